@@ -1,0 +1,78 @@
+CREATE TABLE "checkpoint_resets" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"feed" text NOT NULL,
+	"from_iterator" text,
+	"to_iterator" text,
+	"reset_by" text NOT NULL,
+	"reset_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "events" (
+	"id" text PRIMARY KEY NOT NULL,
+	"feed" text NOT NULL,
+	"name" text NOT NULL,
+	"occurred_at" timestamp with time zone NOT NULL,
+	"subscription_id" text NOT NULL,
+	"api_version" text NOT NULL,
+	"payload" jsonb,
+	"raw" jsonb NOT NULL,
+	"identity_key" text NOT NULL,
+	"erx_message_id" text,
+	"prescription_id" bigint,
+	"received_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "feed_checkpoints" (
+	"feed" text PRIMARY KEY NOT NULL,
+	"iterator" text,
+	"version" bigint DEFAULT 0 NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"pages_applied" bigint DEFAULT 0 NOT NULL,
+	"events_applied" bigint DEFAULT 0 NOT NULL,
+	"events_quarantined" bigint DEFAULT 0 NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "prescriptions" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"external_id" text NOT NULL,
+	"patient_first_name" text NOT NULL,
+	"patient_last_name" text NOT NULL,
+	"patient_state" text NOT NULL,
+	"patient_dob" text NOT NULL,
+	"prescriber_npi" text NOT NULL,
+	"written_date" text NOT NULL,
+	"drug_ndc" text NOT NULL,
+	"erx_message_id" text,
+	"identity_key" text NOT NULL,
+	"status" text,
+	"status_rank" integer DEFAULT 0 NOT NULL,
+	"status_occurred_at" timestamp with time zone,
+	"status_event_id" text,
+	"cancellation_requested_at" timestamp with time zone,
+	"subscription_id" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "quarantine" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"quarantine_key" text NOT NULL,
+	"event_id" text,
+	"feed" text NOT NULL,
+	"reason" text NOT NULL,
+	"detail" text NOT NULL,
+	"raw" jsonb NOT NULL,
+	"first_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_seen_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"seen_count" integer DEFAULT 1 NOT NULL,
+	"resolved_at" timestamp with time zone
+);
+--> statement-breakpoint
+ALTER TABLE "events" ADD CONSTRAINT "events_prescription_id_prescriptions_id_fk" FOREIGN KEY ("prescription_id") REFERENCES "public"."prescriptions"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "events_prescription_id_idx" ON "events" USING btree ("prescription_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "prescriptions_external_id_key" ON "prescriptions" USING btree ("external_id");--> statement-breakpoint
+CREATE INDEX "prescriptions_identity_key_idx" ON "prescriptions" USING btree ("identity_key");--> statement-breakpoint
+CREATE INDEX "prescriptions_erx_message_id_idx" ON "prescriptions" USING btree ("erx_message_id");--> statement-breakpoint
+CREATE INDEX "prescriptions_status_idx" ON "prescriptions" USING btree ("status");--> statement-breakpoint
+CREATE UNIQUE INDEX "quarantine_key_key" ON "quarantine" USING btree ("quarantine_key");--> statement-breakpoint
+CREATE INDEX "quarantine_open_idx" ON "quarantine" USING btree ("reason") WHERE resolved_at is null;

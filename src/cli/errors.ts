@@ -1,0 +1,15 @@
+/** Thrown for bad CLI input (missing file, malformed JSON, bad flag): printed without a stack. */
+export class CliUsageError extends Error {
+  override readonly name = 'CliUsageError';
+}
+
+/**
+ * Prints an error for a human (one clear line, no stack, no PHI: messages name
+ * fields and identifiers only) and returns the exit code.
+ */
+export function reportCliError(error: unknown): number {
+  const err = error instanceof Error ? error : new Error(String(error));
+  process.stderr.write(`intake-sync: ${err.message}\n`);
+  if (process.env.INTAKE_SYNC_DEBUG && err.stack) process.stderr.write(`${err.stack}\n`);
+  return err.name === 'CliUsageError' || err.name === 'ConfigError' ? 2 : 1;
+}

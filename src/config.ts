@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Every environment variable the daemon and CLI read. Parsed once at start;
+ * a bad value fails fast naming the variable.
+ */
+export const envSchema = z
+  .object({
+    /** operator base URL incl. /intake_api/2024-12-10; absent = built-in sandbox */
+    INTAKE_API_BASE_URL: z.url({ message: 'must be an absolute http(s) URL' }).optional(),
+    INTAKE_API_KEY: z.string().min(1).optional(),
+    INTAKE_API_SECRET: z.string().min(1).optional(),
+    /** postgres:// URL; absent = embedded PGlite under DATA_DIR */
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+      .optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    HEALTH_PORT: intFromEnv(0, 65535).default(8080),
+    HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+    POLL_INTERVAL_MS: intFromEnv(10, 3_600_000).default(5_000),
+    PAGE_LIMIT: intFromEnv(1, 250).default(250),
+    HTTP_TIMEOUT_MS: intFromEnv(100, 300_000).default(15_000),
+    FEED_NAME: z.string().regex(/^[a-z0-9_-]{1,64}$/, { message: 'must be 1-64 of a-z 0-9 _ -' }).default('default'),
+    LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    /** /readyz fails when the last successful poll is older than this */
+    READY_MAX_POLL_AGE_MS: intFromEnv(1_000, 86_400_000).optional(),
+    /** /readyz fails at this many consecutive failed polls */
+    READY_MAX_FAILURES: intFromEnv(1, 1_000).default(5),
+    /** how long SIGTERM waits for the page in flight before forcing exit */
+    SHUTDOWN_GRACE_MS: intFromEnv(100, 120_000).default(10_000),
+    /** embedded sandbox only: how many times faster than real time it runs */
+    SANDBOX_TIME_SCALE: z.coerce.number().positive().max(100_000).default(300),
+  })
+  .superRefine((env, ctx) => {
+    if (env.INTAKE_API_BASE_URL) {
+      for (const key of ['INTAKE_API_KEY', 'INTAKE_API_SECRET'] as const) {
+        if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when INTAKE_API_BASE_URL is set' });
+      }
+    }
+  });
+
+export type Config = z.output<typeof envSchema>;
+export type ConfigInput = z.input<typeof envSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses the environment; throws ConfigError listing each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // empty strings are "unset": `FOO= intake-sync run` must not mean FOO=""
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = envSchema.safeParse(present);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
+}

@@ -1,0 +1,60 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema.js';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** An open store: the drizzle handle plus what the two drivers do differently. */
+export interface Database {
+  kind: 'postgres' | 'pglite';
+  db: Db;
+  /** postgres.js client (kind 'postgres' only): for reserved connections such as the advisory lock. */
+  sql: postgres.Sql | undefined;
+  /** PGlite instance (kind 'pglite' only). */
+  pglite: PGlite | undefined;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres:// URL; absent means embedded PGlite. */
+  url?: string | undefined;
+  /** PGlite data directory; absent (with no url) means in-memory. */
+  dataDir?: string | undefined;
+  /** pool size for postgres.js */
+  max?: number;
+  /** called for server notices; postgres.js logs them to console otherwise */
+  onnotice?: (notice: postgres.Notice) => void;
+}
+
+/** Opens Postgres (when a URL is given) or embedded PGlite. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.url) {
+    const client = postgres(options.url, {
+      max: options.max ?? 4,
+      onnotice: options.onnotice ?? (() => {}),
+      // a dead server must surface as an error the worker can pause on, not hang forever
+      connect_timeout: 10,
+      idle_timeout: 60,
+    });
+    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    return { kind: 'postgres', db, sql: client, pglite: undefined, close: () => client.end({ timeout: 5 }) };
+  }
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+  await pglite.waitReady;
+  const db = drizzlePglite(pglite, { schema }) as unknown as Db;
+  return { kind: 'pglite', db, sql: undefined, pglite, close: () => pglite.close() };
+}
+
+/** Runs a raw statement and returns its rows, whichever driver is underneath. */
+export async function queryRows<T extends Record<string, unknown>>(db: Pick<Db, 'execute'>, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown;
+  // postgres.js returns the row array itself; PGlite returns { rows }
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

@@ -1,0 +1,110 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/** The vendor's own prescriptions, matched against feed events by identity. */
+export const prescriptions = pgTable(
+  'prescriptions',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    externalId: text('external_id').notNull(),
+    patientFirstName: text('patient_first_name').notNull(),
+    patientLastName: text('patient_last_name').notNull(),
+    patientState: text('patient_state').notNull(),
+    patientDob: text('patient_dob').notNull(),
+    prescriberNpi: text('prescriber_npi').notNull(),
+    writtenDate: text('written_date').notNull(),
+    drugNdc: text('drug_ndc').notNull(),
+    erxMessageId: text('erx_message_id'),
+    /** normaliseIdentity() of the composite fields; the composite match key. */
+    identityKey: text('identity_key').notNull(),
+    status: text('status'),
+    /** lifecycle rank of `status` (0 = none yet); updates only ever raise it. */
+    statusRank: integer('status_rank').notNull().default(0),
+    statusOccurredAt: timestamp('status_occurred_at', { withTimezone: true }),
+    statusEventId: text('status_event_id'),
+    cancellationRequestedAt: timestamp('cancellation_requested_at', { withTimezone: true }),
+    subscriptionId: text('subscription_id'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('prescriptions_external_id_key').on(t.externalId),
+    index('prescriptions_identity_key_idx').on(t.identityKey),
+    index('prescriptions_erx_message_id_idx').on(t.erxMessageId),
+    index('prescriptions_status_idx').on(t.status),
+  ],
+);
+
+/** Every well-formed event ever received (the inbox); the primary key is the dedupe. */
+export const events = pgTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    feed: text('feed').notNull(),
+    name: text('name').notNull(),
+    occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull(),
+    subscriptionId: text('subscription_id').notNull(),
+    apiVersion: text('api_version').notNull(),
+    payload: jsonb('payload'),
+    raw: jsonb('raw').notNull(),
+    identityKey: text('identity_key').notNull(),
+    erxMessageId: text('erx_message_id'),
+    prescriptionId: bigint('prescription_id', { mode: 'number' }).references(() => prescriptions.id),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('events_prescription_id_idx').on(t.prescriptionId)],
+);
+
+/** One row per feed: where to read next, and a version every write compares-and-sets. */
+export const feedCheckpoints = pgTable('feed_checkpoints', {
+  feed: text('feed').primaryKey(),
+  iterator: text('iterator'),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  pagesApplied: bigint('pages_applied', { mode: 'number' }).notNull().default(0),
+  eventsApplied: bigint('events_applied', { mode: 'number' }).notNull().default(0),
+  eventsQuarantined: bigint('events_quarantined', { mode: 'number' }).notNull().default(0),
+});
+
+/** Audit trail of manual checkpoint moves (replay). */
+export const checkpointResets = pgTable('checkpoint_resets', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  feed: text('feed').notNull(),
+  fromIterator: text('from_iterator'),
+  toIterator: text('to_iterator'),
+  resetBy: text('reset_by').notNull(),
+  resetAt: timestamp('reset_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Events that could not be applied: kept with the reason and raw body, never dropped. */
+export const quarantine = pgTable(
+  'quarantine',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** event id, or `sha256:<hex of raw>` when the event has no usable id. */
+    quarantineKey: text('quarantine_key').notNull(),
+    eventId: text('event_id'),
+    feed: text('feed').notNull(),
+    reason: text('reason').notNull(),
+    detail: text('detail').notNull(),
+    raw: jsonb('raw').notNull(),
+    firstSeenAt: timestamp('first_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    seenCount: integer('seen_count').notNull().default(1),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('quarantine_key_key').on(t.quarantineKey),
+    index('quarantine_open_idx').on(t.reason).where(sql`resolved_at is null`),
+  ],
+);

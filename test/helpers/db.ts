@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { openDatabase, type Database } from '../../src/db/connection.js';
+import { runMigrations } from '../../src/db/migrate.js';
+
+/** The server the test machines run; override with TEST_DATABASE_URL. */
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+let reachable: Promise<boolean> | undefined;
+
+/** True when a real PostgreSQL answers at ADMIN_URL (checked once per process). */
+export function postgresReachable(): Promise<boolean> {
+  reachable ??= (async () => {
+    const sql = postgres(ADMIN_URL, { max: 1, connect_timeout: 2, onnotice: () => {} });
+    try {
+      await sql`select 1`;
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await sql.end({ timeout: 1 }).catch(() => {});
+    }
+  })();
+  return reachable;
+}
+
+/** Reason string for tests that need a real server (locks, several processes, kill -9). */
+export const NEEDS_POSTGRES =
+  'needs a real PostgreSQL at 127.0.0.1:5432 (true concurrency: locks, several processes); skipped on embedded PGlite';
+
+export interface TestDatabase {
+  /** postgres:// URL of a fresh, migrated database (undefined on the PGlite fallback). */
+  url: string | undefined;
+  database: Database;
+  /** Closes the connection and drops the database. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh migrated database for one test file: its own Postgres database on the
+ * real server, or an in-memory PGlite when no server is reachable.
+ */
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
+  if (!(await postgresReachable())) {
+    const database = await openDatabase({});
+    await runMigrations(database);
+    return { url: undefined, database, drop: () => database.close() };
+  }
+  const name = `t_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase().slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString() });
+  await runMigrations(database);
+  return {
+    url: url.toString(),
+    database,
+    async drop() {
+      await database.close().catch(() => {});
+      // KEEP_TEST_DB=1 leaves the database behind for inspection after a failure
+      if (!process.env.KEEP_TEST_DB) await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end({ timeout: 5 });
+    },
+  };
+}
