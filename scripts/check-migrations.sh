@@ -7,10 +7,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -r drizzle "$tmp/drizzle"
 cat > "$tmp/drizzle.config.ts" <<CFG
-import { defineConfig } from 'drizzle-kit';
-export default defineConfig({ dialect: 'postgresql', schema: '$PWD/src/db/schema.ts', out: '$tmp/drizzle' });
+export default { dialect: 'postgresql', schema: '$PWD/src/db/schema.ts', out: '$tmp/drizzle' };
 CFG
-npx drizzle-kit generate --config "$tmp/drizzle.config.ts" --name schema_drift >"$tmp/out.txt" 2>&1
+if ! npx drizzle-kit generate --config "$tmp/drizzle.config.ts" --name schema_drift >"$tmp/out.txt" 2>&1; then
+  cat "$tmp/out.txt"; echo "drizzle-kit generate failed" >&2; exit 1
+fi
 if ls "$tmp"/drizzle/*_schema_drift.sql >/dev/null 2>&1; then
   cat "$tmp/out.txt"
   echo "drizzle-kit generate would write a new migration: run 'npx drizzle-kit generate' and commit it" >&2
