@@ -18,6 +18,7 @@ CREATE TABLE "events" (
 	"raw" jsonb NOT NULL,
 	"identity_key" text NOT NULL,
 	"erx_message_id" text,
+	"status_rank" integer,
 	"prescription_id" bigint,
 	"received_at" timestamp with time zone DEFAULT now() NOT NULL
 );
@@ -68,7 +69,6 @@ CREATE TABLE "quarantine" (
 	"resolved_at" timestamp with time zone
 );
 --> statement-breakpoint
-ALTER TABLE "events" ADD CONSTRAINT "events_prescription_id_prescriptions_id_fk" FOREIGN KEY ("prescription_id") REFERENCES "public"."prescriptions"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "events_prescription_id_idx" ON "events" USING btree ("prescription_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "prescriptions_external_id_key" ON "prescriptions" USING btree ("external_id");--> statement-breakpoint
 CREATE INDEX "prescriptions_identity_key_idx" ON "prescriptions" USING btree ("identity_key");--> statement-breakpoint

@@ -32,10 +32,26 @@ export const envSchema = z
     READY_MAX_FAILURES: intFromEnv(1, 1_000).default(5),
     /** how long SIGTERM waits for the page in flight before forcing exit */
     SHUTDOWN_GRACE_MS: intFromEnv(100, 120_000).default(10_000),
+    /** a standby retries the feed lease this often; the leader checks it still holds it as often */
+    LEASE_RETRY_MS: intFromEnv(100, 600_000).default(2_000),
+    /** the server ends a lease holder's lock session after this long without a check (frozen process) */
+    LEASE_TTL_MS: intFromEnv(1_000, 3_600_000).default(15_000),
+    /** ceiling of the backoff after failed polls */
+    POLL_BACKOFF_MAX_MS: intFromEnv(100, 3_600_000).default(60_000),
+    /** `run --once` gives up (exit 1) after this many consecutive failed polls */
+    ONCE_MAX_FAILURES: intFromEnv(1, 10_000).default(10),
+    /** off a TTY, how often a long drain logs its progress */
+    PROGRESS_LOG_INTERVAL_MS: intFromEnv(500, 3_600_000).default(5_000),
+    /** set in the Docker image: `run` refuses to fall back to the embedded sandbox or PGlite */
+    INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: z.enum(['0', '1'], { message: 'must be 0 or 1' }).default('0'),
     /** embedded sandbox only: how many times faster than real time it runs */
     SANDBOX_TIME_SCALE: z.coerce.number().positive().max(100_000).default(300),
   })
   .superRefine((env, ctx) => {
+    if (env.LEASE_TTL_MS < 2 * env.LEASE_RETRY_MS) {
+      // the holder checks (and so refreshes) its lock session every LEASE_RETRY_MS
+      ctx.addIssue({ code: 'custom', path: ['LEASE_TTL_MS'], message: 'must be at least twice LEASE_RETRY_MS' });
+    }
     if (env.INTAKE_API_BASE_URL) {
       for (const key of ['INTAKE_API_KEY', 'INTAKE_API_SECRET'] as const) {
         if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when INTAKE_API_BASE_URL is set' });

@@ -1,4 +1,14 @@
 import type { Command } from 'commander';
+import { registerCheckpointCommands } from './checkpoint.js';
+import { registerEventsCommands } from './events.js';
+import { registerMigrateCommand } from './migrate.js';
+import { registerPrescriptionLocalCommands } from './prescriptions-local.js';
+import { registerPrescriptionRemoteCommands } from './prescriptions-remote.js';
+import { registerQuarantineCommands, registerRematchCommand } from './quarantine.js';
+import { registerRunCommand } from './run.js';
+import { registerSandboxCommand } from './sandbox.js';
+import { registerStatusCommand } from './status.js';
+import { registerSubscriptionsCommands } from './subscriptions.js';
 
 /**
  * Wires every command group. The `prescriptions` group is shared: remote
@@ -6,5 +16,15 @@ import type { Command } from 'commander';
  */
 export function registerCommands(program: Command): void {
   const prescriptions = program.command('prescriptions').description('send, read, cancel, import and list prescriptions');
-  void prescriptions;
+  registerPrescriptionRemoteCommands(prescriptions);
+  registerPrescriptionLocalCommands(prescriptions);
+  registerEventsCommands(program);
+  registerSubscriptionsCommands(program);
+  registerMigrateCommand(program);
+  registerQuarantineCommands(program);
+  registerRematchCommand(program);
+  registerCheckpointCommands(program);
+  registerRunCommand(program);
+  registerStatusCommand(program);
+  registerSandboxCommand(program);
 }

@@ -25,7 +25,7 @@ export const prescriptions = pgTable(
     writtenDate: text('written_date').notNull(),
     drugNdc: text('drug_ndc').notNull(),
     erxMessageId: text('erx_message_id'),
-    /** normaliseIdentity() of the composite fields; the composite match key. */
+    /** identityKey() of the composite fields (src/sync/identity.ts); the composite match key. */
     identityKey: text('identity_key').notNull(),
     status: text('status'),
     /** lifecycle rank of `status` (0 = none yet); updates only ever raise it. */
@@ -59,7 +59,14 @@ export const events = pgTable(
     raw: jsonb('raw').notNull(),
     identityKey: text('identity_key').notNull(),
     erxMessageId: text('erx_message_id'),
-    prescriptionId: bigint('prescription_id', { mode: 'number' }).references(() => prescriptions.id),
+    /** statusRank() of `name` (null for an unknown name): rematch advances statuses from it */
+    statusRank: integer('status_rank'),
+    /**
+     * prescriptions.id it was applied to. Deliberately not a foreign key: the check
+     * row-locks (FOR KEY SHARE) one prescription per inserted event, a large share of
+     * a page's write cost, and history must survive a vendor deleting a local record.
+     */
+    prescriptionId: bigint('prescription_id', { mode: 'number' }),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('events_prescription_id_idx').on(t.prescriptionId)],

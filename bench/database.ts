@@ -1,0 +1,49 @@
+import postgres from 'postgres';
+import { openDatabase, type Database } from '../src/db/connection.js';
+import { runMigrations } from '../src/db/migrate.js';
+
+/** The server the bench runs on; DATABASE_URL overrides it (any database on the server: it is only the admin entry). */
+export const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A migrated database created for this run. */
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  database: Database;
+  /** raw postgres.js client on the same database (set-based setup, the ceiling and the naive loop) */
+  sql: postgres.Sql;
+  /** Closes the connections; drops the database unless `keep`. */
+  close(keep: boolean): Promise<void>;
+}
+
+/** Creates and migrates a fresh database `name` on the server of `serverUrl`. */
+export async function createBenchDatabase(serverUrl: string, name: string): Promise<BenchDatabase> {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString() });
+  await runMigrations(database);
+  const sql = postgres(url.toString(), { max: 2, onnotice: () => {} });
+  return {
+    name,
+    url: url.toString(),
+    database,
+    sql,
+    async close(keep) {
+      await database.close().catch(() => {});
+      await sql.end({ timeout: 5 }).catch(() => {});
+      if (keep) return;
+      const dropper = postgres(serverUrl, { max: 1, onnotice: () => {} });
+      try {
+        await dropper.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await dropper.end({ timeout: 5 });
+      }
+    },
+  };
+}

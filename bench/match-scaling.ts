@@ -1,0 +1,41 @@
+import { insertFillerPrescriptions } from './filler-prescriptions.js';
+import type { BenchDatabase } from './database.js';
+import { runDrain } from './drain.js';
+import { registerFixturePrescriptions } from './register.js';
+import type { SandboxProcess } from './sandbox-process.js';
+import type { Summary } from './stats.js';
+
+/** Per-page match time of the same feed against a small and a large local prescription table. */
+export interface MatchScalingResult {
+  probe_events: number;
+  match_ms_per_page_10k: Summary;
+  match_ms_per_page_1m: Summary;
+}
+
+const SMALL = 10_000;
+const LARGE = 1_000_000;
+const PROBE_PREFIX = 'probe';
+
+/**
+ * Seeds `probePrescriptions` (at most SMALL) into the sandbox, registers them (production path) plus
+ * set-based fillers up to SMALL local prescriptions, drains; then grows the table to LARGE with fillers,
+ * clears the applied history and drains the same feed again under a new feed name.
+ */
+export async function measureMatchScaling(
+  workerEntry: string,
+  sandbox: SandboxProcess,
+  bench: BenchDatabase,
+  probePrescriptions: number,
+): Promise<MatchScalingResult> {
+  const seeded = await sandbox.seed(probePrescriptions, PROBE_PREFIX);
+  await registerFixturePrescriptions(bench.database.db, PROBE_PREFIX, 0, probePrescriptions);
+  await insertFillerPrescriptions(bench.sql, 'filler', 1, SMALL - probePrescriptions);
+  const small = await runDrain(workerEntry, sandbox, bench.url, 'match-10k');
+  await insertFillerPrescriptions(bench.sql, 'filler', SMALL - probePrescriptions + 1, LARGE - probePrescriptions);
+  await bench.sql`truncate events, quarantine`;
+  await bench.sql`update prescriptions set status = null, status_rank = 0, status_occurred_at = null, status_event_id = null
+                  where status is not null`;
+  await bench.sql`vacuum analyze prescriptions`;
+  const large = await runDrain(workerEntry, sandbox, bench.url, 'match-1m');
+  return { probe_events: seeded.events, match_ms_per_page_10k: small.per_page_ms.match, match_ms_per_page_1m: large.per_page_ms.match };
+}

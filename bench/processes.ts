@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { BenchProcessError } from './bench-process-error.js';
+
+/** Repository root (bench/ sits directly under it). */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const live = new Set<ChildProcess>();
+/** How much of a failed child's stderr goes into the error. */
+const STDERR_TAIL_CHARS = 2_000;
+
+/** A child process the bench started, killed on bench exit whatever happens. */
+export interface BenchChild {
+  child: ChildProcess;
+  pid: number;
+  /** First stdout line that parses as a JSON object (rejects if the child exits first). */
+  firstJsonLine: Promise<Record<string, unknown>>;
+  /** Last stdout line that parsed as a JSON object, once the child has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; lastJson: Record<string, unknown> | undefined }>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the child is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Runs a TypeScript entry point of this repo as `node --import tsx FILE ...args`. */
+export function spawnTsx(label: string, file: string, args: readonly string[], env: NodeJS.ProcessEnv): BenchChild {
+  return spawnNode(label, ['--import', 'tsx', file, ...args], env);
+}
+
+/**
+ * Runs `node ...nodeArgs` in the repo root. No npx or shell wrapper: the pid is the program itself,
+ * so its /proc/<pid>/status is its own memory.
+ */
+export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJS.ProcessEnv): BenchChild {
+  const file = nodeArgs.find((arg) => !arg.startsWith('-')) ?? 'node';
+  const child = spawn(process.execPath, [...nodeArgs], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new BenchProcessError(`${label}: could not start ${file}`);
+  live.add(child);
+  let stderrTail = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
+  });
+  let lastJson: Record<string, unknown> | undefined;
+  let resolveFirst: (value: Record<string, unknown>) => void = () => {};
+  const firstJsonLine = new Promise<Record<string, unknown>>((resolve) => (resolveFirst = resolve));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const parsed = parseJsonObject(line);
+    if (!parsed) return;
+    if (!lastJson) resolveFirst(parsed);
+    lastJson = parsed;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; lastJson: Record<string, unknown> | undefined }>(
+    (resolve) => {
+      child.once('close', (code, signal) => {
+        live.delete(child);
+        resolve({ code, signal, lastJson });
+      });
+    },
+  );
+  const failIfExitsFirst = exited.then(({ code, signal }) => {
+    throw new BenchProcessError(
+      `${label} exited (code ${code}, signal ${signal}) before printing its JSON line; stderr tail:\n${stderrTail}`,
+    );
+  });
+  return {
+    child,
+    pid: child.pid,
+    firstJsonLine: Promise.race([firstJsonLine, failIfExitsFirst]),
+    exited,
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Throws a BenchProcessError unless the child exited 0; returns its last JSON line. */
+export async function expectCleanExit(label: string, bench: BenchChild): Promise<Record<string, unknown>> {
+  const { code, signal, lastJson } = await bench.exited;
+  if (code !== 0 || !lastJson) {
+    throw new BenchProcessError(`${label} exited with code ${code}, signal ${signal}${lastJson ? '' : ', no JSON summary'}`);
+  }
+  return lastJson;
+}
+
+/** SIGKILLs every child still running: the last line of defence on error, signal or exit. */
+export function killAllChildren(): void {
+  for (const child of live) child.kill('SIGKILL');
+  live.clear();
+}
+
+function parseJsonObject(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(line);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,111 @@
+// `npm run bench`: issue 4's measurements in one run on one Postgres server. Every database it creates is
+// dropped at the end (unless --keep) and every child process is killed whatever happens.
+import { randomBytes } from 'node:crypto';
+import { parseBenchArgs, type BenchArgs } from './args.js';
+import { measureCeiling } from './ceiling.js';
+import { compileDrainWorker, type CompiledWorker } from './compile-worker.js';
+import { createBenchDatabase, DEFAULT_SERVER_URL, type BenchDatabase } from './database.js';
+import { runDrain } from './drain.js';
+import { measureLatency } from './latency.js';
+import { describeMachine } from './machine.js';
+import { measureMatchScaling } from './match-scaling.js';
+import { measureNaive } from './naive.js';
+import { killAllChildren } from './processes.js';
+import { registerFixturePrescriptions } from './register.js';
+import { formatReport, summaryLine, type BenchResults } from './report.js';
+import { writeResultsFile } from './results-file.js';
+import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
+
+/** Most prescriptions the match probe drains: 4 events each, so at most 40 pages per table size. */
+const MATCH_PROBE_PRESCRIPTIONS = 2_500;
+
+/** A fresh database for one phase, closed (and dropped unless --keep) when the phase ends. */
+async function withDatabase<T>(serverUrl: string, name: string, keep: boolean, body: (db: BenchDatabase) => Promise<T>): Promise<T> {
+  const db = await createBenchDatabase(serverUrl, name);
+  try {
+    return await body(db);
+  } finally {
+    await db.close(keep);
+  }
+}
+
+/** A sandbox process for one phase, stopped when the phase ends. */
+async function withSandbox<T>(label: string, body: (sandbox: SandboxProcess) => Promise<T>): Promise<T> {
+  const sandbox = await startSandboxProcess(label);
+  try {
+    return await body(sandbox);
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+
+/** Every phase, one after the other on the same server, each in its own database. */
+async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, worker: CompiledWorker) {
+  const prescriptions = Math.ceil(args.events / 4);
+  log(`drain of ${prescriptions * 4} events (${prescriptions} prescriptions), databases ${stamp}_*`);
+  const { drain, machine } = await withDatabase(serverUrl, `${stamp}_drain`, args.keep, (db) =>
+    withSandbox('drain', async (sandbox) => {
+      const machine = await describeMachine(db.sql);
+      const seeded = await sandbox.seed(prescriptions, 'rx');
+      await registerFixturePrescriptions(db.database.db, 'rx', 0, seeded.prescriptions);
+      return { machine, drain: await runDrain(worker.entry, sandbox, db.url, 'bench') };
+    }),
+  );
+  log(`ceiling for ${args.ceilingSeconds} s, then naive for ${args.naiveSeconds} s`);
+  const { ceiling, naive } = await withDatabase(serverUrl, `${stamp}_scratch`, args.keep, async (db) => ({
+    ceiling: await measureCeiling(db.sql, prescriptions, args.ceilingSeconds),
+    naive: await measureNaive(db.sql, prescriptions, args.naiveSeconds),
+  }));
+  log('match time per page, 10k then 1M local prescriptions');
+  const match = await withDatabase(serverUrl, `${stamp}_match`, args.keep, (db) =>
+    withSandbox('match', (sandbox) =>
+      measureMatchScaling(worker.entry, sandbox, db, Math.min(MATCH_PROBE_PRESCRIPTIONS, prescriptions)),
+    ),
+  );
+  log(`steady-state latency, ${args.latencyRounds} rounds, poll interval ${args.pollIntervalMs} ms`);
+  const latency = await withDatabase(serverUrl, `${stamp}_latency`, args.keep, (db) =>
+    withSandbox('latency', (sandbox) => measureLatency(sandbox, db, args.latencyRounds, args.pollIntervalMs)),
+  );
+  return { machine, drain, ceiling, naive, match, latency };
+}
+
+async function main(): Promise<void> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  const serverUrl = process.env.DATABASE_URL ?? DEFAULT_SERVER_URL;
+  const startedAt = new Date();
+  const stamp = `intake_bench_${startedAt.toISOString().slice(0, 10).replaceAll('-', '')}_${randomBytes(3).toString('hex')}`;
+  log('compiling the drain worker (it runs as plain JavaScript, like dist/)');
+  const worker = await compileDrainWorker();
+  let measured: Awaited<ReturnType<typeof measureAll>>;
+  try {
+    measured = await measureAll(args, serverUrl, stamp, worker);
+  } finally {
+    await worker.remove();
+  }
+  const results: BenchResults = {
+    started_at: startedAt.toISOString(),
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    ...measured,
+  };
+  const summary = summaryLine(results);
+  const path = await writeResultsFile(args.resultsDir, results, summary);
+  process.stdout.write(`${formatReport(results)}\n\nfull results: ${path}\n${JSON.stringify(summary)}\n`);
+}
+
+process.on('exit', killAllChildren);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAllChildren();
+    process.exit(130);
+  });
+}
+try {
+  await main();
+} catch (error) {
+  const err = error instanceof Error ? error : new Error(String(error));
+  process.stderr.write(`bench: ${err.message}\n`);
+  if (err.name !== 'BenchUsageError' && err.stack) process.stderr.write(`${err.stack}\n`);
+  process.exitCode = err.name === 'BenchUsageError' ? 2 : 1;
+}

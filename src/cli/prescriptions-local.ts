@@ -1,0 +1,89 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import type { Db } from '../db/connection.js';
+import type { IntakeClient } from '../intake/client.js';
+import { readPrescriptionImport, type ParsedImport } from '../sync/import-file.js';
+import { listLocalPrescriptions, registerLocalPrescriptions, setSubscriptionId } from '../sync/local-prescriptions.js';
+import { clientFromConfig } from './client-context.js';
+import { CliUsageError } from './errors.js';
+import { printJson, printTable } from './output.js';
+import { withStore } from './store-context.js';
+
+/** Registers `prescriptions import` and `prescriptions list` (the local store) on the shared group. */
+export function registerPrescriptionLocalCommands(prescriptions: Command): void {
+  prescriptions
+    .command('import')
+    .description('register prescriptions received by fax or eRx, one {"external_id", "prescription_identity"} per line')
+    .argument('<file>', 'NDJSON file')
+    .option('--subscribe', 'also create a subscription for each imported prescription that has none yet')
+    .option('--backfill', 'with --subscribe: publish events already logged for them')
+    .option('--json', 'print the summary and each bad line as JSON lines')
+    .action(async (file: string, options: { subscribe?: boolean; backfill?: boolean; json?: boolean }) => {
+      if (options.backfill && !options.subscribe) throw new CliUsageError('--backfill only applies together with --subscribe');
+      const config = loadConfig();
+      const client = options.subscribe ? clientFromConfig(config) : undefined;
+      const parsed = await readImport(file);
+      for (const bad of parsed.bad) {
+        if (options.json) printJson({ line: bad.line, error: bad.error });
+        else process.stderr.write(`${file}:${bad.line}: ${bad.error}\n`);
+      }
+      const summary = await withStore(config, async ({ db }) => {
+        const registered = await registerLocalPrescriptions(db, parsed.good);
+        const subscribed = client ? await subscribeAll(db, client, parsed, options.backfill === true) : 0;
+        return { ...registered, subscribed, bad: parsed.bad.length };
+      });
+      if (options.json) printJson(summary);
+      else {
+        process.stdout.write(
+          `imported ${summary.inserted} new, ${summary.updated} updated, ${summary.bad} bad line(s)` +
+            `${client ? `, ${summary.subscribed} subscribed` : ''}\n`,
+        );
+      }
+      if (summary.bad > 0) process.exitCode = 1;
+    });
+
+  prescriptions
+    .command('list')
+    .description('local prescriptions with their current status')
+    .option('--status <status>', 'only prescriptions in this status')
+    .option('--json', 'one JSON object per line')
+    .action(async (options: { status?: string; json?: boolean }) => {
+      if (options.status !== undefined && options.status.trim() === '') throw new CliUsageError('--status needs a status name');
+      const rows = await withStore(loadConfig(), ({ db }) => listLocalPrescriptions(db, { status: options.status }));
+      if (options.json) for (const row of rows) printJson(row);
+      else printTable(['external_id', 'status', 'status_occurred_at', 'events', 'subscription_id', 'cancellation_requested_at'], rows);
+    });
+}
+
+async function readImport(file: string): Promise<ParsedImport> {
+  try {
+    return await readPrescriptionImport(file);
+  } catch (error) {
+    throw new CliUsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`, { cause: error });
+  }
+}
+
+/**
+ * Creates the missing subscriptions one by one, storing each id as soon as it
+ * exists: a rerun after a failure resumes instead of subscribing twice.
+ */
+async function subscribeAll(db: Db, client: IntakeClient, parsed: ParsedImport, backfill: boolean): Promise<number> {
+  const existing = new Map((await listLocalPrescriptions(db)).map((p) => [p.external_id, p.subscription_id]));
+  let subscribed = 0;
+  for (const row of parsed.good) {
+    if (existing.get(row.external_id)) continue;
+    let id: string;
+    try {
+      ({ id } = await client.createSubscription({
+        prescription_identity: row.prescription_identity,
+        backfill_previous_events: backfill,
+      }));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`subscribing line ${row.line} (external_id ${row.external_id}) failed after ${subscribed} new subscription(s); rerun to resume: ${reason}`, { cause: error });
+    }
+    await setSubscriptionId(db, row.external_id, id);
+    subscribed++;
+  }
+  return subscribed;
+}

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { listQuarantine, QUARANTINE_REASONS, type QuarantineReason } from '../sync/quarantine.js';
+import { rematch } from '../sync/rematch.js';
+import { CliUsageError } from './errors.js';
+import { printFields, printJson, printTable } from './output.js';
+import { withStore } from './store-context.js';
+
+function parseReason(value: string | undefined): QuarantineReason | undefined {
+  if (value === undefined) return undefined;
+  if ((QUARANTINE_REASONS as readonly string[]).includes(value)) return value as QuarantineReason;
+  throw new CliUsageError(`--reason must be one of ${QUARANTINE_REASONS.join(', ')} (got "${value}")`);
+}
+
+/** Registers `quarantine list`. */
+export function registerQuarantineCommands(program: Command): void {
+  const quarantine = program.command('quarantine').description('events that could not be applied: malformed, unmatched, ambiguous');
+  quarantine
+    .command('list')
+    .description('open findings, oldest first (raw bodies are never printed: they can hold PHI)')
+    .option('--reason <reason>', `only this reason: ${QUARANTINE_REASONS.join(', ')}`)
+    .option('--all', 'include findings already resolved by rematch')
+    .option('--json', 'one JSON object per line')
+    .action(async (options: { reason?: string; all?: boolean; json?: boolean }) => {
+      const reason = parseReason(options.reason);
+      const rows = await withStore(loadConfig(), ({ db }) => listQuarantine(db, { reason, includeResolved: options.all }));
+      if (options.json) for (const row of rows) printJson(row);
+      else printTable(['event_id', 'reason', 'seen_count', 'last_seen_at', 'resolved_at', 'detail'], rows);
+    });
+}
+
+/** Registers `rematch`. */
+export function registerRematchCommand(program: Command): void {
+  program
+    .command('rematch')
+    .description('match unmatched and ambiguous events again against the local prescriptions')
+    .option('--json', 'print the result as one JSON line')
+    .action(async (options: { json?: boolean }) => {
+      const result = await withStore(loadConfig(), ({ db }) => rematch(db));
+      if (options.json) printJson(result);
+      else {
+        printFields([
+          ['examined', result.examined],
+          ['matched', result.matched],
+          ['still unmatched', result.stillUnmatched],
+          ['still ambiguous', result.stillAmbiguous],
+        ]);
+      }
+    });
+}

@@ -1,0 +1,114 @@
+import type { Command } from 'commander';
+import { sql } from 'drizzle-orm';
+import { loadConfig } from '../config.js';
+import { queryRows, type Database } from '../db/connection.js';
+import { leaseHolder } from '../sync/lease.js';
+import { openStoreFromConfig } from './store-context.js';
+
+/** What `status` reports: counts and identifiers from the database, never PHI. */
+export interface StoreStatus {
+  feed: string;
+  checkpoint: {
+    iterator: string | null;
+    version: number;
+    updated_at: string;
+    age_seconds: number;
+    pages_applied: number;
+    events_applied: number;
+    events_quarantined: number;
+  } | null;
+  /** open quarantine entries by reason */
+  quarantine: Record<'malformed' | 'unmatched' | 'ambiguous', number>;
+  /** null on embedded PGlite, where there is only ever this process */
+  leader: { held: boolean; pid: number | null } | null;
+  prescriptions: { total: number; by_status: Record<string, number> };
+  events: number;
+}
+
+/** Registers `intake-sync status [--json]`. */
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('show the feed checkpoint, quarantine, lease holder and prescriptions by status')
+    .option('--json', 'print one JSON object')
+    .action(async (options: { json?: boolean }) => {
+      const config = loadConfig();
+      const database = await openStoreFromConfig(config);
+      try {
+        const status = await readStoreStatus(database, config.FEED_NAME, Date.now());
+        process.stdout.write(options.json ? `${JSON.stringify(status)}\n` : `${statusText(status)}\n`);
+      } finally {
+        await database.close();
+      }
+    });
+}
+
+/** Reads the status facts of one feed from the store. */
+export async function readStoreStatus(database: Database, feed: string, now: number): Promise<StoreStatus> {
+  const { db } = database;
+  const [checkpointRow] = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select iterator, version, updated_at, pages_applied, events_applied, events_quarantined
+          from feed_checkpoints where feed = ${feed}::text`,
+  );
+  const quarantineRows = await queryRows<{ reason: string; count: unknown }>(
+    db,
+    sql`select reason, count(*) as count from quarantine where resolved_at is null and feed = ${feed}::text group by reason`,
+  );
+  const statusRows = await queryRows<{ status: string | null; count: unknown }>(
+    db,
+    sql`select status, count(*) as count from prescriptions group by status`,
+  );
+  const [eventRow] = await queryRows<{ count: unknown }>(db, sql`select count(*) as count from events where feed = ${feed}::text`);
+  const holder = database.kind === 'postgres' ? await leaseHolder(database, feed) : undefined;
+
+  const quarantine = { malformed: 0, unmatched: 0, ambiguous: 0 };
+  for (const row of quarantineRows) {
+    if (row.reason === 'malformed' || row.reason === 'unmatched' || row.reason === 'ambiguous') quarantine[row.reason] = Number(row.count);
+  }
+  const byStatus: Record<string, number> = {};
+  for (const row of statusRows) byStatus[row.status ?? 'none'] = Number(row.count);
+  const updatedAt = checkpointRow ? new Date(checkpointRow.updated_at as string | Date) : undefined;
+  return {
+    feed,
+    checkpoint:
+      checkpointRow && updatedAt
+        ? {
+            iterator: (checkpointRow.iterator as string | null) ?? null,
+            version: Number(checkpointRow.version),
+            updated_at: updatedAt.toISOString(),
+            age_seconds: Math.max(0, Math.round((now - updatedAt.getTime()) / 1000)),
+            pages_applied: Number(checkpointRow.pages_applied),
+            events_applied: Number(checkpointRow.events_applied),
+            events_quarantined: Number(checkpointRow.events_quarantined),
+          }
+        : null,
+    quarantine,
+    leader: holder === undefined ? null : { held: holder !== null, pid: holder?.pid ?? null },
+    prescriptions: { total: Object.values(byStatus).reduce((a, b) => a + b, 0), by_status: byStatus },
+    events: Number(eventRow?.count ?? 0),
+  };
+}
+
+function statusText(status: StoreStatus): string {
+  const c = status.checkpoint;
+  const q = status.quarantine;
+  const leader =
+    status.leader === null ? 'embedded (single process)' : status.leader.held ? `held by backend pid ${status.leader.pid}` : 'nobody holds the lease';
+  const statuses = Object.entries(status.prescriptions.by_status)
+    .map(([name, count]) => `${name} ${count}`)
+    .join(', ');
+  return [
+    `feed            ${status.feed}`,
+    c
+      ? `checkpoint      version ${c.version}, iterator ${c.iterator ?? '(beginning)'}, moved ${c.age_seconds}s ago`
+      : 'checkpoint      none yet (the worker has not run)',
+    c ? `applied         ${c.pages_applied} pages, ${c.events_applied} events, ${c.events_quarantined} quarantined` : undefined,
+    `events          ${status.events} in history`,
+    `quarantine      malformed ${q.malformed}, unmatched ${q.unmatched}, ambiguous ${q.ambiguous} (open)`,
+    `lease           ${leader}`,
+    `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
+  ]
+    .filter((line) => line !== undefined)
+    .join('\n');
+}

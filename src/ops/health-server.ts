@@ -1,0 +1,95 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log.js';
+import type { WorkerState } from '../sync/worker-state.js';
+import { evaluateLiveness } from './liveness.js';
+import type { SyncMetrics } from './metrics.js';
+import { evaluateReadiness, type ReadinessThresholds } from './readiness.js';
+
+export interface HealthServerOptions {
+  host: string;
+  /** 0 = an ephemeral port; the bound one is on the returned server */
+  port: number;
+  state: WorkerState;
+  metrics: SyncMetrics;
+  /** true when the database answers a trivial query; must not throw */
+  probeDatabase(): Promise<boolean>;
+  thresholds: ReadinessThresholds;
+  clock: { now(): number };
+  log: Logger;
+}
+
+export interface HealthServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves /healthz, /readyz and /metrics. Bodies carry states and counts only, never PHI. */
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const server = createServer((request, response) => {
+    handle(options, request, response).catch((error: unknown) => {
+      options.log.error({ error: error instanceof Error ? error.name : typeof error }, 'health endpoint failed');
+      if (!response.headersSent) sendJson(response, 500, { status: 'error' });
+      else response.end();
+    });
+  });
+  // a scraper's keep-alive connection must not hold shutdown open
+  server.keepAliveTimeout = 1_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  options.log.info({ port }, 'health endpoint listening (/healthz, /readyz, /metrics)');
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(options: HealthServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    sendJson(response, 405, { error: 'method not allowed' });
+    return;
+  }
+  const path = new URL(request.url ?? '/', 'http://health').pathname;
+  const snapshot = options.state.snapshot();
+  switch (path) {
+    case '/healthz': {
+      const liveness = evaluateLiveness(snapshot);
+      sendJson(response, liveness.alive ? 200 : 503, { status: liveness.alive ? 'ok' : 'dead', role: snapshot.role, reason: liveness.reason });
+      return;
+    }
+    case '/readyz': {
+      const readiness = evaluateReadiness(snapshot, await options.probeDatabase(), options.thresholds, options.clock.now());
+      sendJson(response, readiness.ready ? 200 : 503, {
+        status: readiness.ready ? 'ready' : 'not ready',
+        role: snapshot.role,
+        reasons: readiness.reasons,
+        consecutive_failures: snapshot.consecutiveFailures,
+        last_success_at: snapshot.lastSuccessAt === null ? null : new Date(snapshot.lastSuccessAt).toISOString(),
+      });
+      return;
+    }
+    case '/metrics': {
+      const body = await options.metrics.registry.metrics();
+      response.writeHead(200, { 'content-type': options.metrics.registry.contentType });
+      response.end(body);
+      return;
+    }
+    default:
+      sendJson(response, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics'] });
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  response.end(JSON.stringify(body));
+}

@@ -1,0 +1,48 @@
+import { pickEventListFault } from './faults.js';
+import { sendError, sendJsonText } from './http.js';
+import { decodeIterator, encodeIterator } from './iterator.js';
+import { methodNotAllowed, type RouteContext } from './route-context.js';
+
+export const MAX_PAGE_LIMIT = 250;
+
+/** Parses `limit`: absent means 250; anything but an integer 1..250 is refused. */
+export function parseLimit(raw: string | null): number | undefined {
+  if (raw === null) return MAX_PAGE_LIMIT;
+  if (!/^\d{1,3}$/.test(raw)) return undefined;
+  const limit = Number(raw);
+  return limit >= 1 && limit <= MAX_PAGE_LIMIT ? limit : undefined;
+}
+
+// Bodies a confused proxy or a future API might send: valid JSON, wrong shape.
+const WRONG_SHAPES = ['{"data":[],"next":null}', '[]', '{"events":{"items":[]},"meta":null}', '{"events":[],"meta":{"iterator":42}}'];
+
+function listEvents(ctx: RouteContext): void {
+  const limit = parseLimit(ctx.url.searchParams.get('limit'));
+  if (limit === undefined) return sendError(ctx.res, 400, `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
+  const rawIterator = ctx.url.searchParams.get('iterator');
+  const feed = ctx.tenant.feed;
+  const start = rawIterator === null ? 0 : decodeIterator(rawIterator);
+  if (start === null || start > feed.length) return sendError(ctx.res, 400, 'iterator is not valid for this feed');
+  const entries = feed.slice(start, start + limit);
+  const end = start + entries.length;
+  // 'at' mode (fault): the iterator points at the last returned event, so the next page repeats it
+  const next = ctx.faults.config.iteratorMode === 'at' && entries.length > 0 ? end - 1 : end;
+  const body = `{"events":[${entries.join(',')}],"meta":{"limit":${limit},"iterator":"${encodeIterator(next)}","done":${end >= feed.length}}}`;
+  const fault = pickEventListFault(ctx.faults.config, ctx.faults.transportRandom);
+  if (fault === 'truncated') return sendJsonText(ctx.res, 200, body.slice(0, Math.max(1, Math.floor(body.length / 2))));
+  if (fault === 'wrong-shape') {
+    return sendJsonText(ctx.res, 200, WRONG_SHAPES[Math.floor(ctx.faults.transportRandom() * WRONG_SHAPES.length)] ?? '[]');
+  }
+  sendJsonText(ctx.res, 200, body);
+}
+
+/** /events and /events/{id}. */
+export function routeEvents(ctx: RouteContext, rest: readonly string[]): void {
+  if (ctx.req.method !== 'GET') return methodNotAllowed(ctx, 'GET');
+  if (rest.length === 0) return listEvents(ctx);
+  const id = rest[0];
+  if (rest.length !== 1 || id === undefined) return sendError(ctx.res, 404, `no route for ${ctx.url.pathname}`);
+  const entry = ctx.tenant.feed.entryById(id);
+  if (entry === undefined) return sendError(ctx.res, 404, `event ${id} not found`);
+  sendJsonText(ctx.res, 200, `{"event":${entry}}`);
+}

@@ -1,0 +1,254 @@
+import { API_VERSION, type KnownEventName, type PrescriptionIdentity, type PrescriptionRequest } from '../intake/index.js';
+import { timingSafeEqual } from 'node:crypto';
+import { DueQueue } from './due-queue.js';
+import type { FaultControl } from './fault-control.js';
+import { samplePrescription, sampleIdentity, seedRejects } from './fixtures.js';
+import { serializeIdentity } from './event-json.js';
+import { compositeKey, erxCompatible, identityOfRequest } from './identity-match.js';
+import { shuffleInPlace } from './prng.js';
+import { publishEvent } from './publisher.js';
+import { HAPPY_PATH, REJECTION_PATH, sandboxPath, stepDueAt } from './rules.js';
+import { SeedConflictError } from './seed-conflict-error.js';
+import { Tenant, type PrescriptionRecord, type PrescriptionSource, type SubscriptionRecord } from './tenant.js';
+import { UnknownCredentialError } from './unknown-credential-error.js';
+
+export interface Credential {
+  key: string;
+  secret: string;
+}
+
+export interface SeedOptions {
+  key?: string;
+  count: number;
+  rejectEvery?: number;
+  prefix?: string;
+}
+
+export interface SandboxStats {
+  now: string;
+  pending_prescriptions: number;
+  credentials: Array<{ key: string; active: boolean; prescriptions: number; subscriptions: number; feed_entries: number }>;
+}
+
+/**
+ * The operator's state: credentials, each credential's prescriptions, subscriptions
+ * and feed, and the schedule of sandbox steps. Publication is lazy: publishDue()
+ * (called before every request is answered) logs and publishes everything due now.
+ */
+export class SandboxStore {
+  private readonly secrets = new Map<string, string>();
+  private readonly tenants = new Map<string, Tenant>();
+  private readonly queue = new DueQueue<PrescriptionRecord>();
+  private nextSeq = 0;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly faults: FaultControl,
+    credentials: readonly Credential[],
+  ) {
+    for (const credential of credentials) this.addCredential(credential);
+  }
+
+  /** Adds (or re-enables) a credential; a key keeps its data across revoke and re-add. */
+  addCredential(credential: Credential): void {
+    this.secrets.set(credential.key, credential.secret);
+    if (!this.tenants.has(credential.key)) this.tenants.set(credential.key, new Tenant(this.tenants.size + 1));
+  }
+
+  /** Revokes a credential: its requests get 401 from now on. Returns whether it was active. */
+  revokeCredential(key: string): boolean {
+    return this.secrets.delete(key);
+  }
+
+  /** The tenant of an active key/secret pair, or undefined. */
+  authenticate(key: string, secret: string): Tenant | undefined {
+    const expected = this.secrets.get(key);
+    if (expected === undefined) return undefined;
+    const a = Buffer.from(expected);
+    const b = Buffer.from(secret);
+    return a.length === b.length && timingSafeEqual(a, b) ? this.tenants.get(key) : undefined;
+  }
+
+  /** Active credential keys, oldest first (the first is the default for seeding and injection). */
+  credentialKeys(): string[] {
+    return [...this.secrets.keys()];
+  }
+
+  private tenantOf(key: string | undefined): Tenant {
+    const chosen = key ?? this.credentialKeys()[0];
+    const tenant = chosen === undefined ? undefined : this.tenants.get(chosen);
+    if (!tenant || chosen === undefined) throw new UnknownCredentialError(chosen ?? '(none)');
+    return tenant;
+  }
+
+  /** Logs and publishes every step due at now(), in due-time order (ties: prescription creation order). */
+  publishDue(): number {
+    const nowMs = this.now();
+    const window = this.faults.config.reorderWindow;
+    if (window > 1) return this.publishDueShuffled(nowMs, window);
+    let published = 0;
+    for (let record = this.queue.popDue(nowMs); record; record = this.queue.popDue(nowMs)) {
+      this.publishStep(record, this.logNextStep(record), record.tenant.subscriptionsWithKey(record.identityKey));
+      published += 1;
+    }
+    return published;
+  }
+
+  // reorder fault: due steps are published in a seeded-shuffled order within windows
+  // of `window` steps, so a later lifecycle step can precede an earlier one in the feed
+  private publishDueShuffled(nowMs: number, window: number): number {
+    let published = 0;
+    for (;;) {
+      const batch: Array<{ record: PrescriptionRecord; step: number }> = [];
+      for (let record = this.queue.popDue(nowMs); record; record = batch.length < window - 1 ? this.queue.popDue(nowMs) : undefined) {
+        batch.push({ record, step: this.logNextStep(record) });
+      }
+      if (batch.length === 0) return published;
+      for (const { record, step } of shuffleInPlace(batch, this.faults.contentRandom)) {
+        this.publishStep(record, step, record.tenant.subscriptionsWithKey(record.identityKey));
+      }
+      published += batch.length;
+    }
+  }
+
+  /** Marks the next step of a due prescription as logged and requeues it for the step after. */
+  private logNextStep(record: PrescriptionRecord): number {
+    const step = record.logged;
+    record.logged += 1;
+    if (record.logged < record.path.length) {
+      record.nextDueAt = stepDueAt(record.receivedAt, record.logged);
+      this.queue.push(record);
+    }
+    return step;
+  }
+
+  /** Publishes one logged step to each active candidate subscription whose identity matches. */
+  private publishStep(record: PrescriptionRecord, step: number, candidates: readonly SubscriptionRecord[]): void {
+    const name = record.path[step] as string;
+    const occurredAtIso = new Date(stepDueAt(record.receivedAt, step)).toISOString();
+    for (const subscription of candidates) {
+      if (subscription.cancelledAt !== null || subscription.identityKey !== record.identityKey) continue;
+      if (!erxCompatible(subscription.identity, record.identity)) continue;
+      const parts = { name, occurredAtIso, identityJson: record.identityJson, subscription };
+      publishEvent(record.tenant.feed, parts, this.faults.config, this.faults.contentRandom);
+    }
+  }
+
+  private addPrescription(
+    tenant: Tenant,
+    externalId: string,
+    identity: PrescriptionIdentity,
+    path: readonly KnownEventName[],
+    source: PrescriptionSource,
+    receivedAt: number,
+  ): PrescriptionRecord {
+    const identityKey = compositeKey(identity);
+    const record: PrescriptionRecord = {
+      seq: this.nextSeq++,
+      tenant,
+      externalId,
+      source,
+      identity,
+      identityKey,
+      identityJson: serializeIdentity(identity),
+      receivedAt,
+      path,
+      logged: 0,
+      nextDueAt: stepDueAt(receivedAt, 0),
+      cancellationRequestedAt: null,
+    };
+    tenant.prescriptions.set(externalId, record);
+    // spec: a subscription is created automatically for every prescription sent
+    tenant.addSubscription(identity, false, API_VERSION, identityKey);
+    this.queue.push(record);
+    return record;
+  }
+
+  /** POST /prescriptions: undefined when the external_id is already taken for this credential. */
+  createPrescription(tenant: Tenant, request: PrescriptionRequest): PrescriptionRecord | undefined {
+    if (tenant.prescriptions.has(request.external_id)) return undefined;
+    const path = sandboxPath(request.patient, request.prescriber);
+    return this.addPrescription(tenant, request.external_id, identityOfRequest(request), path, { kind: 'request', request }, this.now());
+  }
+
+  /** The full request a prescription was received with. */
+  requestOf(record: PrescriptionRecord): PrescriptionRequest {
+    const source = record.source;
+    return source.kind === 'request' ? source.request : samplePrescription(source.index, { prefix: source.prefix, rejected: source.rejected });
+  }
+
+  /** Flags a prescription for cancellation; a repeated request keeps the first time. */
+  cancelPrescription(tenant: Tenant, externalId: string): PrescriptionRecord | undefined {
+    const record = tenant.prescriptions.get(externalId);
+    if (record && record.cancellationRequestedAt === null) record.cancellationRequestedAt = new Date(this.now()).toISOString();
+    return record;
+  }
+
+  /** POST /subscriptions; with backfill, events already logged for matching prescriptions are published to it now. */
+  createSubscription(tenant: Tenant, identity: PrescriptionIdentity, backfill: boolean | null): SubscriptionRecord {
+    const subscription = tenant.addSubscription(identity, backfill, API_VERSION);
+    if (backfill !== true) return subscription;
+    const logged: Array<{ record: PrescriptionRecord; step: number; at: number }> = [];
+    for (const record of tenant.prescriptions.values()) {
+      if (record.identityKey !== subscription.identityKey || !erxCompatible(subscription.identity, record.identity)) continue;
+      for (let step = 0; step < record.logged; step++) logged.push({ record, step, at: stepDueAt(record.receivedAt, step) });
+    }
+    logged.sort((a, b) => a.at - b.at || a.record.seq - b.record.seq || a.step - b.step);
+    for (const { record, step } of logged) this.publishStep(record, step, [subscription]);
+    return subscription;
+  }
+
+  /** Cancels a subscription (idempotent: the first cancellation time is kept). */
+  cancelSubscription(tenant: Tenant, id: string): SubscriptionRecord | undefined {
+    const subscription = tenant.subscriptions.get(id);
+    if (subscription && subscription.cancelledAt === null) subscription.cancelledAt = new Date(this.now()).toISOString();
+    return subscription;
+  }
+
+  /**
+   * Creates `count` fixture prescriptions (external_id `${prefix}-${i}`, i from 0) with
+   * their auto subscriptions, received one second apart and long enough ago that all
+   * their steps are due, and publishes them. No HTTP, no per-event objects.
+   */
+  seedBulk(options: SeedOptions): { prescriptions: number; events: number } {
+    const tenant = this.tenantOf(options.key);
+    const prefix = options.prefix ?? 'seed';
+    const count = Math.max(0, Math.floor(options.count));
+    for (let i = 0; i < count; i++) {
+      if (tenant.prescriptions.has(`${prefix}-${i}`)) throw new SeedConflictError(`${prefix}-${i}`);
+    }
+    const lastStepOffset = stepDueAt(0, HAPPY_PATH.length - 1);
+    const firstReceivedAt = this.now() - lastStepOffset - count * 1000;
+    let events = 0;
+    for (let i = 0; i < count; i++) {
+      const rejected = seedRejects(i, options.rejectEvery);
+      const path = rejected ? REJECTION_PATH : HAPPY_PATH;
+      const source: PrescriptionSource = { kind: 'fixture', index: i, prefix, rejected };
+      const record = this.addPrescription(tenant, `${prefix}-${i}`, sampleIdentity(i), path, source, firstReceivedAt + i * 1000);
+      events += record.path.length;
+    }
+    this.publishDue();
+    return { prescriptions: count, events };
+  }
+
+  /** Appends arbitrary JSON values to a credential's feed as-is (hostile-feed tests). */
+  injectRawEvents(key: string, raws: readonly unknown[]): void {
+    const feed = this.tenantOf(key).feed;
+    for (const raw of raws) feed.appendRaw(JSON.stringify(raw) ?? 'null');
+  }
+
+  /** Counts for monitoring and tests (identifiers only, no PHI). */
+  stats(): SandboxStats {
+    return {
+      now: new Date(this.now()).toISOString(),
+      pending_prescriptions: this.queue.size,
+      credentials: [...this.tenants.entries()].map(([key, tenant]) => ({
+        key,
+        active: this.secrets.has(key),
+        prescriptions: tenant.prescriptions.size,
+        subscriptions: tenant.subscriptions.size,
+        feed_entries: tenant.feed.length,
+      })),
+    };
+  }
+}

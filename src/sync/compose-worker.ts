@@ -1,0 +1,57 @@
+import type { Database } from '../db/connection.js';
+import type { IntakeClient } from '../intake/client.js';
+import type { Logger } from '../log.js';
+import { applyPage } from './apply-page.js';
+import { loadCheckpoint } from './checkpoint.js';
+import { createFeedLease } from './lease.js';
+import { defaultDelayPolicy, nextDelay } from './next-delay.js';
+import { Poller } from './poller.js';
+import { sleepUnlessAborted, type LoopSleep } from './sleep.js';
+import { SyncWorker } from './worker.js';
+import type { WorkerState } from './worker-state.js';
+
+export interface WorkerSettings {
+  feed: string;
+  pageLimit: number;
+  pollIntervalMs: number;
+  pollBackoffMaxMs: number;
+  leaseRetryMs: number;
+  leaseTtlMs: number;
+  drainMaxFailures: number;
+}
+
+export interface ComposeWorkerOptions {
+  database: Database;
+  client: Pick<IntakeClient, 'listEvents'>;
+  settings: WorkerSettings;
+  state: WorkerState;
+  log: Logger;
+  clock?: { now(): number };
+  sleep?: LoopSleep;
+  random?: () => number;
+}
+
+/** Wires the real collaborators (client, page apply, checkpoint, lease) into a SyncWorker. */
+export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
+  const { database, client, settings, state } = options;
+  const clock = options.clock ?? { now: () => Date.now() };
+  const sleep = options.sleep ?? sleepUnlessAborted;
+  const random = options.random ?? Math.random;
+  const policy = defaultDelayPolicy(settings.pollIntervalMs, settings.pollBackoffMaxMs);
+  const log = options.log.child({ component: 'worker', feed: settings.feed });
+  const lease = createFeedLease(database, { feed: settings.feed, idleTtlMs: settings.leaseTtlMs });
+  const createPoller = () =>
+    new Poller({
+      fetchPage: ({ iterator }, signal) =>
+        client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
+      applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page }),
+      loadCheckpoint: () => loadCheckpoint(database.db, settings.feed),
+      clock,
+      sleep,
+      nextDelay: (reason) => nextDelay(reason, policy, random),
+      state,
+      log: log.child({ component: 'poller' }),
+      drainMaxFailures: settings.drainMaxFailures,
+    });
+  return new SyncWorker({ lease, createPoller, state, sleep, leaseRetryMs: settings.leaseRetryMs, log });
+}

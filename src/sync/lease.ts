@@ -1,0 +1,131 @@
+import { sql as drizzleSql } from 'drizzle-orm';
+import type postgres from 'postgres';
+import { queryRows, type Database } from '../db/connection.js';
+
+/**
+ * First half of the advisory lock key: constant for this application ("inta"),
+ * so our locks never collide with another application's single-key locks.
+ * The second half is hashtext('intake-sync:' || feed).
+ */
+export const LEASE_NAMESPACE = 0x696e7461;
+
+/** The right to consume one feed: at most one process holds it. */
+export interface FeedLease {
+  /** Takes the lease if free; false when another process holds it. Throws when the DB is unreachable. */
+  tryAcquire(): Promise<boolean>;
+  /** Whether this process still holds it (false after the lock's connection died). Never throws. */
+  stillHeld(): Promise<boolean>;
+  /** Gives it up; safe to call when not held or when the connection is gone. */
+  release(): Promise<void>;
+}
+
+export interface AdvisoryLeaseOptions {
+  feed: string;
+  /**
+   * The server ends the lock's session after this long without a query, so a
+   * frozen holder (SIGSTOP, a VM pause) loses the lock and a standby takes
+   * over. Holders run stillHeld() well within it.
+   */
+  idleTtlMs: number;
+}
+
+/** The lease for this store: an advisory lock on Postgres, trivially held on single-process PGlite. */
+export function createFeedLease(database: Database, options: AdvisoryLeaseOptions): FeedLease {
+  if (database.kind === 'postgres' && database.sql) return new AdvisoryLease(database.sql, options);
+  return embeddedLease;
+}
+
+/**
+ * A session advisory lock on a connection reserved for it alone: pool
+ * connections come and go, and a session lock lives exactly as long as its session.
+ */
+class AdvisoryLease implements FeedLease {
+  private connection: postgres.ReservedSql | undefined;
+  private backendPid: number | undefined;
+
+  constructor(
+    private readonly sql: postgres.Sql,
+    private readonly options: AdvisoryLeaseOptions,
+  ) {}
+
+  async tryAcquire(): Promise<boolean> {
+    if (this.connection) return this.stillHeld();
+    const connection = await this.sql.reserve();
+    try {
+      const ttl = Math.max(1, Math.round(this.options.idleTtlMs));
+      await connection.unsafe(`set idle_session_timeout = ${ttl}`);
+      const [row] = await connection<{ acquired: boolean; pid: number }[]>`
+        select pg_try_advisory_lock(${LEASE_NAMESPACE}::int4, hashtext(${leaseName(this.options.feed)})) as acquired,
+               pg_backend_pid() as pid`;
+      if (!row?.acquired) {
+        connection.release();
+        return false;
+      }
+      this.connection = connection;
+      this.backendPid = row.pid;
+      return true;
+    } catch (error) {
+      connection.release();
+      throw error;
+    }
+  }
+
+  async stillHeld(): Promise<boolean> {
+    const connection = this.connection;
+    if (!connection) return false;
+    try {
+      // postgres.js reconnects a dropped connection silently, so ask whether
+      // *this* session still owns the lock rather than whether a query works
+      const [row] = await connection<{ held: boolean }[]>`
+        select pg_backend_pid() = ${this.backendPid ?? -1}::int4 and exists (
+          select 1 from pg_locks
+           where locktype = 'advisory' and pid = pg_backend_pid() and granted
+             and classid = ${LEASE_NAMESPACE}::oid
+             and objid = (hashtext(${leaseName(this.options.feed)})::bigint & 4294967295)::oid
+             and objsubid = 2) as held`;
+      return row?.held === true;
+    } catch {
+      return false;
+    }
+  }
+
+  async release(): Promise<void> {
+    const connection = this.connection;
+    if (!connection) return;
+    this.connection = undefined;
+    this.backendPid = undefined;
+    try {
+      await connection`select pg_advisory_unlock(${LEASE_NAMESPACE}::int4, hashtext(${leaseName(this.options.feed)}))`;
+      await connection.unsafe('set idle_session_timeout = 0');
+    } catch {
+      // the session is gone, and the lock went with it
+    } finally {
+      connection.release();
+    }
+  }
+}
+
+// one process owns an embedded PGlite directory, so there is nobody to exclude
+const embeddedLease: FeedLease = {
+  tryAcquire: async () => true,
+  stillHeld: async () => true,
+  release: async () => {},
+};
+
+/** Who holds a feed's lease right now (for `status`): the backend pid, or null. */
+export async function leaseHolder(database: Database, feed: string): Promise<{ pid: number } | null> {
+  if (database.kind !== 'postgres') return null;
+  const rows = await queryRows<{ pid: number }>(
+    database.db,
+    drizzleSql`select pid from pg_locks
+                where locktype = 'advisory' and granted and objsubid = 2
+                  and classid = ${LEASE_NAMESPACE}::oid
+                  and objid = (hashtext(${leaseName(feed)})::bigint & 4294967295)::oid`,
+  );
+  const pid = rows[0]?.pid;
+  return pid === undefined ? null : { pid: Number(pid) };
+}
+
+function leaseName(feed: string): string {
+  return `intake-sync:${feed}`;
+}

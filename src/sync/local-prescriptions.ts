@@ -1,0 +1,153 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../db/connection.js';
+import type { PrescriptionIdentityInput } from '../intake/identity.js';
+import type { PrescriptionRequest } from '../intake/prescription.js';
+import { identityKey, normaliseErx } from './identity.js';
+import { matchLockExclusive } from './match-lock.js';
+import { rematch } from './rematch.js';
+
+export interface LocalPrescriptionInput {
+  external_id: string;
+  prescription_identity: PrescriptionIdentityInput;
+  subscription_id?: string | null;
+  /** ISO timestamp; only recordSentPrescription knows it */
+  cancellation_requested_at?: string | null;
+}
+
+export interface LocalPrescription {
+  external_id: string;
+  /** null before any event applied */
+  status: string | null;
+  status_occurred_at: string | null;
+  /** distinct events applied to it */
+  events: number;
+  cancellation_requested_at: string | null;
+  subscription_id: string | null;
+}
+
+/** Rows per upsert statement: big enough to amortise round trips, small enough to keep memory flat. */
+export const REGISTER_BATCH_SIZE = 10_000;
+
+function rowJson(row: LocalPrescriptionInput): string {
+  const id = row.prescription_identity;
+  return JSON.stringify({
+    external_id: row.external_id,
+    patient_first_name: id.patient_first_name,
+    patient_last_name: id.patient_last_name,
+    patient_state: id.patient_state,
+    patient_dob: id.patient_dob,
+    prescriber_npi: id.prescriber_npi,
+    written_date: id.written_date,
+    drug_ndc: id.drug_ndc,
+    erx_message_id: normaliseErx(id.erx_message_id),
+    identity_key: identityKey(id),
+    subscription_id: row.subscription_id ?? null,
+    cancellation_requested_at: row.cancellation_requested_at ?? null,
+  });
+}
+
+async function upsertBatch(db: Db, batch: readonly LocalPrescriptionInput[]): Promise<{ inserted: number; updated: number }> {
+  return db.transaction(async (tx) => {
+    // exclusive against page applies: a page must not match against a half-registered set (see match-lock.ts)
+    await tx.execute(sql`select 1 from (select ${matchLockExclusive}) as match_lock`);
+    const [row] = await queryRows<{ inserted: number; updated: number }>(
+      tx,
+      sql`with upserted as (
+        insert into prescriptions as p (external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
+          prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at)
+        select external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
+          prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at
+        from jsonb_to_recordset(${`[${batch.map(rowJson).join(',')}]`}::jsonb) as r(external_id text, patient_first_name text,
+          patient_last_name text, patient_state text, patient_dob text, prescriber_npi text, written_date text, drug_ndc text,
+          erx_message_id text, identity_key text, subscription_id text, cancellation_requested_at timestamptz)
+        on conflict (external_id) do update set
+          patient_first_name = excluded.patient_first_name, patient_last_name = excluded.patient_last_name,
+          patient_state = excluded.patient_state, patient_dob = excluded.patient_dob,
+          prescriber_npi = excluded.prescriber_npi, written_date = excluded.written_date, drug_ndc = excluded.drug_ndc,
+          erx_message_id = excluded.erx_message_id, identity_key = excluded.identity_key,
+          -- an import without subscriptions must not forget the ones already created
+          subscription_id = coalesce(excluded.subscription_id, p.subscription_id),
+          cancellation_requested_at = coalesce(excluded.cancellation_requested_at, p.cancellation_requested_at),
+          updated_at = now()
+        returning (xmax = 0) as inserted
+      )
+      select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from upserted`,
+    );
+    return { inserted: row?.inserted ?? 0, updated: row?.updated ?? 0 };
+  });
+}
+
+/**
+ * Registers (upserts by external_id) the vendor's prescriptions in batches, then
+ * rematches open unmatched/ambiguous quarantine against them.
+ */
+export async function registerLocalPrescriptions(
+  db: Db,
+  rows: readonly LocalPrescriptionInput[],
+): Promise<{ inserted: number; updated: number }> {
+  // a repeated external_id in one statement would make ON CONFLICT touch a row twice: the last one wins
+  const unique = [...new Map(rows.map((r) => [r.external_id, r])).values()];
+  let inserted = 0;
+  let updated = 0;
+  for (let start = 0; start < unique.length; start += REGISTER_BATCH_SIZE) {
+    const result = await upsertBatch(db, unique.slice(start, start + REGISTER_BATCH_SIZE));
+    inserted += result.inserted;
+    updated += result.updated;
+  }
+  if (unique.length > 0) await rematch(db);
+  return { inserted, updated };
+}
+
+/** Records a prescription sent through POST /prescriptions so its events match it. */
+export async function recordSentPrescription(
+  db: Db,
+  request: PrescriptionRequest,
+  response: { cancellation_requested_at: string | null },
+  subscriptionId?: string,
+): Promise<void> {
+  await registerLocalPrescriptions(db, [
+    {
+      external_id: request.external_id,
+      prescription_identity: {
+        patient_first_name: request.patient.first_name,
+        patient_last_name: request.patient.last_name,
+        patient_state: request.patient.address.state,
+        patient_dob: request.patient.dob,
+        prescriber_npi: request.prescriber.npi,
+        written_date: request.written_date,
+        drug_ndc: request.medication.ndc,
+      },
+      subscription_id: subscriptionId ?? null,
+      cancellation_requested_at: response.cancellation_requested_at,
+    },
+  ]);
+}
+
+/** Sets the subscription created for an already registered prescription. */
+export async function setSubscriptionId(db: Db, externalId: string, subscriptionId: string): Promise<void> {
+  await db.execute(
+    sql`update prescriptions set subscription_id = ${subscriptionId}::text, updated_at = now() where external_id = ${externalId}::text`,
+  );
+}
+
+const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date).toISOString());
+
+/** Local prescriptions with their current status, ordered by external_id. */
+export async function listLocalPrescriptions(db: Db, options: { status?: string | undefined } = {}): Promise<LocalPrescription[]> {
+  const rows = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select p.external_id, p.status, p.status_occurred_at, p.cancellation_requested_at, p.subscription_id,
+          (select count(*) from events e where e.prescription_id = p.id)::int as events
+        from prescriptions p
+        where ${options.status ?? null}::text is null or p.status = ${options.status ?? null}::text
+        order by p.external_id`,
+  );
+  return rows.map((r) => ({
+    external_id: r.external_id as string,
+    status: (r.status as string | null) ?? null,
+    status_occurred_at: iso(r.status_occurred_at),
+    events: Number(r.events),
+    cancellation_requested_at: iso(r.cancellation_requested_at),
+    subscription_id: (r.subscription_id as string | null) ?? null,
+  }));
+}

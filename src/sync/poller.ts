@@ -1,0 +1,243 @@
+import type { Logger } from '../log.js';
+import { UnauthorizedError } from '../intake/errors/unauthorized-error.js';
+import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
+import { DrainIncompleteError } from './errors/drain-incomplete-error.js';
+import { summarizeFailure } from './failure-summary.js';
+import type { DelayReason } from './next-delay.js';
+import type { LoopSleep } from './sleep.js';
+import { emptyTotals, type FailureSource, type QuarantineCounts, type WorkerState, type WorkerTotals } from './worker-state.js';
+
+/** One GET /events page as the poller needs it. */
+export interface FetchedPage {
+  events: unknown[];
+  meta: { iterator: string; done: boolean };
+}
+
+/** What applying one page reported (the fields the loop and its reporters use). */
+export interface AppliedPage {
+  version: number;
+  received: number;
+  inserted: number;
+  duplicates: number;
+  statusChanges: number;
+  matched: number;
+  quarantined: QuarantineCounts;
+}
+
+/** The stored read position the loop starts every pass from. */
+export interface LoadedCheckpoint {
+  iterator: string | null;
+  version: number;
+  updatedAt: Date | number;
+}
+
+/** Everything the loop needs, handed in so tests can fake each piece. */
+export interface PollerDeps {
+  fetchPage(request: { iterator: string | null }, signal: AbortSignal): Promise<FetchedPage>;
+  /** one transaction; throws CheckpointConflictError when expectedVersion is stale */
+  applyPage(input: { expectedVersion: number; nextIterator: string; events: unknown[] }): Promise<AppliedPage>;
+  loadCheckpoint(): Promise<LoadedCheckpoint>;
+  clock: { now(): number };
+  sleep: LoopSleep;
+  nextDelay(reason: DelayReason): number;
+  state: WorkerState;
+  log: Logger;
+  /** drain mode gives up (rejects) after this many consecutive failures; the daemon never does */
+  drainMaxFailures?: number;
+}
+
+/** What a drain did, for `run --once`. */
+export interface DrainSummary extends WorkerTotals {
+  /** false when stop() ended the drain before the operator said done */
+  drained: boolean;
+  elapsedMs: number;
+  eventsPerSecond: number;
+}
+
+type PassOutcome =
+  | { kind: 'caught-up' }
+  | { kind: 'no-progress' }
+  | { kind: 'conflict' }
+  | { kind: 'failure'; source: FailureSource; error: unknown }
+  | { kind: 'fatal'; error: unknown }
+  | { kind: 'stopped' };
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/**
+ * The poll loop for one feed. Each pass loads the checkpoint, then fetches and
+ * applies pages until the operator says done, fetching page N+1 while page N
+ * commits. Failures back off and never advance the checkpoint; a 401 stops
+ * consuming for good; a moved checkpoint (reset or another worker) is reloaded,
+ * never overwritten.
+ */
+export class Poller {
+  private stopping = false;
+  private readonly stopSignal = new AbortController();
+  private running: Promise<unknown> | undefined;
+  private conflictStreak = 0;
+
+  constructor(private readonly deps: PollerDeps) {}
+
+  /** Polls until stop(), or until a 401 (then it resolves with the reason in state). */
+  run(): Promise<void> {
+    return this.begin(async () => {
+      await this.loop(false);
+    });
+  }
+
+  /**
+   * Drains until the operator says done, then resolves with what was applied.
+   * Rejects with DrainIncompleteError on a 401 or after drainMaxFailures failures in a row.
+   */
+  drain(): Promise<DrainSummary> {
+    return this.begin(async () => {
+      const startedAt = this.deps.clock.now();
+      const before = this.deps.state.snapshot().totals;
+      const drained = await this.loop(true);
+      const elapsedMs = this.deps.clock.now() - startedAt;
+      const totals = subtractTotals(this.deps.state.snapshot().totals, before);
+      return { ...totals, drained, elapsedMs, eventsPerSecond: elapsedMs > 0 ? (totals.received * 1000) / elapsedMs : 0 };
+    });
+  }
+
+  /** Aborts any wait or fetch, lets a page being applied commit or roll back, and awaits the loop. Idempotent. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.stopSignal.abort();
+    await this.running?.catch(() => {});
+  }
+
+  private begin<T>(body: () => Promise<T>): Promise<T> {
+    if (this.running) throw new Error('a Poller runs once; create a new one');
+    const promise = body();
+    this.running = promise;
+    return promise;
+  }
+
+  /** Returns true when it ended caught up in drain mode, false when stopped. */
+  private async loop(untilCaughtUp: boolean): Promise<boolean> {
+    const { state, log } = this.deps;
+    let wait: DelayReason | undefined;
+    while (!this.stopping) {
+      if (wait) {
+        const delayMs = this.deps.nextDelay(wait);
+        wait = undefined;
+        if (delayMs > 0) await this.deps.sleep(delayMs, this.stopSignal.signal);
+        if (this.stopping) break;
+      }
+      const outcome = await this.pass();
+      this.conflictStreak = outcome.kind === 'conflict' ? this.conflictStreak + 1 : 0;
+      switch (outcome.kind) {
+        case 'caught-up':
+          if (untilCaughtUp) return true;
+          wait = { kind: 'caught-up' };
+          break;
+        case 'no-progress':
+          log.warn({ streak: state.snapshot().noProgressStreak }, 'page made no progress (same iterator, nothing new, not done); backing off');
+          wait = { kind: 'no-progress', streak: state.snapshot().noProgressStreak };
+          break;
+        case 'conflict':
+          state.checkpointConflict();
+          log.warn({ streak: this.conflictStreak }, 'checkpoint moved under this worker (reset or another worker); reloading it');
+          wait = { kind: 'conflict', streak: this.conflictStreak };
+          break;
+        case 'failure': {
+          const summary = summarizeFailure(outcome.error);
+          const failures = state.pollFailed(outcome.source, summary);
+          log.warn({ source: outcome.source, failures, error: summary }, 'poll failed; backing off');
+          if (untilCaughtUp && failures >= (this.deps.drainMaxFailures ?? Infinity)) {
+            throw new DrainIncompleteError(`gave up after ${failures} consecutive failures; last: ${summary}`, { cause: outcome.error });
+          }
+          wait = { kind: 'failure', consecutiveFailures: failures };
+          break;
+        }
+        case 'fatal': {
+          const summary = summarizeFailure(outcome.error);
+          state.fatal(summary);
+          log.error({ error: summary }, 'operator refused our credentials; stopped consuming (fix them and restart)');
+          if (untilCaughtUp) throw new DrainIncompleteError(`stopped: ${summary}`, { cause: outcome.error });
+          return false;
+        }
+        case 'stopped':
+          break;
+      }
+    }
+    return false;
+  }
+
+  /** One checkpoint load followed by pages until done, a failure, a conflict or stop. */
+  private async pass(): Promise<PassOutcome> {
+    const { state } = this.deps;
+    let checkpoint: LoadedCheckpoint;
+    try {
+      checkpoint = await this.deps.loadCheckpoint();
+    } catch (error) {
+      return this.failure('database', error);
+    }
+    state.checkpointLoaded(checkpoint);
+    let { iterator, version } = checkpoint;
+    let pending = this.fetch(iterator, this.stopSignal.signal);
+    for (;;) {
+      const fetchStartedAt = pending.startedAt;
+      const fetched = await pending.result;
+      if (!fetched.ok) return this.failure('upstream', fetched.error);
+      if (this.stopping) return { kind: 'stopped' };
+      const page = fetched.value;
+      const advanced = page.meta.iterator !== iterator;
+      // pipelining: the next page's position is known now, so fetch it while this one commits
+      const prefetchAbort = new AbortController();
+      const prefetch =
+        !page.meta.done && advanced ? this.fetch(page.meta.iterator, AbortSignal.any([this.stopSignal.signal, prefetchAbort.signal])) : undefined;
+      let applied: AppliedPage;
+      try {
+        applied = await this.deps.applyPage({ expectedVersion: version, nextIterator: page.meta.iterator, events: page.events });
+      } catch (error) {
+        // the prefetched page was read from a position that was never committed
+        prefetchAbort.abort();
+        return this.failure('database', error);
+      }
+      const noProgress = !page.meta.done && !advanced && applied.inserted === 0;
+      iterator = page.meta.iterator;
+      version = applied.version;
+      const record = { ...applied, durationMs: this.deps.clock.now() - fetchStartedAt, done: page.meta.done };
+      state.pageApplied(record, { iterator, version }, noProgress);
+      if (page.meta.done) return { kind: 'caught-up' };
+      if (noProgress) return { kind: 'no-progress' };
+      if (this.stopping) {
+        prefetchAbort.abort();
+        return { kind: 'stopped' };
+      }
+      // same iterator but new events: ask again at once; a repeat that brings nothing is no-progress
+      pending = prefetch ?? this.fetch(iterator, this.stopSignal.signal);
+    }
+  }
+
+  private fetch(iterator: string | null, signal: AbortSignal): { startedAt: number; result: Promise<Settled<FetchedPage>> } {
+    const startedAt = this.deps.clock.now();
+    // settled at once so a prefetch that fails while a page commits is never an unhandled rejection
+    const result = this.deps.fetchPage({ iterator }, signal).then(
+      (value): Settled<FetchedPage> => ({ ok: true, value }),
+      (error: unknown): Settled<FetchedPage> => ({ ok: false, error }),
+    );
+    return { startedAt, result };
+  }
+
+  private failure(source: FailureSource, error: unknown): PassOutcome {
+    if (this.stopping) return { kind: 'stopped' };
+    if (error instanceof CheckpointConflictError) return { kind: 'conflict' };
+    if (error instanceof UnauthorizedError) return { kind: 'fatal', error };
+    return { kind: 'failure', source, error };
+  }
+}
+
+function subtractTotals(after: WorkerTotals, before: WorkerTotals): WorkerTotals {
+  const diff = emptyTotals();
+  for (const key of ['pages', 'received', 'inserted', 'duplicates', 'statusChanges', 'matched', 'conflicts', 'upstreamRetries'] as const) {
+    diff[key] = after[key] - before[key];
+  }
+  for (const reason of ['malformed', 'unmatched', 'ambiguous'] as const) {
+    diff.quarantined[reason] = after.quarantined[reason] - before.quarantined[reason];
+  }
+  return diff;
+}

@@ -1,0 +1,79 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../db/connection.js';
+import { matchLockExclusive } from './match-lock.js';
+import { matchCandidatesLateral } from './match-sql.js';
+
+export interface RematchResult {
+  examined: number;
+  matched: number;
+  stillUnmatched: number;
+  stillAmbiguous: number;
+}
+
+/**
+ * Open unmatched/ambiguous findings evaluated again with the page-apply rule, in
+ * one statement: single matches link their event, advance the prescription's status
+ * (never backwards) and resolve the finding; the rest keep or change their reason.
+ */
+const rematchSql = sql`with ev as (
+    select q.id as quarantine_id, e.id, e.identity_key, e.erx_message_id, e.name, e.occurred_at, e.status_rank
+    from quarantine q join events e on e.id = q.event_id
+    where q.resolved_at is null and q.reason in ('unmatched', 'ambiguous') and e.prescription_id is null
+  ),
+  evaluated as (
+    select ev.*, m.ids, m.external_ids, coalesce(cardinality(m.ids), 0) as n
+    from ev ${matchCandidatesLateral}
+  ),
+  linked as (
+    update events e set prescription_id = (v.ids[1])::bigint
+    from evaluated v where e.id = v.id and v.n = 1
+    returning e.id
+  ),
+  best as (
+    select distinct on (ids[1]) (ids[1])::bigint as prescription_id, id, name, occurred_at, status_rank
+    from evaluated
+    where n = 1 and status_rank is not null
+    order by ids[1], status_rank desc, occurred_at desc, id desc
+  ),
+  advanced as (
+    update prescriptions p
+    set status = b.name, status_rank = b.status_rank, status_occurred_at = b.occurred_at, status_event_id = b.id, updated_at = now()
+    from best b
+    where p.id = b.prescription_id and b.status_rank > p.status_rank
+    returning p.id
+  ),
+  resolved as (
+    update quarantine q set resolved_at = now()
+    from evaluated v where q.id = v.quarantine_id and v.n = 1
+    returning q.id
+  ),
+  reclassified as (
+    update quarantine q
+    set reason = case when v.n = 0 then 'unmatched' else 'ambiguous' end,
+      detail = case when v.n = 0 then 'no local prescription matches its identity'
+        else v.n || ' local prescriptions match (external_id ' || array_to_string(v.external_ids[1:5], ', ')
+          || case when v.n > 5 then ', ...' else '' end || ')' end
+    from evaluated v where q.id = v.quarantine_id and v.n <> 1
+    returning q.id
+  )
+  select count(*)::int as examined,
+    count(*) filter (where n = 1)::int as matched,
+    count(*) filter (where n = 0)::int as still_unmatched,
+    count(*) filter (where n > 1)::int as still_ambiguous,
+    (select count(*)::int from linked) + (select count(*)::int from advanced)
+      + (select count(*)::int from resolved) + (select count(*)::int from reclassified) as rows_written
+  from evaluated`;
+
+/** Re-evaluates open unmatched/ambiguous quarantine against local prescriptions (set-based, one transaction). */
+export async function rematch(db: Db): Promise<RematchResult> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select 1 from (select ${matchLockExclusive}) as match_lock`);
+    const [row] = await queryRows<{ examined: number; matched: number; still_unmatched: number; still_ambiguous: number }>(tx, rematchSql);
+    return {
+      examined: row?.examined ?? 0,
+      matched: row?.matched ?? 0,
+      stillUnmatched: row?.still_unmatched ?? 0,
+      stillAmbiguous: row?.still_ambiguous ?? 0,
+    };
+  });
+}

@@ -1,0 +1,192 @@
+/** Where this process stands with respect to the feed lease. */
+export type WorkerRole = 'starting' | 'standby' | 'leader' | 'stopped';
+
+/** Which side a failure came from: the operator's API or our own database. */
+export type FailureSource = 'upstream' | 'database';
+
+export interface QuarantineCounts {
+  malformed: number;
+  unmatched: number;
+  ambiguous: number;
+}
+
+/** What one applied page did, as the metrics and progress reporters see it. */
+export interface AppliedPageRecord {
+  received: number;
+  inserted: number;
+  duplicates: number;
+  statusChanges: number;
+  matched: number;
+  quarantined: QuarantineCounts;
+  /** from the start of the page's fetch to its commit */
+  durationMs: number;
+  done: boolean;
+}
+
+/** Running totals since this process started. */
+export interface WorkerTotals {
+  pages: number;
+  received: number;
+  inserted: number;
+  duplicates: number;
+  statusChanges: number;
+  matched: number;
+  quarantined: QuarantineCounts;
+  conflicts: number;
+  upstreamRetries: number;
+}
+
+/** A PHI-free copy of everything health, metrics and progress report. */
+export interface WorkerSnapshot {
+  role: WorkerRole;
+  /** false only once the loop has died of an unexpected error (healthz 503) */
+  loopAlive: boolean;
+  loopDeathReason: string | null;
+  /** set when consuming stopped for good (401): readyz 503 with this reason */
+  fatalReason: string | null;
+  leaderSince: number | null;
+  lastSuccessAt: number | null;
+  consecutiveFailures: number;
+  lastFailure: { source: FailureSource; summary: string; at: number } | null;
+  noProgressStreak: number;
+  /** the last applied page said done=false: a backlog is being drained */
+  backlog: boolean;
+  checkpoint: { iterator: string | null; version: number; updatedAt: number } | null;
+  totals: WorkerTotals;
+}
+
+/** Hooks for reporters that need each event, not just the latest snapshot. */
+export interface WorkerStateListener {
+  pageApplied?(page: AppliedPageRecord): void;
+  upstreamRetry?(): void;
+}
+
+/**
+ * The worker's facts, written by the poller and the lease loop, read by
+ * /healthz, /readyz, /metrics and the progress reporter. Holds identifiers and
+ * counts only, never event content.
+ */
+export class WorkerState {
+  private role: WorkerRole = 'starting';
+  private loopAlive = true;
+  private loopDeathReason: string | null = null;
+  private fatalReason: string | null = null;
+  private leaderSince: number | null = null;
+  private lastSuccessAt: number | null = null;
+  private consecutiveFailures = 0;
+  private lastFailure: WorkerSnapshot['lastFailure'] = null;
+  private noProgressStreak = 0;
+  private backlog = false;
+  private checkpoint: WorkerSnapshot['checkpoint'] = null;
+  private readonly totals: WorkerTotals = emptyTotals();
+  private readonly listeners = new Set<WorkerStateListener>();
+
+  constructor(private readonly clock: { now(): number }) {}
+
+  /** Registers a listener; returns its removal. */
+  subscribe(listener: WorkerStateListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  becameLeader(): void {
+    this.role = 'leader';
+    this.leaderSince = this.clock.now();
+  }
+
+  becameStandby(): void {
+    this.role = 'standby';
+    this.leaderSince = null;
+    this.backlog = false;
+  }
+
+  stopped(): void {
+    this.role = 'stopped';
+    this.leaderSince = null;
+  }
+
+  checkpointLoaded(checkpoint: { iterator: string | null; version: number; updatedAt: Date | number }): void {
+    const updatedAt = checkpoint.updatedAt instanceof Date ? checkpoint.updatedAt.getTime() : checkpoint.updatedAt;
+    this.checkpoint = { iterator: checkpoint.iterator, version: checkpoint.version, updatedAt };
+  }
+
+  pageApplied(page: AppliedPageRecord, position: { iterator: string; version: number }, noProgress: boolean): void {
+    const now = this.clock.now();
+    this.lastSuccessAt = now;
+    this.consecutiveFailures = 0;
+    this.lastFailure = null;
+    this.noProgressStreak = noProgress ? this.noProgressStreak + 1 : 0;
+    this.backlog = !page.done;
+    this.checkpoint = { iterator: position.iterator, version: position.version, updatedAt: now };
+    addPage(this.totals, page);
+    for (const listener of this.listeners) listener.pageApplied?.(page);
+  }
+
+  pollFailed(source: FailureSource, summary: string): number {
+    this.consecutiveFailures += 1;
+    this.lastFailure = { source, summary, at: this.clock.now() };
+    return this.consecutiveFailures;
+  }
+
+  checkpointConflict(): void {
+    this.totals.conflicts += 1;
+  }
+
+  upstreamRetry(): void {
+    this.totals.upstreamRetries += 1;
+    for (const listener of this.listeners) listener.upstreamRetry?.();
+  }
+
+  fatal(reason: string): void {
+    this.fatalReason = reason;
+  }
+
+  loopDied(reason: string): void {
+    this.loopAlive = false;
+    this.loopDeathReason = reason;
+  }
+
+  snapshot(): WorkerSnapshot {
+    return {
+      role: this.role,
+      loopAlive: this.loopAlive,
+      loopDeathReason: this.loopDeathReason,
+      fatalReason: this.fatalReason,
+      leaderSince: this.leaderSince,
+      lastSuccessAt: this.lastSuccessAt,
+      consecutiveFailures: this.consecutiveFailures,
+      lastFailure: this.lastFailure,
+      noProgressStreak: this.noProgressStreak,
+      backlog: this.backlog,
+      checkpoint: this.checkpoint,
+      totals: { ...this.totals, quarantined: { ...this.totals.quarantined } },
+    };
+  }
+}
+
+/** Totals of zero, the start of every count. */
+export function emptyTotals(): WorkerTotals {
+  return {
+    pages: 0,
+    received: 0,
+    inserted: 0,
+    duplicates: 0,
+    statusChanges: 0,
+    matched: 0,
+    quarantined: { malformed: 0, unmatched: 0, ambiguous: 0 },
+    conflicts: 0,
+    upstreamRetries: 0,
+  };
+}
+
+function addPage(totals: WorkerTotals, page: AppliedPageRecord): void {
+  totals.pages += 1;
+  totals.received += page.received;
+  totals.inserted += page.inserted;
+  totals.duplicates += page.duplicates;
+  totals.statusChanges += page.statusChanges;
+  totals.matched += page.matched;
+  totals.quarantined.malformed += page.quarantined.malformed;
+  totals.quarantined.unmatched += page.quarantined.unmatched;
+  totals.quarantined.ambiguous += page.quarantined.ambiguous;
+}

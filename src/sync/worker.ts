@@ -1,0 +1,145 @@
+import type { Logger } from '../log.js';
+import { summarizeFailure } from './failure-summary.js';
+import type { FeedLease } from './lease.js';
+import type { DrainSummary, Poller } from './poller.js';
+import type { LoopSleep } from './sleep.js';
+import type { WorkerState } from './worker-state.js';
+
+export interface SyncWorkerDeps {
+  lease: FeedLease;
+  /** a fresh Poller for each term as leader */
+  createPoller(): Poller;
+  state: WorkerState;
+  sleep: LoopSleep;
+  /** how often a standby retries the lease, and how often the leader checks it still holds it */
+  leaseRetryMs: number;
+  log: Logger;
+}
+
+/**
+ * One process's worker for one feed: waits as standby until it holds the
+ * lease, polls as leader while it keeps it, and steps down (stops applying) as
+ * soon as the lock's connection is lost. The checkpoint's compare-and-set
+ * covers the moment between losing the lock and noticing it.
+ */
+export class SyncWorker {
+  private stopping = false;
+  private readonly stopSignal = new AbortController();
+  private poller: Poller | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(private readonly deps: SyncWorkerDeps) {}
+
+  /** The daemon: standby, leader, standby again on loss, until stop(). A 401 parks it (lease released). */
+  run(): Promise<void> {
+    return this.begin(async () => {
+      while (!this.stopping) {
+        if (!(await this.acquire())) continue;
+        const poller = this.deps.createPoller();
+        const lost = await this.lead(poller, () => poller.run());
+        if (this.deps.state.snapshot().fatalReason !== null) {
+          await this.parkUntilStopped();
+          break;
+        }
+        if (lost) this.deps.state.becameStandby();
+      }
+      this.deps.state.stopped();
+    });
+  }
+
+  /** `run --once`: waits for the lease, drains the feed, releases the lease. */
+  drain(): Promise<DrainSummary | undefined> {
+    return this.begin(async () => {
+      try {
+        while (!this.stopping) {
+          if (!(await this.acquire())) continue;
+          let summary: DrainSummary | undefined;
+          const poller = this.deps.createPoller();
+          const lost = await this.lead(poller, async () => {
+            summary = await poller.drain();
+          });
+          if (!lost) return summary;
+          this.deps.state.becameStandby();
+        }
+        return undefined;
+      } finally {
+        this.deps.state.stopped();
+      }
+    });
+  }
+
+  /** Stops polling (the page in flight commits or rolls back), releases the lease, awaits the loop. Idempotent. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.stopSignal.abort();
+    await this.poller?.stop();
+    await this.running?.catch(() => {});
+  }
+
+  private begin<T>(body: () => Promise<T>): Promise<T> {
+    if (this.running) throw new Error('a SyncWorker runs once; create a new one');
+    const promise = body().catch((error: unknown) => {
+      if (!(error instanceof Error && error.name === 'DrainIncompleteError')) this.deps.state.loopDied(summarizeFailure(error));
+      throw error;
+    });
+    this.running = promise;
+    return promise;
+  }
+
+  /** One attempt at the lease; on failure waits out the retry interval as standby. */
+  private async acquire(): Promise<boolean> {
+    const { state, log } = this.deps;
+    try {
+      if (await this.deps.lease.tryAcquire()) {
+        state.becameLeader();
+        log.info('holding the feed lease: polling as leader');
+        return true;
+      }
+      if (state.snapshot().role !== 'standby') log.info('another worker holds the feed lease: waiting as standby');
+      state.becameStandby();
+    } catch (error) {
+      state.becameStandby();
+      log.warn({ error: summarizeFailure(error) }, 'could not reach the database to take the feed lease; retrying');
+    }
+    await this.deps.sleep(this.deps.leaseRetryMs, this.stopSignal.signal);
+    return false;
+  }
+
+  /**
+   * Runs one term as leader, checking the lease every retry interval; returns
+   * true when the term ended because the lease was lost.
+   */
+  private async lead(poller: Poller, body: () => Promise<void>): Promise<boolean> {
+    this.poller = poller;
+    // stop() may have come while the lease was being taken, before this poller existed
+    if (this.stopping) await poller.stop();
+    const watch = new AbortController();
+    let lost = false;
+    const watching = (async () => {
+      while (!watch.signal.aborted) {
+        await this.deps.sleep(this.deps.leaseRetryMs, watch.signal);
+        if (watch.signal.aborted) return;
+        if (!(await this.deps.lease.stillHeld())) {
+          lost = true;
+          this.deps.log.warn('lost the feed lease (its connection was closed): stepping down');
+          await poller.stop();
+          return;
+        }
+      }
+    })();
+    try {
+      await body();
+    } finally {
+      watch.abort();
+      await watching;
+      this.poller = undefined;
+      await this.deps.lease.release();
+    }
+    return lost;
+  }
+
+  private async parkUntilStopped(): Promise<void> {
+    if (this.stopSignal.signal.aborted) return;
+    await new Promise<void>((resolve) => this.stopSignal.signal.addEventListener('abort', () => resolve(), { once: true }));
+  }
+}

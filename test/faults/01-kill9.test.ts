@@ -1,0 +1,108 @@
+import { describe, expect, test } from 'vitest';
+import { postgresReachable } from '../helpers/db.js';
+import { CheckpointSampler } from './harness/checkpoint-sampler.js';
+import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
+import { FeedPositions } from './harness/feed-positions.js';
+import { expectNoLeaks } from './harness/leaks.js';
+import { expectedFromFeed } from './harness/oracle.js';
+import { runSeed, seededRandom } from './harness/rng.js';
+import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
+import { importPrescriptions, openScenario, readFeedAndPrescriptions } from './harness/scenario-kit.js';
+import { readCheckpoint, snapshotStore } from './harness/store.js';
+import { recordSkip, runScenario } from './harness/trials.js';
+import { runOnce, startWorker } from './harness/worker.js';
+
+const SCENARIO = '1. kill -9 at random instants during a 50k-event drain (transport faults on)';
+// 13,600 prescriptions, every 10th rejected: 12,240 x 4 + 1,360 x 1 = 50,320 events
+const PRESCRIPTIONS = 13_600;
+const REJECT_EVERY = 10;
+const KILLS = 25;
+// kill instants are drawn from this window after spawn: early ones land in
+// start-up (migrations, lease), later ones mid-page (fetch, apply, commit)
+const KILL_DELAY_MS = { min: 150, max: 2_600 };
+
+const available = await postgresReachable();
+
+describe.skipIf(!available)(SCENARIO, () => {
+  test('the final state equals the feed oracle after every kill', async () => {
+    await runScenario(SCENARIO, async (trial) => {
+      const seed = runSeed();
+      const random = seededRandom(seed);
+      const kit = await openScenario('kill9');
+      try {
+        const seeded = await kit.sandbox.admin.seed({ count: PRESCRIPTIONS, reject_every: REJECT_EVERY, prefix: 'k9' });
+        const prepared = await readFeedAndPrescriptions(kit, 'after', 'k9');
+        expect(prepared.feed.length).toBeGreaterThanOrEqual(50_000);
+        expect(seeded).toMatchObject({ prescriptions: PRESCRIPTIONS, events: prepared.feed.length });
+
+        // the oracle: computed from the feed itself, cross-checked against the sandbox's schedule
+        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
+        const statuses = Object.values(expected.prescriptions).map((p) => p.status);
+        expect(statuses.filter((s) => s === 'rejected')).toHaveLength(PRESCRIPTIONS / REJECT_EVERY);
+        expect(statuses.filter((s) => s === 'delivered')).toHaveLength(PRESCRIPTIONS - PRESCRIPTIONS / REJECT_EVERY);
+
+        const db = await kit.database('main');
+        await importPrescriptions(kit, db, prepared);
+        await kit.sandbox.admin.setFaults({
+          ...TRANSPORT_CALM,
+          errorRate: 0.05,
+          rateLimitRate: 0.02,
+          retryAfterSeconds: 0,
+          dropRate: 0.02,
+          truncatedRate: 0.02,
+          wrongShapeRate: 0.01,
+          seed,
+        });
+        const sampler = new CheckpointSampler(
+          db.sql,
+          'default',
+          prepared.feed,
+          new FeedPositions(kit.sandbox, prepared.feed),
+          new Set(Object.keys(expected.events)),
+        );
+        sampler.start();
+
+        let kills = 0;
+        let finishedEarly = 0;
+        const setup = kit.setup(db);
+        while (kills < KILLS) {
+          const worker = await startWorker(setup, ['--once']);
+          const delay = KILL_DELAY_MS.min + random() * (KILL_DELAY_MS.max - KILL_DELAY_MS.min);
+          const exitedFirst = await Promise.race([
+            worker.child.exited.then(() => true),
+            new Promise<false>((resolve) => setTimeout(() => resolve(false), delay)),
+          ]);
+          if (exitedFirst) {
+            finishedEarly++;
+            const exit = await worker.child.exited;
+            expect(exit.code, `a worker exited on its own: ${worker.child.stderr().slice(-1500)}`).toBe(0);
+            break;
+          }
+          worker.child.signal('SIGKILL');
+          await worker.child.exited;
+          kills++;
+        }
+        const checkpoint = await readCheckpoint(db.sql, 'default');
+        const positionAtLastKill = checkpoint?.iterator ? await new FeedPositions(kit.sandbox, prepared.feed).positionOf(checkpoint.iterator) : 0;
+        trial.set({ trials: kills, note: `seed ${seed}; position after the last kill ${positionAtLastKill}/${prepared.feed.length}` });
+        expect(finishedEarly, `the drain finished after only ${kills} kills: lengthen the feed or shorten the kill delays`).toBe(0);
+        expect(positionAtLastKill).toBeLessThan(prepared.feed.length);
+
+        const final = await runOnce(setup, 180_000);
+        expect(final.code, `the final run --once failed: ${final.stderr.slice(-1500)}`).toBe(0);
+        const report = await sampler.stop();
+
+        const divergence = compareSnapshots(expected, await snapshotStore(db.sql));
+        trial.set({ lost: divergence.lost.length, duplicated: divergence.duplicated.length });
+        expect(report.violations).toEqual([]);
+        expect(report.samples).toBeGreaterThan(10);
+        expect(isExact(divergence), describeDivergence(divergence)).toBe(true);
+        expectNoLeaks(kit.capture, kit.needles());
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+});
+
+if (!available) recordSkip(SCENARIO, 'no PostgreSQL at 127.0.0.1:5432');

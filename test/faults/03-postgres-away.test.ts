@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { postgresReachable } from '../helpers/db.js';
+import { CheckpointSampler } from './harness/checkpoint-sampler.js';
+import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
+import { FeedPositions } from './harness/feed-positions.js';
+import { expectNoLeaks } from './harness/leaks.js';
+import { expectedFromFeed } from './harness/oracle.js';
+import { PostgresOutage } from './harness/postgres-outage.js';
+import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
+import { importPrescriptions, openScenario, readFeedAndPrescriptions, type ScenarioDatabase } from './harness/scenario-kit.js';
+import { readCheckpoint, snapshotStore } from './harness/store.js';
+import { recordSkip, runScenario } from './harness/trials.js';
+import { waitFor } from './harness/wait-for.js';
+import { startWorker, stopWorker, waitUntilLive, type WorkerProcess } from './harness/worker.js';
+
+const SCENARIO = '3. Postgres goes away mid-drain (backends terminated, connections refused)';
+const RESTART_SCENARIO = '3b. Postgres server restarted mid-drain';
+const TERMINATIONS = 8;
+const restartAllowed = process.env.FAULTS_RESTART_PG === '1';
+
+const available = await postgresReachable();
+
+describe.skipIf(!available)('3. Postgres goes away', () => {
+  test(SCENARIO, async () => {
+    await runScenario(SCENARIO, async (trial) => {
+      const kit = await openScenario('pgaway');
+      let outage: PostgresOutage | undefined;
+      try {
+        await kit.sandbox.admin.seed({ count: 4_000, reject_every: 8, prefix: 'pg' });
+        const prepared = await readFeedAndPrescriptions(kit, 'after', 'pg');
+        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
+        const db = await kit.database('main');
+        await importPrescriptions(kit, db, prepared);
+        outage = new PostgresOutage(db.name);
+        // slow pages keep the drain going while the database is taken away
+        await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 120 });
+        const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(kit.sandbox, prepared.feed), new Set(Object.keys(expected.events)));
+        sampler.start();
+        const worker = await startWorker(kit.setup(db, { READY_MAX_FAILURES: '2' }));
+        await waitUntilLive(worker);
+
+        // blips: every time the worker has committed something new, cut all its connections
+        let terminations = 0;
+        let lastVersion = 0;
+        while (terminations < TERMINATIONS) {
+          lastVersion = await waitForProgress(db, lastVersion);
+          expect(await outage.terminateBackends(), 'the worker had no backend to terminate').toBeGreaterThan(0);
+          terminations++;
+        }
+
+        // a sustained outage: the worker pauses, says why, stays alive, and resumes by itself
+        await waitForProgress(db, lastVersion);
+        await outage.refuseConnections();
+        const notReady = await waitFor(
+          'readyz 503 naming the database while healthz stays 200',
+          async () => {
+            const [live, ready] = await Promise.all([worker.health('/healthz'), worker.health('/readyz')]);
+            return live.status === 200 && ready.status === 503 && /database/i.test(ready.body) ? ready.body : undefined;
+          },
+          { timeoutMs: 30_000, intervalMs: 200 },
+        );
+        const versionDuringOutage = (await readCheckpoint(db.sql, 'default'))?.version;
+        await outage.acceptConnections();
+        await waitFor('readyz 200 again after the database came back', async () => (await worker.health('/readyz')).status === 200, {
+          timeoutMs: 60_000,
+          intervalMs: 200,
+        });
+        expect((await readCheckpoint(db.sql, 'default'))?.version ?? 0).toBeGreaterThanOrEqual(versionDuringOutage ?? 0);
+
+        await waitForDrain(db, Object.keys(expected.events).length, worker);
+        await stopWorker(worker);
+        expect((await worker.child.exited).code).toBe(0);
+        const report = await sampler.stop();
+        const divergence = compareSnapshots(expected, await snapshotStore(db.sql));
+        trial.set({
+          trials: terminations + 1,
+          lost: divergence.lost.length,
+          duplicated: divergence.duplicated.length,
+          note: `${terminations} backend terminations + 1 refused-connections outage; readyz said ${notReady.slice(0, 120)}`,
+        });
+        expect(report.violations).toEqual([]);
+        expect(isExact(divergence), describeDivergence(divergence)).toBe(true);
+        expectNoLeaks(kit.capture, kit.needles());
+      } finally {
+        await outage?.close();
+        await kit.close();
+      }
+    });
+  });
+
+  test.skipIf(!restartAllowed)(RESTART_SCENARIO, async () => {
+    await runScenario(RESTART_SCENARIO, async (trial) => {
+      const kit = await openScenario('pgrestart');
+      try {
+        await kit.sandbox.admin.seed({ count: 2_000, reject_every: 8, prefix: 'pr' });
+        const prepared = await readFeedAndPrescriptions(kit, 'after', 'pr');
+        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
+        const db = await kit.database('main');
+        await importPrescriptions(kit, db, prepared);
+        await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 120 });
+        const worker = await startWorker(kit.setup(db));
+        await waitUntilLive(worker);
+        await waitForProgress(db, 0);
+        await promisify(execFile)('pg_ctlcluster', ['--skip-systemctl-redirect', '15', 'main', 'restart']);
+        await waitForDrain(db, Object.keys(expected.events).length, worker);
+        await stopWorker(worker);
+        const divergence = compareSnapshots(expected, await snapshotStore(db.sql));
+        trial.set({ trials: 1, lost: divergence.lost.length, duplicated: divergence.duplicated.length });
+        expect(isExact(divergence), describeDivergence(divergence)).toBe(true);
+        expectNoLeaks(kit.capture, kit.needles());
+      } finally {
+        await kit.close();
+      }
+    });
+  });
+});
+
+/** Waits until the checkpoint version passes `after` (the worker committed a page); returns it. */
+async function waitForProgress(db: ScenarioDatabase, after: number): Promise<number> {
+  return waitFor(
+    `the checkpoint to move past version ${after}`,
+    async () => {
+      const version = (await readCheckpoint(db.sql, 'default'))?.version ?? 0;
+      return version > after ? version : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 50 },
+  );
+}
+
+/** Waits until every expected event is stored. */
+async function waitForDrain(db: ScenarioDatabase, events: number, worker: WorkerProcess): Promise<void> {
+  await waitFor(
+    `${worker.label} to store all ${events} events`,
+    async () => {
+      const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from events`;
+      return row?.n === events;
+    },
+    { timeoutMs: 120_000, intervalMs: 250 },
+  );
+}
+
+if (!available) recordSkip(SCENARIO, 'no PostgreSQL at 127.0.0.1:5432');
+if (!restartAllowed) recordSkip(RESTART_SCENARIO, 'restarts the shared server: set FAULTS_RESTART_PG=1 to run it');

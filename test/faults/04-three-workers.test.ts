@@ -1,0 +1,143 @@
+import { describe, expect, test } from 'vitest';
+import { postgresReachable } from '../helpers/db.js';
+import { CheckpointSampler } from './harness/checkpoint-sampler.js';
+import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
+import { FeedPositions } from './harness/feed-positions.js';
+import { FleetMonitor } from './harness/fleet-monitor.js';
+import { expectNoLeaks } from './harness/leaks.js';
+import { expectedFromFeed } from './harness/oracle.js';
+import { PostgresOutage } from './harness/postgres-outage.js';
+import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
+import { importPrescriptions, openScenario, readFeedAndPrescriptions } from './harness/scenario-kit.js';
+import { snapshotStore } from './harness/store.js';
+import { recordSkip, runScenario } from './harness/trials.js';
+import { waitFor } from './harness/wait-for.js';
+import { startWorker, stopWorker, waitUntilLive, type WorkerProcess } from './harness/worker.js';
+
+const SCENARIO = '4. three workers on one feed: kill -9 and SIGSTOP of the leader';
+const LEASE_RETRY_MS = 250;
+const LEASE_TTL_MS = 2_000;
+// stated bounds: a dead leader's lock goes with its connection, so a standby
+// takes over on its next retry; a frozen leader's lock session is ended by the
+// server after the TTL. Three seconds of slack absorb the shared machine's noise.
+const KILL_TAKEOVER_BOUND_MS = LEASE_RETRY_MS + 3_000;
+const FREEZE_TAKEOVER_BOUND_MS = LEASE_TTL_MS + LEASE_RETRY_MS + 3_000;
+
+const available = await postgresReachable();
+
+describe.skipIf(!available)(SCENARIO, () => {
+  test('one leader at a time, bounded takeover, a resumed zombie cannot commit', async () => {
+    await runScenario(SCENARIO, async (trial) => {
+      const kit = await openScenario('fleet');
+      let monitor: FleetMonitor | undefined;
+      let outage: PostgresOutage | undefined;
+      try {
+        await kit.sandbox.admin.seed({ count: 4_000, reject_every: 6, prefix: 'fl' });
+        const prepared = await readFeedAndPrescriptions(kit, 'after', 'fl');
+        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
+        const db = await kit.database('main');
+        outage = new PostgresOutage(db.name);
+        await importPrescriptions(kit, db, prepared);
+        await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 100 });
+        const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(kit.sandbox, prepared.feed), new Set(Object.keys(expected.events)));
+        sampler.start();
+        const env = { LEASE_RETRY_MS: String(LEASE_RETRY_MS), LEASE_TTL_MS: String(LEASE_TTL_MS) };
+        const workers = [await startWorker(kit.setup(db, env)), await startWorker(kit.setup(db, env)), await startWorker(kit.setup(db, env))];
+        await Promise.all(workers.map((w) => waitUntilLive(w)));
+        monitor = new FleetMonitor(workers);
+        monitor.start();
+
+        const first = await committingLeader(monitor, workers, [], 30_000);
+        // trial 1: kill -9 the leader; another must lead and commit within the bound
+        const killedAt = Date.now();
+        first.child.signal('SIGKILL');
+        await first.child.exited;
+        const second = await committingLeader(monitor, workers, [first], KILL_TAKEOVER_BOUND_MS + 5_000);
+        const killTakeoverMs = Date.now() - killedAt;
+
+        // trial 2: freeze the new leader past the TTL; the last worker must take over
+        const pagesAtFreeze = await pagesOf(second);
+        const frozenAt = Date.now();
+        second.child.signal('SIGSTOP');
+        let third: WorkerProcess;
+        try {
+          third = await committingLeader(monitor, workers, [first, second], FREEZE_TAKEOVER_BOUND_MS + 5_000);
+        } catch (error) {
+          throw new Error(`no takeover from a frozen leader; its backends: ${(await outage.backendStates()).join(', ')}`, { cause: error });
+        }
+        const freezeTakeoverMs = Date.now() - frozenAt;
+        // let the new leader commit a few pages, then wake the zombie
+        const thirdPages = await pagesOf(third);
+        await waitFor('the new leader to commit 3 more pages', async () => (await pagesOf(third)) >= thirdPages + 3, { timeoutMs: 30_000 });
+        second.child.signal('SIGCONT');
+        await waitFor('the resumed worker to report standby', async () => {
+          const body = (await second.health('/metrics', 1_000)).body;
+          return /^intake_sync_leader 0$/m.test(body);
+        }, { timeoutMs: 15_000, intervalMs: 100 });
+        const zombiePages = await pagesOf(second);
+
+        await waitFor('all events stored', async () => {
+          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from events`;
+          return row?.n === Object.keys(expected.events).length;
+        }, { timeoutMs: 120_000, intervalMs: 250 });
+        expect(await pagesOf(second), 'the resumed zombie committed pages').toBe(zombiePages);
+        await monitor.stop();
+        for (const w of workers) if (w.child.isRunning()) await stopWorker(w);
+        const report = await sampler.stop();
+
+        const divergence = compareSnapshots(expected, await snapshotStore(db.sql));
+        trial.set({
+          trials: 2,
+          lost: divergence.lost.length,
+          duplicated: divergence.duplicated.length,
+          note: `takeover after kill -9 ${killTakeoverMs} ms (bound ${KILL_TAKEOVER_BOUND_MS}), after SIGSTOP ${freezeTakeoverMs} ms (bound ${FREEZE_TAKEOVER_BOUND_MS}); zombie pages ${pagesAtFreeze}->${zombiePages}`,
+        });
+        expect(monitor.violations, 'two workers committed in the same round').toEqual([]);
+        expect(zombiePages, 'the zombie committed after it was frozen').toBe(pagesAtFreeze);
+        expect(killTakeoverMs).toBeLessThanOrEqual(KILL_TAKEOVER_BOUND_MS);
+        expect(freezeTakeoverMs).toBeLessThanOrEqual(FREEZE_TAKEOVER_BOUND_MS);
+        expect(report.violations).toEqual([]);
+        expect(isExact(divergence), describeDivergence(divergence)).toBe(true);
+        expectNoLeaks(kit.capture, kit.needles());
+      } finally {
+        await monitor?.stop();
+        await outage?.close();
+        await kit.close();
+      }
+    });
+  });
+});
+
+async function pagesOf(worker: WorkerProcess): Promise<number> {
+  const body = (await worker.health('/metrics', 1_000)).body;
+  const match = /^intake_sync_pages_total (\S+)$/m.exec(body);
+  return match ? Number(match[1]) : 0;
+}
+
+/** The one worker (not excluded) that reports leader and whose page count grows. */
+async function committingLeader(
+  monitor: FleetMonitor,
+  workers: readonly WorkerProcess[],
+  excluded: readonly WorkerProcess[],
+  timeoutMs: number,
+): Promise<WorkerProcess> {
+  const candidates = workers.filter((w) => !excluded.includes(w));
+  const since = Date.now();
+  const baseline = new Map<string, number>();
+  return waitFor(
+    'a leader that commits pages',
+    () => {
+      for (const worker of candidates) {
+        const reading = monitor.readingSince(worker, since);
+        if (!reading) continue;
+        const base = baseline.get(worker.label);
+        if (base === undefined) baseline.set(worker.label, reading.pages);
+        else if (reading.leader && reading.pages > base) return worker;
+      }
+      return undefined;
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
+}
+
+if (!available) recordSkip(SCENARIO, 'no PostgreSQL at 127.0.0.1:5432');

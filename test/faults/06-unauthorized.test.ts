@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import { postgresReachable } from '../helpers/db.js';
+import { CheckpointSampler } from './harness/checkpoint-sampler.js';
+import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
+import { FeedPositions } from './harness/feed-positions.js';
+import { metricValue } from './harness/health.js';
+import { expectNoLeaks, secretNeedles } from './harness/leaks.js';
+import { expectedFromFeed } from './harness/oracle.js';
+import { startRecordingProxy, type RecordingProxy } from './harness/recording-proxy.js';
+import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
+import { importPrescriptions, openScenario, readFeedAndPrescriptions } from './harness/scenario-kit.js';
+import { readCheckpoint, snapshotStore } from './harness/store.js';
+import { recordSkip, runScenario } from './harness/trials.js';
+import { waitFor } from './harness/wait-for.js';
+import { startWorker, stopWorker, waitUntilLive, type WorkerSetup } from './harness/worker.js';
+
+const SCENARIO = '6. 401 mid-run (credential revoked), then a restart with the rotated secret';
+/** how long the stopped worker is watched for requests and checkpoint movement */
+const WATCH_MS = 4_000;
+/** at most this many requests may follow the first 401 (no hot loop, no retry storm) */
+const MAX_REQUESTS_AFTER_401 = 3;
+
+const available = await postgresReachable();
+
+describe.skipIf(!available)(SCENARIO, () => {
+  test('stops consuming, says why, no hot loop, checkpoint still; resumes exact after rotation', async () => {
+    await runScenario(SCENARIO, async (trial) => {
+      const kit = await openScenario('unauth');
+      let proxy: RecordingProxy | undefined;
+      try {
+        await kit.sandbox.admin.seed({ count: 3_000, reject_every: 5, prefix: 'ua' });
+        const prepared = await readFeedAndPrescriptions(kit, 'after', 'ua');
+        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
+        const db = await kit.database('main');
+        await importPrescriptions(kit, db, prepared);
+        await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 80 });
+        proxy = await startRecordingProxy(kit.sandbox.baseUrl);
+        const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(kit.sandbox, prepared.feed), new Set(Object.keys(expected.events)));
+        sampler.start();
+        const setup: WorkerSetup = { ...kit.setup(db), api: { ...kit.sandbox, baseUrl: proxy.baseUrl } };
+        const worker = await startWorker(setup);
+        await waitUntilLive(worker);
+        await waitFor('a few pages applied', async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) >= 3, { timeoutMs: 60_000, intervalMs: 50 });
+
+        await kit.sandbox.admin.revokeKey(kit.sandbox.key);
+        const readyBody = await waitFor(
+          'readyz 503 naming the refused credential',
+          async () => {
+            const ready = await worker.health('/readyz');
+            return ready.status === 503 && /401|unauthori[sz]ed|credential/i.test(ready.body) ? ready.body : undefined;
+          },
+          { timeoutMs: 30_000, intervalMs: 100 },
+        );
+        // sampler stays off the wire while requests are counted (its reads would be 401s too)
+        const sampled = await sampler.stop();
+        const first401 = proxy.requests.findIndex((r) => r.outcome === 401);
+        expect(first401).toBeGreaterThanOrEqual(0);
+        const versionStopped = (await readCheckpoint(db.sql, 'default'))?.version;
+        const requestsBefore = proxy.requests.length;
+        // the measurement itself: watch a stopped worker for a fixed span
+        await new Promise((resolve) => setTimeout(resolve, WATCH_MS));
+        const after401 = proxy.requests.length - first401 - 1;
+        expect(proxy.requests.length - requestsBefore, `requests while stopped over ${WATCH_MS} ms`).toBe(0);
+        expect(after401, 'requests after the first 401').toBeLessThanOrEqual(MAX_REQUESTS_AFTER_401);
+        expect((await readCheckpoint(db.sql, 'default'))?.version).toBe(versionStopped);
+        expect((await worker.health('/healthz')).status, 'the process stays alive to say why').toBe(200);
+        expect(metricValue((await worker.health('/metrics')).body, 'intake_sync_consuming_stopped')).toBe(1);
+        const eventsWhenStopped = (await db.sql<{ n: number }[]>`select count(*)::int as n from events`)[0]?.n ?? 0;
+        expect(eventsWhenStopped).toBeLessThan(Object.keys(expected.events).length);
+        await stopWorker(worker);
+        expect((await worker.child.exited).code).toBe(0);
+
+        // rotation: same key, new secret; a restarted worker with it finishes exact
+        const rotated = `secret-${randomBytes(18).toString('hex')}`;
+        kit.addNeedles(secretNeedles(kit.sandbox.key, rotated));
+        await kit.sandbox.admin.addCredential(kit.sandbox.key, rotated);
+        const resumedSampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions({ ...kit.sandbox, secret: rotated }, prepared.feed), new Set(Object.keys(expected.events)));
+        resumedSampler.start();
+        const resumed = await startWorker({ ...setup, api: { ...setup.api, secret: rotated } });
+        await waitUntilLive(resumed);
+        await waitFor('all events stored after the restart', async () => {
+          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from events`;
+          return row?.n === Object.keys(expected.events).length;
+        }, { timeoutMs: 120_000, intervalMs: 250 });
+        await stopWorker(resumed);
+        const resumedReport = await resumedSampler.stop();
+
+        const divergence = compareSnapshots(expected, await snapshotStore(db.sql));
+        trial.set({
+          trials: 1,
+          lost: divergence.lost.length,
+          duplicated: divergence.duplicated.length,
+          note: `${after401} requests after the first 401; readyz: ${readyBody.slice(0, 100)}`,
+        });
+        expect([...sampled.violations, ...resumedReport.violations]).toEqual([]);
+        expect(isExact(divergence), describeDivergence(divergence)).toBe(true);
+        expectNoLeaks(kit.capture, kit.needles());
+      } finally {
+        await proxy?.close();
+        await kit.close();
+      }
+    });
+  });
+});
+
+if (!available) recordSkip(SCENARIO, 'no PostgreSQL at 127.0.0.1:5432');

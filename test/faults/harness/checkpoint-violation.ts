@@ -1,0 +1,4 @@
+/** A broken checkpoint invariant seen by one sample of the CheckpointSampler. */
+export class CheckpointViolation extends Error {
+  override readonly name = 'CheckpointViolation';
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { OutputCapture } from './capture.js';
+import { spawnCli, type CliChild } from './cli-process.js';
+import { FatalProbeError } from './fatal-probe-error.js';
+import { SandboxAdmin } from './sandbox-admin.js';
+import { waitFor } from './wait-for.js';
+
+const handshakeSchema = z.object({
+  base_url: z.string(),
+  key: z.string(),
+  secret: z.string(),
+  admin_url: z.string(),
+});
+
+/** How a client reaches the simulated operator API. */
+export interface ApiAccess {
+  baseUrl: string;
+  key: string;
+  secret: string;
+}
+
+export interface SandboxProcess extends ApiAccess {
+  admin: SandboxAdmin;
+  child: CliChild;
+  /** SIGTERM, then SIGKILL if it lingers */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `intake-sync sandbox --port 0 --json` as its own process and reads the
+ * one-line handshake. The handshake carries the secret by contract, so it is
+ * parsed here and deliberately kept out of the leak scan (stdout goes to 'output').
+ */
+export async function startSandboxProcess(
+  capture: OutputCapture,
+  credentials: { key: string; secret: string },
+): Promise<SandboxProcess> {
+  const child = spawnCli(['sandbox', '--port', '0', '--key', credentials.key, '--secret', credentials.secret, '--json'], {
+    label: 'sandbox',
+    capture,
+    stdoutKind: 'output',
+    env: { LOG_LEVEL: 'debug' },
+  });
+  const line = await waitFor(
+    'the sandbox handshake line on stdout',
+    () => {
+      const out = child.stdout();
+      const newline = out.indexOf('\n');
+      if (newline >= 0) return out.slice(0, newline);
+      if (!child.isRunning()) throw new FatalProbeError(`sandbox exited before its handshake; stderr: ${child.stderr().slice(-2000)}`);
+      return undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
+  const handshake = handshakeSchema.parse(JSON.parse(line));
+  // admin_url may name the server root or /_sandbox itself
+  const adminUrl = handshake.admin_url.replace(/\/+$/, '').replace(/(\/_sandbox)?$/, '/_sandbox');
+  return {
+    baseUrl: handshake.base_url.replace(/\/+$/, ''),
+    key: handshake.key,
+    secret: handshake.secret,
+    admin: new SandboxAdmin(adminUrl),
+    child,
+    async stop() {
+      child.signal('SIGTERM');
+      const timer = setTimeout(() => child.signal('SIGKILL'), 5_000);
+      await child.exited;
+      clearTimeout(timer);
+    },
+  };
+}
