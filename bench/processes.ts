@@ -66,10 +66,13 @@ export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJ
       `${label} exited (code ${code}, signal ${signal}) before printing its JSON line; stderr tail:\n${stderrTail}`,
     );
   });
+  const firstOrFailure = Promise.race([firstJsonLine, failIfExitsFirst]);
+  // only callers that wait for a JSON line care that none came: not an unhandled rejection for the rest
+  firstOrFailure.catch(() => {});
   return {
     child,
     pid: child.pid,
-    firstJsonLine: Promise.race([firstJsonLine, failIfExitsFirst]),
+    firstJsonLine: firstOrFailure,
     exited,
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;

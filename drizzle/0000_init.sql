@@ -73,6 +73,5 @@ CREATE INDEX "events_prescription_id_idx" ON "events" USING btree ("prescription
 CREATE UNIQUE INDEX "prescriptions_external_id_key" ON "prescriptions" USING btree ("external_id");--> statement-breakpoint
 CREATE INDEX "prescriptions_identity_key_idx" ON "prescriptions" USING btree ("identity_key");--> statement-breakpoint
 CREATE INDEX "prescriptions_erx_message_id_idx" ON "prescriptions" USING btree ("erx_message_id");--> statement-breakpoint
-CREATE INDEX "prescriptions_status_idx" ON "prescriptions" USING btree ("status");--> statement-breakpoint
 CREATE UNIQUE INDEX "quarantine_key_key" ON "quarantine" USING btree ("quarantine_key");--> statement-breakpoint
 CREATE INDEX "quarantine_open_idx" ON "quarantine" USING btree ("reason") WHERE resolved_at is null;

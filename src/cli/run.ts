@@ -70,6 +70,7 @@ async function runWorker(options: RunOptions): Promise<number> {
     closers.push({ what: 'upstream', close: upstream.close });
     worker = composeWorker({
       database,
+      databaseUrl: config.DATABASE_URL,
       client: upstream.client,
       settings: {
         feed: config.FEED_NAME,

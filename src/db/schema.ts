@@ -41,7 +41,8 @@ export const prescriptions = pgTable(
     uniqueIndex('prescriptions_external_id_key').on(t.externalId),
     index('prescriptions_identity_key_idx').on(t.identityKey),
     index('prescriptions_erx_message_id_idx').on(t.erxMessageId),
-    index('prescriptions_status_idx').on(t.status),
+    // no index on status: every applied event updates it, and an indexed status would make each
+    // of those updates non-HOT, writing into all five indexes; listing by status can scan
   ],
 );
 

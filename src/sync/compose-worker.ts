@@ -22,6 +22,8 @@ export interface WorkerSettings {
 
 export interface ComposeWorkerOptions {
   database: Database;
+  /** the store's postgres:// URL (the lease opens its own connection); undefined on PGlite */
+  databaseUrl: string | undefined;
   client: Pick<IntakeClient, 'listEvents'>;
   settings: WorkerSettings;
   state: WorkerState;
@@ -39,7 +41,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
   const random = options.random ?? Math.random;
   const policy = defaultDelayPolicy(settings.pollIntervalMs, settings.pollBackoffMaxMs);
   const log = options.log.child({ component: 'worker', feed: settings.feed });
-  const lease = createFeedLease(database, { feed: settings.feed, idleTtlMs: settings.leaseTtlMs });
+  const lease = createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
   const createPoller = () =>
     new Poller({
       fetchPage: ({ iterator }, signal) =>

@@ -1,5 +1,5 @@
 import { sql as drizzleSql } from 'drizzle-orm';
-import type postgres from 'postgres';
+import postgres from 'postgres';
 import { queryRows, type Database } from '../db/connection.js';
 
 /**
@@ -21,6 +21,8 @@ export interface FeedLease {
 
 export interface AdvisoryLeaseOptions {
   feed: string;
+  /** the store's postgres:// URL: the lock gets a connection of its own (unused on PGlite) */
+  url: string | undefined;
   /**
    * The server ends the lock's session after this long without a query, so a
    * frozen holder (SIGSTOP, a VM pause) loses the lock and a standby takes
@@ -31,53 +33,49 @@ export interface AdvisoryLeaseOptions {
 
 /** The lease for this store: an advisory lock on Postgres, trivially held on single-process PGlite. */
 export function createFeedLease(database: Database, options: AdvisoryLeaseOptions): FeedLease {
-  if (database.kind === 'postgres' && database.sql) return new AdvisoryLease(database.sql, options);
-  return embeddedLease;
+  if (database.kind !== 'postgres') return embeddedLease;
+  if (!options.url) throw new Error('a Postgres feed lease needs the database URL for its own connection');
+  return new AdvisoryLease(options.url, options);
 }
 
 /**
- * A session advisory lock on a connection reserved for it alone: pool
- * connections come and go, and a session lock lives exactly as long as its session.
+ * A session advisory lock on a single-connection client of its own. Not a
+ * connection reserved from the pool: postgres.js 3.4 crashes the process when
+ * a query is sent on a reserved connection whose backend was terminated, which
+ * is exactly the failure this lease must survive.
  */
 class AdvisoryLease implements FeedLease {
-  private connection: postgres.ReservedSql | undefined;
+  private client: postgres.Sql | undefined;
   private backendPid: number | undefined;
 
   constructor(
-    private readonly sql: postgres.Sql,
+    private readonly url: string,
     private readonly options: AdvisoryLeaseOptions,
   ) {}
 
   async tryAcquire(): Promise<boolean> {
-    if (this.connection) return this.stillHeld();
-    const connection = await this.sql.reserve();
-    try {
-      const ttl = Math.max(1, Math.round(this.options.idleTtlMs));
-      await connection.unsafe(`set idle_session_timeout = ${ttl}`);
-      const [row] = await connection<{ acquired: boolean; pid: number }[]>`
-        select pg_try_advisory_lock(${LEASE_NAMESPACE}::int4, hashtext(${leaseName(this.options.feed)})) as acquired,
-               pg_backend_pid() as pid`;
-      if (!row?.acquired) {
-        connection.release();
-        return false;
-      }
-      this.connection = connection;
-      this.backendPid = row.pid;
-      return true;
-    } catch (error) {
-      connection.release();
-      throw error;
-    }
+    if (this.backendPid !== undefined) return this.stillHeld();
+    this.client ??= postgres(this.url, {
+      max: 1,
+      onnotice: () => {},
+      connect_timeout: 10,
+      connection: { application_name: `intake-sync lease ${this.options.feed}`, idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)) },
+    });
+    const [row] = await this.client<{ acquired: boolean; pid: number }[]>`
+      select pg_try_advisory_lock(${LEASE_NAMESPACE}::int4, hashtext(${leaseName(this.options.feed)})) as acquired,
+             pg_backend_pid() as pid`;
+    if (!row?.acquired) return false;
+    this.backendPid = row.pid;
+    return true;
   }
 
   async stillHeld(): Promise<boolean> {
-    const connection = this.connection;
-    if (!connection) return false;
+    if (!this.client || this.backendPid === undefined) return false;
     try {
-      // postgres.js reconnects a dropped connection silently, so ask whether
+      // the client reconnects a dropped connection silently, so ask whether
       // *this* session still owns the lock rather than whether a query works
-      const [row] = await connection<{ held: boolean }[]>`
-        select pg_backend_pid() = ${this.backendPid ?? -1}::int4 and exists (
+      const [row] = await this.client<{ held: boolean }[]>`
+        select pg_backend_pid() = ${this.backendPid}::int4 and exists (
           select 1 from pg_locks
            where locktype = 'advisory' and pid = pg_backend_pid() and granted
              and classid = ${LEASE_NAMESPACE}::oid
@@ -90,18 +88,11 @@ class AdvisoryLease implements FeedLease {
   }
 
   async release(): Promise<void> {
-    const connection = this.connection;
-    if (!connection) return;
-    this.connection = undefined;
+    const client = this.client;
+    this.client = undefined;
     this.backendPid = undefined;
-    try {
-      await connection`select pg_advisory_unlock(${LEASE_NAMESPACE}::int4, hashtext(${leaseName(this.options.feed)}))`;
-      await connection.unsafe('set idle_session_timeout = 0');
-    } catch {
-      // the session is gone, and the lock went with it
-    } finally {
-      connection.release();
-    }
+    // closing the session releases a session lock whatever state it is in
+    await client?.end({ timeout: 2 }).catch(() => {});
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { compareSnapshots, isExact } from './harness/compare.js';
+import { finalStageUser, isRootUser } from './harness/dockerfile.js';
 import { toEntry } from './harness/feed-reader.js';
 import { locateWindow } from './harness/feed-positions.js';
 import { findLeaks, secretNeedles } from './harness/leaks.js';
@@ -121,4 +122,23 @@ test('summary table', () => {
   expect(formatSummary([{ scenario: '1 kill', trials: 25, lost: 0, duplicated: 0, result: 'pass' }])).toBe(
     '| Scenario | Trials | Lost | Duplicated | Result | Notes |\n| --- | --- | --- | --- | --- | --- |\n| 1 kill | 25 | 0 | 0 | pass |  |\n',
   );
+});
+
+describe('Dockerfile final stage user', () => {
+  test.each([
+    ['FROM node:20 AS build\nUSER node\nFROM node:20-slim\nCMD ["x"]\n', undefined],
+    ['FROM node:20 AS build\nFROM node:20-slim\nUSER node\n', 'node'],
+    ['FROM node:20-slim\nUSER app:app\nUSER root\n', 'root'],
+    ['FROM node:20-slim\n# USER root\nUSER 10001:10001\n', '10001:10001'],
+  ])('%j runs as %s', (text, user) => {
+    expect(finalStageUser(text)).toBe(user);
+  });
+  test.each([
+    ['root', true],
+    ['0:0', true],
+    ['node', false],
+    ['10001', false],
+  ])('%s is root: %s', (user, root) => {
+    expect(isRootUser(user)).toBe(root);
+  });
 });

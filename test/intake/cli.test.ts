@@ -33,7 +33,8 @@ async function fileWith(name: string, content: unknown): Promise<string> {
 }
 const stored = () => sandbox.store.stats().credentials[0]?.prescriptions ?? 0;
 
-describe('intake-sync remote commands', () => {
+// each case spawns up to three CLI processes (tsx start-up ~1-2 s each under a parallel run)
+describe('intake-sync remote commands', { timeout: 90_000 }, () => {
   it('prescriptions send / get / cancel round-trip, readable view without patient PHI', async () => {
     const request = samplePrescription(1, { prefix: 'cli' });
     const file = await fileWith('rx.json', { prescription: request });

@@ -37,8 +37,8 @@ describe.skipIf(!hasPostgres)(`feed lease (${NEEDS_POSTGRES})`, () => {
   });
 
   it('only one holder at a time; the lock goes with its session and the standby then takes it', async () => {
-    const a = createFeedLease(await connect(), { feed: FEED, idleTtlMs: 60_000 });
-    const b = createFeedLease(await connect(), { feed: FEED, idleTtlMs: 60_000 });
+    const a = createFeedLease(await connect(), { feed: FEED, url: test.url, idleTtlMs: 60_000 });
+    const b = createFeedLease(await connect(), { feed: FEED, url: test.url, idleTtlMs: 60_000 });
     expect(await a.tryAcquire()).toBe(true);
     expect(await b.tryAcquire()).toBe(false);
     expect(await a.stillHeld()).toBe(true);
@@ -55,8 +55,8 @@ describe.skipIf(!hasPostgres)(`feed lease (${NEEDS_POSTGRES})`, () => {
   });
 
   it('a frozen holder (no checks within the TTL) loses its session, so a standby can take over', async () => {
-    const frozen = createFeedLease(await connect(), { feed: `${FEED}-ttl`, idleTtlMs: 1_000 });
-    const standby = createFeedLease(await connect(), { feed: `${FEED}-ttl`, idleTtlMs: 1_000 });
+    const frozen = createFeedLease(await connect(), { feed: `${FEED}-ttl`, url: test.url, idleTtlMs: 1_000 });
+    const standby = createFeedLease(await connect(), { feed: `${FEED}-ttl`, url: test.url, idleTtlMs: 1_000 });
     expect(await frozen.tryAcquire()).toBe(true);
     // the server ends the idle session; waiting on the server, so poll with a deadline
     await waitFor(() => standby.tryAcquire(), { timeoutMs: 5_000, what: 'standby to take the lease' });
@@ -72,7 +72,7 @@ describe.skipIf(!hasPostgres)(`feed lease (${NEEDS_POSTGRES})`, () => {
         const database = await connect();
         const state = new WorkerState({ now: () => Date.now() });
         const worker = new SyncWorker({
-          lease: createFeedLease(database, { feed: `${FEED}-workers`, idleTtlMs: 10_000 }),
+          lease: createFeedLease(database, { feed: `${FEED}-workers`, url: test.url, idleTtlMs: 10_000 }),
           createPoller: () =>
             new Poller({
               // caught up on an empty feed: enough to keep the leader busy polling
