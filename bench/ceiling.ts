@@ -27,8 +27,8 @@ const MATCH_LOCK = dialect.sqlToQuery(matchLockShared).sql;
  * page's 250 events ON CONFLICT DO NOTHING, advances each matched prescription to its best new status
  * (forward only), adds the totals to the checkpoint, and COMMIT. Rows come from generate_series
  * instead of a jsonb parameter: no client, no transport. Event g belongs to prescription g mod P at
- * step g div P, the sandbox's order for a seeded backlog (every `accepted`, then every `ordered`, ...),
- * so like the drain each page updates 250 distinct prescriptions.
+ * step g div P, so, as in a seeded sandbox backlog (prescriptions received a second apart, steps five
+ * minutes apart), each page's 250 events belong to 250 distinct prescriptions and update all of them.
  */
 const PROCEDURE = `
 create or replace procedure bench_ceiling(p_seconds float8, p_prescriptions int, inout p_pages int default 0)

@@ -5,6 +5,19 @@ import { runMigrations } from '../src/db/migrate.js';
 /** The server the bench runs on; DATABASE_URL overrides it (any database on the server: it is only the admin entry). */
 export const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
+// databases this run created and has not dropped yet: a signal drops them on the way out
+const undropped = new Map<string, string>();
+
+/** Drops every database this run created and still holds (interrupted runs); errors are ignored. */
+export async function dropUndroppedDatabases(): Promise<void> {
+  for (const [name, serverUrl] of undropped) {
+    const dropper = postgres(serverUrl, { max: 1, onnotice: () => {} });
+    await dropper.unsafe(`drop database if exists "${name}" with (force)`).catch(() => {});
+    await dropper.end({ timeout: 5 }).catch(() => {});
+  }
+  undropped.clear();
+}
+
 /** A migrated database created for this run. */
 export interface BenchDatabase {
   name: string;
@@ -21,6 +34,7 @@ export async function createBenchDatabase(serverUrl: string, name: string): Prom
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`create database "${name}"`);
+    undropped.set(name, serverUrl);
   } finally {
     await admin.end({ timeout: 5 });
   }
@@ -37,6 +51,7 @@ export async function createBenchDatabase(serverUrl: string, name: string): Prom
     async close(keep) {
       await database.close().catch(() => {});
       await sql.end({ timeout: 5 }).catch(() => {});
+      undropped.delete(name);
       if (keep) return;
       const dropper = postgres(serverUrl, { max: 1, onnotice: () => {} });
       try {

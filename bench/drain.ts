@@ -22,7 +22,18 @@ export interface DrainResult {
 const workerOutputSchema = z.object({
   summary: z.object({ drained: z.boolean(), received: z.number(), pages: z.number(), elapsedMs: z.number() }),
   peak_rss_kb: z.number(),
-  pages: z.array(z.record(z.string(), z.number())),
+  pages: z.array(
+    z.object({
+      events: z.number(),
+      fetch: z.number(),
+      fetch_wait: z.number(),
+      validate: z.number(),
+      match: z.number(),
+      write: z.number(),
+      commit: z.number(),
+      apply: z.number(),
+    }) satisfies z.ZodType<PageTiming>,
+  ),
 });
 
 /** Per-part distribution of page timings. */
@@ -52,7 +63,6 @@ export async function runDrain(workerEntry: string, sandbox: SandboxProcess, dat
     await worker.stop();
   }
   const memory = sampler.stop();
-  const pages = output.pages as unknown as PageTiming[];
   const seconds = output.summary.elapsedMs / 1000;
   return {
     events: output.summary.received,
@@ -62,6 +72,6 @@ export async function runDrain(workerEntry: string, sandbox: SandboxProcess, dat
     pages_per_s: output.summary.pages / seconds,
     peak_rss_mb: Math.max(memory.peakKb, output.peak_rss_kb) / 1024,
     rss_series_mb: memory.series.map(([ms, kb]) => [ms, Math.round(kb / 102.4) / 10]),
-    per_page_ms: summarizePages(pages),
+    per_page_ms: summarizePages(output.pages),
   };
 }

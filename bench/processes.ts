@@ -12,8 +12,9 @@ const STDERR_TAIL_CHARS = 2_000;
 
 /** A child process the bench started, killed on bench exit whatever happens. */
 export interface BenchChild {
-  child: ChildProcess;
   pid: number;
+  /** the last STDERR_TAIL_CHARS of its stderr so far */
+  stderrTail(): string;
   /** First stdout line that parses as a JSON object (rejects if the child exits first). */
   firstJsonLine: Promise<Record<string, unknown>>;
   /** Last stdout line that parsed as a JSON object, once the child has exited. */
@@ -32,13 +33,12 @@ export function spawnTsx(label: string, file: string, args: readonly string[], e
  * so its /proc/<pid>/status is its own memory.
  */
 export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJS.ProcessEnv): BenchChild {
-  const file = nodeArgs.find((arg) => !arg.startsWith('-')) ?? 'node';
   const child = spawn(process.execPath, [...nodeArgs], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  if (child.pid === undefined) throw new BenchProcessError(`${label}: could not start ${file}`);
+  if (child.pid === undefined) throw new BenchProcessError(`${label}: could not start node ${nodeArgs.join(' ')}`);
   live.add(child);
   let stderrTail = '';
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -70,8 +70,8 @@ export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJ
   // only callers that wait for a JSON line care that none came: not an unhandled rejection for the rest
   firstOrFailure.catch(() => {});
   return {
-    child,
     pid: child.pid,
+    stderrTail: () => stderrTail,
     firstJsonLine: firstOrFailure,
     exited,
     async stop(graceMs = 10_000) {
@@ -88,7 +88,9 @@ export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJ
 export async function expectCleanExit(label: string, bench: BenchChild): Promise<Record<string, unknown>> {
   const { code, signal, lastJson } = await bench.exited;
   if (code !== 0 || !lastJson) {
-    throw new BenchProcessError(`${label} exited with code ${code}, signal ${signal}${lastJson ? '' : ', no JSON summary'}`);
+    throw new BenchProcessError(
+      `${label} exited with code ${code}, signal ${signal}${lastJson ? '' : ', no JSON summary'}; stderr tail:\n${bench.stderrTail()}`,
+    );
   }
   return lastJson;
 }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { parseBenchArgs, type BenchArgs } from './args.js';
 import { measureCeiling } from './ceiling.js';
 import { compileDrainWorker, type CompiledWorker } from './compile-worker.js';
-import { createBenchDatabase, DEFAULT_SERVER_URL, type BenchDatabase } from './database.js';
+import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases, type BenchDatabase } from './database.js';
 import { runDrain } from './drain.js';
 import { measureLatency } from './latency.js';
 import { describeMachine } from './machine.js';
@@ -98,7 +98,7 @@ process.on('exit', killAllChildren);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     killAllChildren();
-    process.exit(130);
+    void dropUndroppedDatabases().finally(() => process.exit(130));
   });
 }
 try {

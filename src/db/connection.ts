@@ -40,6 +40,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       // a dead server must surface as an error the worker can pause on, not hang forever
       connect_timeout: 10,
       idle_timeout: 60,
+      // a worker frozen mid-transaction (SIGSTOP, GC pause, lost network) must not hold the
+      // checkpoint row lock forever: the server ends its session and the new leader's CAS proceeds
+      connection: { idle_in_transaction_session_timeout: 30_000 },
     });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return { kind: 'postgres', db, sql: client, pglite: undefined, close: () => client.end({ timeout: 5 }) };

@@ -25,6 +25,10 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], root = '(eve
   return issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : root}: ${issue.message}`).join('; ');
 }
 
+// an ISO date-time without an offset would be read in the host's time zone: pin it to UTC
+const ISO_WITHOUT_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const withZone = (timestamp: string) => (ISO_WITHOUT_ZONE.test(timestamp.trim()) ? `${timestamp.trim()}Z` : timestamp);
+
 function malformed(detail: string): ClassifiedEvent {
   return { ok: false, reason: 'malformed', detail };
 }
@@ -38,7 +42,7 @@ export function classifyEvent(raw: unknown): ClassifiedEvent {
   if (!parsed.success) return malformed(describeIssues(parsed.error.issues));
   const event = parsed.data;
   if (event.id.length > MAX_EVENT_ID_LENGTH) return malformed(`id: longer than ${MAX_EVENT_ID_LENGTH} characters`);
-  const occurred = new Date(event.occurred_at);
+  const occurred = new Date(withZone(event.occurred_at));
   const year = occurred.getUTCFullYear();
   // toISOString() leaves four-digit years only inside 0000-9999; Postgres must accept what we send
   if (year < 1 || year > 9999) return malformed('occurred_at: year outside 0001-9999');

@@ -89,10 +89,19 @@ class AdvisoryLease implements FeedLease {
 
   async release(): Promise<void> {
     const client = this.client;
+    const held = this.backendPid !== undefined;
     this.client = undefined;
     this.backendPid = undefined;
-    // closing the session releases a session lock whatever state it is in
-    await client?.end({ timeout: 2 }).catch(() => {});
+    if (!client) return;
+    try {
+      // unlock explicitly: the server frees a closed session's locks only once its backend has exited,
+      // and a standby should not wait for that (on a new session after a reconnect this is a no-op)
+      if (held) await client`select pg_advisory_unlock(${LEASE_NAMESPACE}::int4, hashtext(${leaseName(this.options.feed)}))`;
+    } catch {
+      // the session is gone, and its lock with it
+    } finally {
+      await client.end({ timeout: 2 }).catch(() => {});
+    }
   }
 }
 
@@ -108,8 +117,10 @@ export async function leaseHolder(database: Database, feed: string): Promise<{ p
   if (database.kind !== 'postgres') return null;
   const rows = await queryRows<{ pid: number }>(
     database.db,
+    // pg_locks spans the cluster; advisory locks of other databases are not ours
     drizzleSql`select pid from pg_locks
                 where locktype = 'advisory' and granted and objsubid = 2
+                  and database = (select oid from pg_database where datname = current_database())
                   and classid = ${LEASE_NAMESPACE}::oid
                   and objid = (hashtext(${leaseName(feed)})::bigint & 4294967295)::oid`,
   );

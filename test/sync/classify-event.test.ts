@@ -23,6 +23,15 @@ describe('classifyEvent: well-formed', () => {
     });
   });
 
+  test.each([
+    ['2024-12-10T10:00:00', '2024-12-10T10:00:00.000Z'],
+    ['2024-12-10T10:00:00.5', '2024-12-10T10:00:00.500Z'],
+    ['2024-12-10', '2024-12-10T00:00:00.000Z'],
+    ['2024-12-10T10:00:00+01:00', '2024-12-10T09:00:00.000Z'],
+  ])('occurred_at %j is read as %j whatever the host time zone', (occurredAt, iso) => {
+    expect(classifyEvent({ ...good(), occurred_at: occurredAt })).toMatchObject({ ok: true, occurredAt: iso });
+  });
+
   test('an unknown name is well-formed with no rank', () => {
     expect(classifyEvent({ ...good(), name: 'on_hold' })).toMatchObject({ ok: true, rank: null });
   });

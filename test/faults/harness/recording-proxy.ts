@@ -63,12 +63,17 @@ export async function startRecordingProxy(targetBaseUrl: string): Promise<Record
         answer.on('aborted', () => res.destroy());
       },
     );
+    let workerGaveUp = false;
     upstream.on('error', () => {
-      record.outcome = 'reset';
+      // destroying upstream after the worker gave up also lands here: that was the worker's abort
+      if (!workerGaveUp) record.outcome = 'reset';
       req.socket.destroy();
     });
     // the worker gave up (its timeout): give up upstream too, as a direct connection would
-    res.on('close', () => upstream.destroy());
+    res.on('close', () => {
+      if (!res.writableFinished) workerGaveUp = true;
+      upstream.destroy();
+    });
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

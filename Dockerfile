@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# intake-sync: the sync worker image. Requires explicit INTAKE_API_BASE_URL (+ key, secret)
+# and DATABASE_URL; it refuses the embedded sandbox and PGlite fallbacks.
+
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# prepare (tsc) needs the sources, so install without scripts and build explicitly
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:20-slim
+ENV NODE_ENV=production \
+    INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG=1 \
+    HEALTH_PORT=8080
+WORKDIR /app
+COPY package.json package-lock.json ./
+# production dependencies only; no lifecycle scripts (prepare would need tsc)
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY drizzle ./drizzle
+USER node
+EXPOSE 8080
+# liveness only: readiness (/readyz) is for the orchestrator's traffic and rollout decisions
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HEALTH_PORT || 8080) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "dist/cli/main.js"]
+CMD ["run"]

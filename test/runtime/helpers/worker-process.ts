@@ -1,0 +1,47 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const REPO = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** A `node --import tsx src/cli/main.ts ...` child with its output collected. */
+export interface WorkerProcess {
+  child: ChildProcess;
+  stdout(): string;
+  /** stderr split into parsed JSON log lines (non-JSON lines are kept as { raw }) */
+  logs(): Array<Record<string, unknown>>;
+  /** resolves with the exit code (or the signal name) */
+  exited: Promise<number | NodeJS.Signals>;
+}
+
+/** Starts the CLI as a separate process with `env` on top of a minimal environment. */
+export function spawnCli(args: string[], env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: REPO,
+    // no inherited INTAKE_* / DATABASE_URL from the developer's shell
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
+  });
+  return {
+    child,
+    stdout: () => out,
+    logs: () =>
+      err
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => {
+          try {
+            return JSON.parse(line) as Record<string, unknown>;
+          } catch {
+            return { raw: line };
+          }
+        }),
+    exited,
+  };
+}
