@@ -39,6 +39,9 @@ async function withSandbox<T>(label: string, body: (sandbox: SandboxProcess) => 
   }
 }
 
+// what a signal must clean up besides child processes and databases
+let compiledWorker: CompiledWorker | undefined;
+
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
 /** Every phase, one after the other on the same server, each in its own database. */
@@ -78,6 +81,7 @@ async function main(): Promise<void> {
   const stamp = `intake_bench_${startedAt.toISOString().slice(0, 10).replaceAll('-', '')}_${randomBytes(3).toString('hex')}`;
   log('compiling the drain worker (it runs as plain JavaScript, like dist/)');
   const worker = await compileDrainWorker();
+  compiledWorker = worker;
   let measured: Awaited<ReturnType<typeof measureAll>>;
   try {
     measured = await measureAll(args, serverUrl, stamp, worker);
@@ -98,7 +102,7 @@ process.on('exit', killAllChildren);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     killAllChildren();
-    void dropUndroppedDatabases().finally(() => process.exit(130));
+    void Promise.allSettled([dropUndroppedDatabases(), compiledWorker?.remove()]).finally(() => process.exit(130));
   });
 }
 try {

@@ -5,7 +5,8 @@ import type { Logger } from '../log.js';
 import { scaledClock } from '../sandbox/clock.js';
 import { samplePrescription } from '../sandbox/fixtures.js';
 import { startSandbox } from '../sandbox/server.js';
-import { listLocalPrescriptions, recordSentPrescription } from '../sync/local-prescriptions.js';
+import { loadCheckpoint, resetCheckpoint } from '../sync/checkpoint.js';
+import { recordSentPrescription } from '../sync/local-prescriptions.js';
 
 /** The demo's seed: two take the happy path to `delivered`, one the rejection path. */
 const DEMO_SEED = [
@@ -23,7 +24,7 @@ export interface EmbeddedSandbox {
 /**
  * No INTAKE_API_BASE_URL: runs the built-in sandbox in this process on an
  * ephemeral loopback port, its clock sped up SANDBOX_TIME_SCALE times, and
- * seeds it through the API when the local store is empty. Every line of it says SANDBOX.
+ * seeds it through the API. Every line of it says SANDBOX.
  */
 export async function startEmbeddedSandbox(
   config: Config,
@@ -50,7 +51,8 @@ export async function startEmbeddedSandbox(
     ...clientOptions,
   });
   try {
-    await seedWhenEmpty(client, database, log);
+    await rewindToNewFeed(config.FEED_NAME, database, log);
+    await seed(client, database, log);
   } catch (error) {
     await sandbox.close();
     throw error;
@@ -58,13 +60,20 @@ export async function startEmbeddedSandbox(
   return { client, baseUrl: sandbox.baseUrl, close: () => sandbox.close() };
 }
 
-async function seedWhenEmpty(client: IntakeClient, database: Database, log: Logger): Promise<void> {
-  const existing = await listLocalPrescriptions(database.db);
-  if (existing.length > 0) {
-    // the sandbox forgets everything on exit; these rows belong to an earlier run's sandbox
-    log.warn({ localPrescriptions: existing.length }, 'SANDBOX: local store is not empty, not seeding (delete DATA_DIR for a fresh demo)');
-    return;
-  }
+/**
+ * The sandbox keeps nothing across runs, so an iterator stored by an earlier run
+ * points into a feed that no longer exists. Its feed is deterministic (same
+ * seed, same event ids), so replaying from the beginning dedupes against history.
+ */
+async function rewindToNewFeed(feed: string, database: Database, log: Logger): Promise<void> {
+  const checkpoint = await loadCheckpoint(database.db, feed);
+  if (checkpoint.iterator === null) return;
+  await resetCheckpoint(database.db, feed, { to: null, by: 'embedded-sandbox' });
+  log.warn({ feed }, 'SANDBOX: a fresh simulator started, so the feed checkpoint was reset to its beginning');
+}
+
+// registration is an upsert by external_id, so a rerun on the same DATA_DIR keeps earlier statuses
+async function seed(client: IntakeClient, database: Database, log: Logger): Promise<void> {
   for (const request of DEMO_SEED) {
     const response = await client.createPrescription(request);
     await recordSentPrescription(database.db, request, response);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type postgres from 'postgres';
@@ -13,6 +13,9 @@ import { identityNeedles, secretNeedles, type Needle } from './leaks.js';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
 import { openSideConnection } from './store.js';
 import { runCommand, type WorkerSetup } from './worker.js';
+
+/** Where each scenario's captured output is left after it closes, for diagnosis. */
+export const CAPTURE_DIR = join(tmpdir(), 'intake-sync-faults-logs');
 
 /** One worker database with the harness's side connection to it. */
 export interface ScenarioDatabase {
@@ -65,6 +68,8 @@ export async function openScenario(label: string): Promise<ScenarioKit> {
     addNeedles: (more) => void needles.push(...more),
     async close() {
       await killAllChildren();
+      mkdirSync(CAPTURE_DIR, { recursive: true });
+      writeFileSync(join(CAPTURE_DIR, `${label}.log`), capture.all().map((c) => `===== ${c.source} (${c.kind})\n${c.text}`).join('\n'));
       await sandbox.stop();
       await Promise.all(sides.map((s) => s.end({ timeout: 2 }).catch(() => {})));
       for (const tdb of databases) await tdb.drop().catch(() => {});
