@@ -3,8 +3,16 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
 import { queryRows, type Db } from '../db/connection.js';
 
+export interface RunOptions {
+  /**
+   * the transaction's last statement: COMMIT may be sent right behind it, so the
+   * body must not throw after it resolves (the work is committed by then)
+   */
+  last?: boolean;
+}
+
 /** Runs one statement of the transaction and returns its rows. */
-export type RunStatement = <T extends Record<string, unknown>>(query: SQL) => Promise<T[]>;
+export type RunStatement = <T extends Record<string, unknown>>(query: SQL, options?: RunOptions) => Promise<T[]>;
 
 const dialect = new PgDialect();
 
@@ -17,22 +25,32 @@ function postgresJsClient(db: Db): postgres.Sql | undefined {
 }
 
 /**
- * Runs `body` in one transaction, rolled back when it throws. On postgres.js the
- * statements are prepared (the page statements are the same text every time, so a
- * connection parses and plans them once; drizzle's execute() would describe and
- * plan every call) and BEGIN is pipelined with the first statement instead of
- * costing a round trip of its own. Other drivers (PGlite) go through drizzle.
+ * Runs `body` in one transaction, rolled back when it throws, resolved once
+ * committed. On postgres.js the statements are prepared (the page statements are
+ * the same text every time, so a connection parses and plans them once; drizzle's
+ * execute() would describe and plan every call), BEGIN travels with the first
+ * statement and COMMIT with the `last` one, so a page costs two round trips.
+ * Other drivers (PGlite) go through drizzle's transaction unchanged.
  */
 export async function inTransaction<T>(db: Db, body: (run: RunStatement) => Promise<T>): Promise<T> {
   const client = postgresJsClient(db);
   if (!client) return db.transaction((tx) => body((query) => queryRows(tx, query)));
   const connection = await client.reserve();
+  let commit: Promise<unknown> | undefined;
+  const run: RunStatement = async <R extends Record<string, unknown>>(query: SQL, options: RunOptions = {}) => {
+    if (commit) throw new Error('a statement was run after the last statement of the transaction');
+    const { sql, params } = dialect.sqlToQuery(query);
+    // postgres.js queries are lazy; execute() sends them now, so they go out in call order
+    const rows = connection.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute();
+    if (options.last) {
+      // after a failed statement Postgres answers this COMMIT with a rollback: nothing half-applied
+      commit = connection.unsafe('commit').execute();
+      commit.catch(() => {});
+    }
+    return (await rows) as unknown as R[];
+  };
   try {
-    const begun = connection.unsafe('begin');
-    const run: RunStatement = async <R extends Record<string, unknown>>(query: SQL) => {
-      const { sql, params } = dialect.sqlToQuery(query);
-      return (await connection.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as R[];
-    };
+    const begun = connection.unsafe('begin').execute();
     let result: T;
     try {
       [, result] = await Promise.all([begun, body(run)]);
@@ -41,7 +59,7 @@ export async function inTransaction<T>(db: Db, body: (run: RunStatement) => Prom
       await connection.unsafe('rollback').catch(() => {});
       throw error;
     }
-    await connection.unsafe('commit');
+    await (commit ?? connection.unsafe('commit'));
     return result;
   } finally {
     connection.release();

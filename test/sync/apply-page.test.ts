@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { queryRows, type Db } from '../../src/db/connection.js';
 import { applyPage, type ApplyPageInput } from '../../src/sync/apply-page.js';
 import { loadCheckpoint } from '../../src/sync/checkpoint.js';
+import { preparePage } from '../../src/sync/prepare-page.js';
 import { listLocalPrescriptions, registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
 import { listQuarantine } from '../../src/sync/quarantine.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -173,6 +174,14 @@ describe('applyPage', () => {
     expect(result).toMatchObject({ inserted: 1, matched: 1, statusChanges: 1 });
     const [row] = await queryRows<{ size: number }>(db, sql`select length(payload ->> 'blob')::int as size from events where id = 'big'`);
     expect(row?.size).toBe(1024 * 1024);
+  });
+
+  test('a page prepared ahead applies the same as raw events', async () => {
+    const events = [event('e1', 'accepted', '2024-12-10T10:00:00Z'), { id: 'broken' }];
+    const input: ApplyPageInput = { feed: FEED, expectedVersion: version, nextIterator: 'it-prepared', events, prepared: preparePage(events) };
+    const result = await applyPage(db, input);
+    expect(result).toMatchObject({ received: 2, inserted: 1, matched: 1, quarantined: { malformed: 1 } });
+    expect(result.timingsMs.validate).toBe(0);
   });
 
   test('an empty page still moves the checkpoint', async () => {

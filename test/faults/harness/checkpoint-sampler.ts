@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type postgres from 'postgres';
 import { CheckpointViolation } from './checkpoint-violation.js';
 import type { FeedEntry } from './feed-reader.js';
@@ -124,3 +125,9 @@ export class CheckpointSampler {
   }
 }
 
+
+/** The shared end-of-scenario check: no sampler saw a checkpoint invariant broken. */
+export function expectCheckpointSound(...reports: SamplerReport[]): void {
+  const violations = reports.flatMap((r) => r.violations);
+  expect(violations, `checkpoint invariants broken:\n${violations.slice(0, 10).join('\n')}`).toEqual([]);
+}

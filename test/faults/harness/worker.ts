@@ -78,6 +78,13 @@ export async function waitUntilLive(worker: WorkerProcess, timeoutMs = 30_000): 
   );
 }
 
+/** For probes: stops a wait at once, with the stderr tail, when the worker has died. */
+export function assertRunning(worker: WorkerProcess): void {
+  if (!worker.child.isRunning()) {
+    throw new FatalProbeError(`${worker.label} died; stderr tail: ${worker.child.stderr().slice(-1500)}`);
+  }
+}
+
 /** SIGTERMs a worker and waits for it to exit; SIGKILL past the deadline. */
 export async function stopWorker(worker: WorkerProcess, timeoutMs = 15_000): Promise<void> {
   worker.child.signal('SIGCONT');
