@@ -127,7 +127,6 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
         malformedJson,
         malformedCount: page.malformed.length,
       }),
-      { last: true },
     );
     bodyEnd = performance.now();
     return { version, writeMs: bodyEnd - s0, counts };

@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { queryRows, type Db } from '../../src/db/connection.js';
 import { inTransaction } from '../../src/sync/page-transaction.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { truncateStore } from './fixtures.js';
 
 let tdb: TestDatabase;
@@ -23,10 +24,10 @@ const insertFeed = (feed: string) => sql`insert into feed_checkpoints (feed) val
 const feeds = async () => (await queryRows<{ feed: string }>(db, sql`select feed from feed_checkpoints order by feed`)).map((r) => r.feed);
 
 describe('inTransaction', () => {
-  test('commits every statement, the last one included', async () => {
+  test('commits every statement', async () => {
     const rows = await inTransaction(db, async (run) => {
       await run(insertFeed('a'));
-      return run<{ feed: string }>(insertFeed('b'), { last: true });
+      return run<{ feed: string }>(insertFeed('b'));
     });
     expect(rows).toEqual([{ feed: 'b' }]);
     expect(await feeds()).toEqual(['a', 'b']);
@@ -35,7 +36,7 @@ describe('inTransaction', () => {
   test('a failing last statement rolls back the earlier ones', async () => {
     const failing = inTransaction(db, async (run) => {
       await run(insertFeed('a'));
-      return run(sql`select 1 / 0`, { last: true });
+      return run(sql`select 1 / 0`);
     });
     // drizzle (PGlite) wraps the driver error; the original is its cause
     await expect(failing).rejects.toSatisfy((e: Error) => /division by zero/.test(`${e.message} ${String(e.cause)}`));
@@ -49,7 +50,7 @@ describe('inTransaction', () => {
     });
     await expect(failing).rejects.toThrow('conflict');
     expect(await feeds()).toEqual([]);
-    for (let i = 0; i < 6; i++) await inTransaction(db, (run) => run(insertFeed(`x${i}`), { last: true }));
+    for (let i = 0; i < 6; i++) await inTransaction(db, (run) => run(insertFeed(`x${i}`)));
     expect(await feeds()).toHaveLength(6);
   });
 
@@ -60,4 +61,32 @@ describe('inTransaction', () => {
     expect(first).toEqual([{ feed: 'a' }]);
     expect(second).toEqual([{ n: 1 }]);
   });
+});
+
+const onPostgres = await postgresReachable();
+
+describe('inTransaction when the server ends the session', () => {
+  test.skipIf(!onPostgres)(
+    'terminated backends fail at most that transaction; the next ones reconnect and the process lives',
+    async () => {
+      await inTransaction(db, (run) => run(insertFeed('before')));
+      const killer = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+      try {
+        // from another session, what a DBA or a failover does to every worker connection
+        await killer`select pg_terminate_backend(pid) from pg_stat_activity
+                     where datname = current_database() and pid <> pg_backend_pid()`;
+        const outcomes: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          await inTransaction(db, (run) => run(insertFeed(`after-${i}`))).then(
+            () => outcomes.push('ok'),
+            () => outcomes.push('failed'),
+          );
+        }
+        // the first may fail on a dead socket; the pool must recover for the rest
+        expect(outcomes.slice(1)).toEqual(['ok', 'ok']);
+      } finally {
+        await killer.end();
+      }
+    },
+  );
 });
