@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isLoopbackHost } from './intake/base-url.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -51,6 +52,16 @@ export const envSchema = z
     if (env.LEASE_TTL_MS < 2 * env.LEASE_RETRY_MS) {
       // the holder checks (and so refreshes) its lock session every LEASE_RETRY_MS
       ctx.addIssue({ code: 'custom', path: ['LEASE_TTL_MS'], message: 'must be at least twice LEASE_RETRY_MS' });
+    }
+    // refinements also run when a field already failed: only check a URL that parses
+    const url = env.INTAKE_API_BASE_URL && URL.canParse(env.INTAKE_API_BASE_URL) ? new URL(env.INTAKE_API_BASE_URL) : undefined;
+    // the bearer token must never cross a network in clear text
+    if (url && url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['INTAKE_API_BASE_URL'],
+        message: `must use https:// (${url.protocol}// is allowed only for a loopback host)`,
+      });
     }
     if (env.INTAKE_API_BASE_URL) {
       for (const key of ['INTAKE_API_KEY', 'INTAKE_API_SECRET'] as const) {

@@ -9,7 +9,10 @@ import { migrateOnStart } from './migrate-on-start.js';
  */
 export async function openStoreFromConfig(config: Config): Promise<Database> {
   const database = await openDatabase(
-    config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: join(config.DATA_DIR, 'pglite') },
+    config.DATABASE_URL
+      ? // a frozen leader's open page transaction ends with its lease, so the successor's CAS is not blocked
+        { url: config.DATABASE_URL, idleInTransactionTimeoutMs: config.LEASE_TTL_MS }
+      : { dataDir: join(config.DATA_DIR, 'pglite') },
   );
   try {
     await migrateOnStart(database);

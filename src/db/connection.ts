@@ -27,6 +27,11 @@ export interface OpenDatabaseOptions {
   dataDir?: string | undefined;
   /** pool size for postgres.js */
   max?: number;
+  /**
+   * the server ends a session left idle inside a transaction this long (default 30 s): a worker
+   * frozen mid-page (SIGSTOP, lost network) must not hold the checkpoint row lock forever
+   */
+  idleInTransactionTimeoutMs?: number;
   /** called for server notices; postgres.js logs them to console otherwise */
   onnotice?: (notice: postgres.Notice) => void;
 }
@@ -40,9 +45,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       // a dead server must surface as an error the worker can pause on, not hang forever
       connect_timeout: 10,
       idle_timeout: 60,
-      // a worker frozen mid-transaction (SIGSTOP, GC pause, lost network) must not hold the
-      // checkpoint row lock forever: the server ends its session and the new leader's CAS proceeds
-      connection: { idle_in_transaction_session_timeout: 30_000 },
+      connection: { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 30_000 },
     });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return { kind: 'postgres', db, sql: client, pglite: undefined, close: () => client.end({ timeout: 5 }) };
