@@ -6,7 +6,10 @@ import {
   type PrescriptionRequest,
   type PrescriptionResponse,
 } from '../intake/prescription.js';
+import { loadConfig } from '../config.js';
+import { markCancellationRequested, recordSentPrescription } from '../sync/local-prescriptions.js';
 import { clientFromEnvironment } from './client-context.js';
+import { withStore } from './store-context.js';
 import { printFields, printJson } from './output.js';
 import { readJsonFile } from './read-json-file.js';
 
@@ -17,16 +20,34 @@ export const prescriptionFileSchema = z.preprocess(
   prescriptionRequestSchema,
 );
 
-/** Sends one validated prescription (POST /prescriptions, reconciled on ambiguous failures). */
+/**
+ * Sends one validated prescription (POST /prescriptions, reconciled on ambiguous
+ * failures) and records it in the local store so its events match. Recorded after
+ * the POST: a prescription the operator refused must not linger locally, and an
+ * event that arrives before the local row is quarantined as unmatched and
+ * rematched when the row lands.
+ */
 export async function sendPrescription(client: IntakeClient, request: PrescriptionRequest): Promise<PrescriptionResponse> {
-  return client.createPrescription(request);
+  const response = await client.createPrescription(request);
+  await withStore(loadConfig(), (database) => recordSentPrescription(database.db, request, response));
+  return response;
+}
+
+/** DELETE /prescriptions/{external_id}, mirrored on the local row when there is one. */
+export async function cancelPrescription(client: IntakeClient, externalId: string): Promise<PrescriptionResponse> {
+  const response = await client.cancelPrescription(externalId);
+  if (response.cancellation_requested_at) {
+    const at = response.cancellation_requested_at;
+    await withStore(loadConfig(), (database) => markCancellationRequested(database.db, externalId, at));
+  }
+  return response;
 }
 
 /** Registers `send`, `get` and `cancel` on the shared `prescriptions` group. */
 export function registerPrescriptionRemoteCommands(prescriptions: Command): void {
   prescriptions
     .command('send')
-    .description('POST /prescriptions from a JSON file (validated first; nothing is sent if invalid)')
+    .description('POST /prescriptions from a JSON file (validated first; nothing is sent if invalid) and record it locally')
     .argument('<file>', 'JSON: {"prescription": {...}} or the bare prescription')
     .option('--json', 'print the stored prescription as one JSON line')
     .action(async (file: string, options: { json?: boolean }) => {
@@ -45,11 +66,11 @@ export function registerPrescriptionRemoteCommands(prescriptions: Command): void
 
   prescriptions
     .command('cancel')
-    .description('DELETE /prescriptions/{external_id}: flag it for the operator to cancel')
+    .description('DELETE /prescriptions/{external_id}: flag it for the operator to cancel (and the local record)')
     .argument('<external_id>', "the prescription's external_id")
     .option('--json', 'print the flagged prescription as one JSON line')
     .action(async (externalId: string, options: { json?: boolean }) => {
-      show(await clientFromEnvironment().cancelPrescription(externalId), options.json);
+      show(await cancelPrescription(clientFromEnvironment(), externalId), options.json);
     });
 }
 

@@ -123,6 +123,16 @@ export async function recordSentPrescription(
   ]);
 }
 
+/** Mirrors a cancellation request on the local row; false when there is no such row. */
+export async function markCancellationRequested(db: Db, externalId: string, at: string): Promise<boolean> {
+  const rows = await queryRows(
+    db,
+    sql`update prescriptions set cancellation_requested_at = coalesce(cancellation_requested_at, ${at}::timestamptz), updated_at = now()
+        where external_id = ${externalId}::text returning 1`,
+  );
+  return rows.length > 0;
+}
+
 /** Sets the subscription created for an already registered prescription. */
 export async function setSubscriptionId(db: Db, externalId: string, subscriptionId: string): Promise<void> {
   await db.execute(

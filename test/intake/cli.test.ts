@@ -18,8 +18,9 @@ beforeAll(async () => {
   clock = new ManualClock();
   sandbox = await startSandbox({ clock });
   const credential = sandbox.credentials[0] ?? { key: '', secret: '' };
-  env = { INTAKE_API_BASE_URL: sandbox.baseUrl, INTAKE_API_KEY: credential.key, INTAKE_API_SECRET: credential.secret };
   dir = await mkdtemp(join(tmpdir(), 'intake-cli-'));
+  // the local store: embedded PGlite in the temp folder
+  env = { INTAKE_API_BASE_URL: sandbox.baseUrl, INTAKE_API_KEY: credential.key, INTAKE_API_SECRET: credential.secret, DATA_DIR: dir };
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -53,6 +54,15 @@ describe('intake-sync remote commands', { timeout: 90_000 }, () => {
     const cancelled = await runCli(['prescriptions', 'cancel', 'cli-1'], env);
     expect(cancelled.code).toBe(0);
     expect(cancelled.stdout).toMatch(/^cancellation_requested_at\s+\d{4}-\d\d-\d\dT/m);
+
+    // sent prescriptions are recorded locally (so their events match), cancellations mirrored
+    const local = await runCli(['prescriptions', 'list', '--json'], env);
+    expect(local.code).toBe(0);
+    expect(JSON.parse(local.stdout)).toMatchObject({
+      external_id: 'cli-1',
+      status: null,
+      cancellation_requested_at: expect.stringMatching(/^\d{4}-/),
+    });
   });
 
   it('events list --json prints the page as one JSON line; events get reads one', async () => {
