@@ -6,6 +6,7 @@ import { loadCheckpoint } from './checkpoint.js';
 import { createFeedLease } from './lease.js';
 import { defaultDelayPolicy, nextDelay } from './next-delay.js';
 import { Poller } from './poller.js';
+import { preparePage } from './prepare-page.js';
 import { sleepUnlessAborted, type LoopSleep } from './sleep.js';
 import { SyncWorker } from './worker.js';
 import type { WorkerState } from './worker-state.js';
@@ -44,8 +45,11 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
   const lease = createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
   const createPoller = () =>
     new Poller({
-      fetchPage: ({ iterator }, signal) =>
-        client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
+      fetchPage: async ({ iterator }, signal) => {
+        const page = await client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal });
+        // validated as it arrives: for a prefetched page that is while the previous page commits
+        return { ...page, prepared: preparePage(page.events) };
+      },
       applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page }),
       loadCheckpoint: () => loadCheckpoint(database.db, settings.feed),
       clock,

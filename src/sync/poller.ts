@@ -4,6 +4,7 @@ import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { DrainIncompleteError } from './errors/drain-incomplete-error.js';
 import { summarizeFailure } from './failure-summary.js';
 import type { DelayReason } from './next-delay.js';
+import type { PreparedPage } from './prepare-page.js';
 import type { LoopSleep } from './sleep.js';
 import { emptyTotals, type FailureSource, type QuarantineCounts, type WorkerState, type WorkerTotals } from './worker-state.js';
 
@@ -11,6 +12,8 @@ import { emptyTotals, type FailureSource, type QuarantineCounts, type WorkerStat
 export interface FetchedPage {
   events: unknown[];
   meta: { iterator: string; done: boolean };
+  /** the events already validated, when the fetch did it (then it overlaps the previous page's commit) */
+  prepared?: PreparedPage;
 }
 
 /** What applying one page reported (the fields the loop and its reporters use). */
@@ -35,7 +38,7 @@ export interface LoadedCheckpoint {
 export interface PollerDeps {
   fetchPage(request: { iterator: string | null }, signal: AbortSignal): Promise<FetchedPage>;
   /** one transaction; throws CheckpointConflictError when expectedVersion is stale */
-  applyPage(input: { expectedVersion: number; nextIterator: string; events: unknown[] }): Promise<AppliedPage>;
+  applyPage(input: { expectedVersion: number; nextIterator: string; events: unknown[]; prepared?: PreparedPage }): Promise<AppliedPage>;
   loadCheckpoint(): Promise<LoadedCheckpoint>;
   clock: { now(): number };
   sleep: LoopSleep;
@@ -191,7 +194,12 @@ export class Poller {
         !page.meta.done && advanced ? this.fetch(page.meta.iterator, AbortSignal.any([this.stopSignal.signal, prefetchAbort.signal])) : undefined;
       let applied: AppliedPage;
       try {
-        applied = await this.deps.applyPage({ expectedVersion: version, nextIterator: page.meta.iterator, events: page.events });
+        applied = await this.deps.applyPage({
+          expectedVersion: version,
+          nextIterator: page.meta.iterator,
+          events: page.events,
+          ...(page.prepared ? { prepared: page.prepared } : {}),
+        });
       } catch (error) {
         // the prefetched page was read from a position that was never committed
         prefetchAbort.abort();
