@@ -14,6 +14,8 @@ const argsSchema = z.object({
   naiveSeconds: seconds().default(10),
   latencyRounds: wholeNumber(1, 1_000).default(30),
   pollIntervalMs: wholeNumber(10, 60_000).default(1_000),
+  /** the large local prescription table of the match-scaling phase (the 1M of match_ms_per_page_1m) */
+  matchLarge: wholeNumber(20_000, 10_000_000).default(1_000_000),
   resultsDir: z.string().min(1).default('bench/results'),
   keep: z.boolean().default(false),
 });
@@ -26,12 +28,13 @@ const FLAGS = {
   naiveSeconds: '--naive-seconds',
   latencyRounds: '--latency-rounds',
   pollIntervalMs: '--poll-interval-ms',
+  matchLarge: '--match-large',
   resultsDir: '--results-dir',
   keep: '--keep',
 } as const satisfies Record<keyof BenchArgs, string>;
 
 export const USAGE = `usage: npm run bench -- [--events N] [--ceiling-seconds S] [--naive-seconds S]
-       [--latency-rounds N] [--poll-interval-ms MS] [--results-dir DIR] [--keep]`;
+       [--latency-rounds N] [--poll-interval-ms MS] [--match-large N] [--results-dir DIR] [--keep]`;
 
 /** Parses the bench command line; throws BenchUsageError naming the bad flag. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {

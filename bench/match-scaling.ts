@@ -13,12 +13,11 @@ export interface MatchScalingResult {
 }
 
 const SMALL = 10_000;
-const LARGE = 1_000_000;
 const PROBE_PREFIX = 'probe';
 
 /**
  * Seeds `probePrescriptions` (at most SMALL) into the sandbox, registers them (production path) plus
- * set-based fillers up to SMALL local prescriptions, drains; then grows the table to LARGE with fillers,
+ * set-based fillers up to SMALL local prescriptions, drains; then grows the table to `largeTable` with fillers,
  * clears the applied history and drains the same feed again under a new feed name.
  */
 export async function measureMatchScaling(
@@ -26,12 +25,13 @@ export async function measureMatchScaling(
   sandbox: SandboxProcess,
   bench: BenchDatabase,
   probePrescriptions: number,
+  largeTable: number,
 ): Promise<MatchScalingResult> {
   const seeded = await sandbox.seed(probePrescriptions, PROBE_PREFIX);
   await registerFixturePrescriptions(bench.database.db, PROBE_PREFIX, 0, probePrescriptions);
   await insertFillerPrescriptions(bench.sql, 'filler', 1, SMALL - probePrescriptions);
   const small = await runDrain(workerEntry, sandbox, bench.url, 'match-10k');
-  await insertFillerPrescriptions(bench.sql, 'filler', SMALL - probePrescriptions + 1, LARGE - probePrescriptions);
+  await insertFillerPrescriptions(bench.sql, 'filler', SMALL - probePrescriptions + 1, largeTable - probePrescriptions);
   await bench.sql`truncate events, quarantine`;
   await bench.sql`update prescriptions set status = null, status_rank = 0, status_occurred_at = null, status_event_id = null
                   where status is not null`;

@@ -61,10 +61,10 @@ async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, wor
     ceiling: await measureCeiling(db.sql, prescriptions, args.ceilingSeconds),
     naive: await measureNaive(db.sql, prescriptions, args.naiveSeconds),
   }));
-  log('match time per page, 10k then 1M local prescriptions');
+  log(`match time per page, 10k then ${args.matchLarge.toLocaleString('en-US')} local prescriptions`);
   const match = await withDatabase(serverUrl, `${stamp}_match`, args.keep, (db) =>
     withSandbox('match', (sandbox) =>
-      measureMatchScaling(worker.entry, sandbox, db, Math.min(MATCH_PROBE_PRESCRIPTIONS, prescriptions)),
+      measureMatchScaling(worker.entry, sandbox, db, Math.min(MATCH_PROBE_PRESCRIPTIONS, prescriptions), args.matchLarge),
     ),
   );
   log(`steady-state latency, ${args.latencyRounds} rounds, poll interval ${args.pollIntervalMs} ms`);

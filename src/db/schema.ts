@@ -4,6 +4,7 @@ import {
   bigserial,
   index,
   integer,
+  json,
   jsonb,
   pgTable,
   text,
@@ -57,7 +58,11 @@ export const events = pgTable(
     subscriptionId: text('subscription_id').notNull(),
     apiVersion: text('api_version').notNull(),
     payload: jsonb('payload'),
-    raw: jsonb('raw').notNull(),
+    /**
+     * the event exactly as received (json keeps its text, key order included); stored as json,
+     * not jsonb, because a page's jsonb parse of every body costs more than the rest of its insert
+     */
+    raw: json('raw').notNull(),
     identityKey: text('identity_key').notNull(),
     erxMessageId: text('erx_message_id'),
     /** statusRank() of `name` (null for an unknown name): rematch advances statuses from it */

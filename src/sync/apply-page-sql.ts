@@ -3,7 +3,8 @@ import { matchLockShared } from './match-lock.js';
 import { matchCandidatesLateral } from './match-sql.js';
 
 // Each page costs a constant number of statements whatever its size: the page
-// travels as ONE jsonb parameter expanded server-side by jsonb_to_recordset.
+// travels as ONE json parameter expanded server-side by json_to_recordset (json, not
+// jsonb: events.raw stores each body's text, so nothing parses it into jsonb but the payload).
 
 /**
  * Compare-and-set of the checkpoint, first thing in the page's transaction: it
@@ -44,14 +45,14 @@ export interface WritePageParams {
  */
 export function writePageSql(p: WritePageParams): SQL {
   return sql`with page as materialized (
-    select * from jsonb_to_recordset(${p.eventsJson}::jsonb) as r(
+    select * from json_to_recordset(${p.eventsJson}::json) as r(
       id text, name text, occurred_at timestamptz, subscription_id text, api_version text, identity_key text,
-      erx_message_id text, status_rank integer, prescription_id bigint, quarantine_reason text, quarantine_detail text, raw jsonb)
+      erx_message_id text, status_rank integer, prescription_id bigint, quarantine_reason text, quarantine_detail text, raw json)
   ),
   inserted as (
     insert into events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
       erx_message_id, status_rank, prescription_id, received_at)
-    select id, ${p.feed}::text, name, occurred_at, subscription_id, api_version, raw -> 'payload', raw, identity_key,
+    select id, ${p.feed}::text, name, occurred_at, subscription_id, api_version, (raw -> 'payload')::jsonb, raw, identity_key,
       erx_message_id, status_rank, prescription_id, ${p.receivedAt}::timestamptz
     from page
     on conflict (id) do nothing
@@ -81,7 +82,7 @@ export function writePageSql(p: WritePageParams): SQL {
     select distinct on (quarantine_key) quarantine_key, event_id, reason, detail, raw,
       count(*) over (partition by quarantine_key)::int as copies
     from (
-      select id as quarantine_key, id as event_id, quarantine_reason as reason, quarantine_detail as detail, raw, 0 as precedence
+      select id as quarantine_key, id as event_id, quarantine_reason as reason, quarantine_detail as detail, raw::jsonb, 0 as precedence
       from new_findings where quarantine_reason is not null
       union all
       select m.key, m.event_id, 'malformed', m.detail, m.raw, 1

@@ -38,7 +38,7 @@ function runBench(args: string[]): Promise<{ code: number | null; stdout: string
 test.skipIf(!reachable)(`a tiny bench run ends with the JSON summary line and writes its results file (${NEEDS_POSTGRES})`, { timeout: 240_000 }, async () => {
   const { code, stdout, stderr } = await runBench([
     '--events', '2000', '--ceiling-seconds', '1', '--naive-seconds', '1', '--latency-rounds', '2',
-    '--poll-interval-ms', '200', '--results-dir', resultsDir,
+    '--poll-interval-ms', '200', '--match-large', '20000', '--results-dir', resultsDir,
   ]);
   expect(code, stderr).toBe(0);
   const lines = stdout.trimEnd().split('\n');
