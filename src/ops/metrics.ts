@@ -63,6 +63,14 @@ export function createSyncMetrics(state: WorkerState, clock: { now(): number }):
     },
   });
   new Gauge({
+    name: 'intake_sync_checkpoint_version',
+    help: 'Checkpoint version this process last read or committed (each committed page adds 1)',
+    registers,
+    collect() {
+      this.set(snapshot().checkpoint?.version ?? 0);
+    },
+  });
+  new Gauge({
     name: 'intake_sync_leader',
     help: '1 while this process holds the feed lease, 0 as standby',
     registers,

@@ -2,6 +2,7 @@ import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
 import { queryRows, type Db } from '../db/connection.js';
+import { isConnectionLoss } from '../db/connection-loss.js';
 
 /** Runs one statement of the transaction and returns its rows. */
 export type RunStatement = <T extends Record<string, unknown>>(query: SQL) => Promise<T[]>;
@@ -22,22 +23,38 @@ function postgresJsClient(db: Db): postgres.Sql | undefined {
  * the same text every time, so a connection parses and plans them once, where
  * drizzle's execute() would describe and plan every call. Statements issued
  * together (Promise.all) are pipelined on the connection.
- *
- * This goes through postgres.js begin(), not reserve(): 3.4 crashes the process
- * ("reading 'write'" of a null socket) when a reserved connection's backend is
- * terminated, whereas begin() rejects and the pool reconnects.
  * Other drivers (PGlite) go through drizzle's transaction unchanged.
+ *
+ * When the session dies mid-transaction (backend terminated, server restart) the
+ * server has already rolled the transaction back. postgres.js 3.4 would still send
+ * ROLLBACK on the dead connection, and writing to its null socket throws from a
+ * timer, killing the process (porsager/postgres#1208; reserve() has the same flaw).
+ * So on a connection loss the body is parked, never settling, and this call
+ * rejects with the loss itself: the driver never gets to write to the dead socket.
  */
 export async function inTransaction<T>(db: Db, body: (run: RunStatement) => Promise<T>): Promise<T> {
   const client = postgresJsClient(db);
   if (!client) return db.transaction((tx) => body((query) => queryRows(tx, query)));
-  const result = await client.begin(async (tx) => {
+  let sessionLost!: (error: unknown) => void;
+  const lost = new Promise<never>((_, reject) => {
+    sessionLost = reject;
+  });
+  const transaction = client.begin(async (tx) => {
     const run: RunStatement = async <R extends Record<string, unknown>>(query: SQL) => {
       const { sql, params } = dialect.sqlToQuery(query);
-      return (await tx.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as R[];
+      try {
+        return (await tx.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as R[];
+      } catch (error) {
+        if (!isConnectionLoss(error)) throw error;
+        sessionLost(error);
+        return new Promise<never>(() => {});
+      }
     };
     // begin()'s typing unwraps arrays of queries; wrapping keeps T intact whatever body returns
     return { value: await body(run) };
   });
+  // begin() also rejects on its own when the connection closes; the first rejection wins
+  transaction.catch(() => {});
+  const result = await Promise.race([transaction, lost]);
   return (result as unknown as { value: T }).value;
 }

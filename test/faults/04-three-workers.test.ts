@@ -80,7 +80,7 @@ describe.skipIf(!available)(SCENARIO, () => {
           const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from events`;
           return row?.n === Object.keys(expected.events).length;
         }, { timeoutMs: 120_000, intervalMs: 250 });
-        expect(await pagesOf(second), 'the resumed zombie committed pages').toBe(zombiePages);
+        expect(await pagesOf(second), 'the resumed zombie committed pages while standby').toBe(zombiePages);
         await monitor.stop();
         for (const w of workers) if (w.child.isRunning()) await stopWorker(w);
         const report = await sampler.stop();
@@ -92,8 +92,10 @@ describe.skipIf(!available)(SCENARIO, () => {
           duplicated: divergence.duplicated.length,
           note: `takeover after kill -9 ${killTakeoverMs} ms (bound ${KILL_TAKEOVER_BOUND_MS}), after SIGSTOP ${freezeTakeoverMs} ms (bound ${FREEZE_TAKEOVER_BOUND_MS}); zombie pages ${pagesAtFreeze}->${zombiePages}`,
         });
-        expect(monitor.violations, 'two workers committed in the same round').toEqual([]);
-        expect(zombiePages, 'the zombie committed after it was frozen').toBe(pagesAtFreeze);
+        expect(monitor.violations, 'two workers committed interleaved checkpoint versions').toEqual([]);
+        // a commit acknowledged just before SIGSTOP is counted after SIGCONT; anything it committed after
+        // the new leader started would interleave with the new leader's versions (the monitor's check)
+        expect(zombiePages - pagesAtFreeze, 'the zombie committed after it was frozen').toBeLessThanOrEqual(1);
         expect(killTakeoverMs).toBeLessThanOrEqual(KILL_TAKEOVER_BOUND_MS);
         expect(freezeTakeoverMs).toBeLessThanOrEqual(FREEZE_TAKEOVER_BOUND_MS);
         expect(isExact(divergence), describeDivergence(divergence)).toBe(true);

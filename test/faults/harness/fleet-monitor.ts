@@ -4,16 +4,29 @@ import type { WorkerProcess } from './worker.js';
 export interface WorkerReading {
   leader: boolean;
   pages: number;
+  /** checkpoint version the worker last read or committed */
+  version: number;
+}
+
+/** Checkpoint versions one worker committed between two readings. */
+interface CommittedRange {
+  label: string;
+  from: number;
+  to: number;
 }
 
 /**
- * Scrapes every worker's /metrics in rounds and checks that at most one of
- * them commits pages between two rounds (`intake_sync_pages_total` grows for
- * one worker only). A frozen or dead worker simply gives no reading; if it ever
- * reports again, any growth it accumulated meanwhile is counted too.
+ * Scrapes every worker's /metrics in rounds and checks that no two workers ever
+ * committed interleaved checkpoint versions: each commit adds 1 to the version,
+ * so a worker whose page count grew by n up to version v committed v-n+1..v, and
+ * those ranges must be disjoint across workers. (Comparing rounds alone would
+ * flag a clean handover inside one round, and a frozen worker's last pre-freeze
+ * commit that is only counted after SIGCONT.) A frozen or dead worker simply
+ * gives no reading; if it ever reports again, its growth meanwhile is checked too.
  */
 export class FleetMonitor {
   readonly violations: string[] = [];
+  private readonly ranges: CommittedRange[] = [];
   private readonly last = new Map<string, WorkerReading>();
   private readonly latest = new Map<string, { reading: WorkerReading; at: number }>();
   private running: Promise<void> | undefined;
@@ -52,6 +65,7 @@ export class FleetMonitor {
           const reading = {
             leader: metricValue(body, 'intake_sync_leader') === 1,
             pages: metricValue(body, 'intake_sync_pages_total') ?? 0,
+            version: metricValue(body, 'intake_sync_checkpoint_version') ?? 0,
           };
           this.latest.set(worker.label, { reading, at: started });
           return { label: worker.label, reading };
@@ -61,13 +75,20 @@ export class FleetMonitor {
       }),
     );
     this.rounds++;
-    const committing: string[] = [];
     for (const entry of readings) {
       if (!entry) continue;
       const before = this.last.get(entry.label);
-      if (before && entry.reading.pages > before.pages) committing.push(entry.label);
       this.last.set(entry.label, entry.reading);
+      if (!before || entry.reading.pages <= before.pages) continue;
+      const range = { label: entry.label, from: entry.reading.version - (entry.reading.pages - before.pages) + 1, to: entry.reading.version };
+      for (const other of this.ranges) {
+        if (other.label !== range.label && other.from <= range.to && range.from <= other.to) {
+          this.violations.push(
+            `round ${this.rounds}: ${range.label} committed versions ${range.from}-${range.to}, overlapping ${other.label}'s ${other.from}-${other.to}`,
+          );
+        }
+      }
+      this.ranges.push(range);
     }
-    if (committing.length > 1) this.violations.push(`round ${this.rounds}: ${committing.join(' and ')} both committed pages`);
   }
 }
