@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { attachPageClient } from './page-client.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -39,16 +40,24 @@ export interface OpenDatabaseOptions {
 /** Opens Postgres (when a URL is given) or embedded PGlite. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
-    const client = postgres(options.url, {
-      max: options.max ?? 4,
+    const clientOptions = {
       onnotice: options.onnotice ?? (() => {}),
       // a dead server must surface as an error the worker can pause on, not hang forever
       connect_timeout: 10,
       idle_timeout: 60,
       connection: { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 30_000 },
-    });
+    };
+    const client = postgres(options.url, { ...clientOptions, max: options.max ?? 4 });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
-    return { kind: 'postgres', db, sql: client, pglite: undefined, close: () => client.end({ timeout: 5 }) };
+    // page transactions run on a connection of their own (see page-client.ts); drizzle() configures
+    // its value serializers exactly as for the pool, so both send the same parameters
+    const pageClient = postgres(options.url, { ...clientOptions, max: 1 });
+    drizzlePostgres(pageClient);
+    attachPageClient(db, pageClient);
+    const close = async () => {
+      await Promise.all([client.end({ timeout: 5 }), pageClient.end({ timeout: 5 })]);
+    };
+    return { kind: 'postgres', db, sql: client, pglite: undefined, close };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();

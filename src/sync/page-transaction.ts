@@ -2,59 +2,51 @@ import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
 import { queryRows, type Db } from '../db/connection.js';
-import { isConnectionLoss } from '../db/connection-loss.js';
+import { pageClientOf } from '../db/page-client.js';
 
 /** Runs one statement of the transaction and returns its rows. */
 export type RunStatement = <T extends Record<string, unknown>>(query: SQL) => Promise<T[]>;
 
 const dialect = new PgDialect();
 
-function postgresJsClient(db: Db): postgres.Sql | undefined {
-  // drizzle exposes the driver client as $client; postgres.js is the one with begin() and reserve()
-  const client = (db as { $client?: unknown }).$client;
-  return typeof client === 'function' && typeof (client as Partial<postgres.Sql>).reserve === 'function'
-    ? (client as postgres.Sql)
-    : undefined;
-}
+// one transaction at a time per page client: its single connection is the transaction
+const queues = new WeakMap<postgres.Sql, Promise<unknown>>();
 
 /**
  * Runs `body` in one transaction, rolled back when it throws, resolved once
- * committed. On postgres.js the statements are prepared: the page statements are
- * the same text every time, so a connection parses and plans them once, where
- * drizzle's execute() would describe and plan every call. Statements issued
- * together (Promise.all) are pipelined on the connection.
- * Other drivers (PGlite) go through drizzle's transaction unchanged.
- *
- * When the session dies mid-transaction (backend terminated, server restart) the
- * server has already rolled the transaction back. postgres.js 3.4 would still send
- * ROLLBACK on the dead connection, and writing to its null socket throws from a
- * timer, killing the process (porsager/postgres#1208; reserve() has the same flaw).
- * So on a connection loss the body is parked, never settling, and this call
- * rejects with the loss itself: the driver never gets to write to the dead socket.
+ * committed. On Postgres it runs on the database's page client (a single
+ * connection, see src/db/page-client.ts): BEGIN is pipelined with the first
+ * statements, statements issued together (Promise.all) are pipelined too, and
+ * they are prepared — the page statements are the same text every time, so the
+ * connection parses and plans them once, where drizzle's execute() would describe
+ * and plan every call. A session lost mid-transaction rejects the call; the next
+ * one reconnects. Embedded PGlite goes through drizzle's transaction.
  */
 export async function inTransaction<T>(db: Db, body: (run: RunStatement) => Promise<T>): Promise<T> {
-  const client = postgresJsClient(db);
+  const client = pageClientOf(db);
   if (!client) return db.transaction((tx) => body((query) => queryRows(tx, query)));
-  let sessionLost!: (error: unknown) => void;
-  const lost = new Promise<never>((_, reject) => {
-    sessionLost = reject;
-  });
-  const transaction = client.begin(async (tx) => {
-    const run: RunStatement = async <R extends Record<string, unknown>>(query: SQL) => {
-      const { sql, params } = dialect.sqlToQuery(query);
-      try {
-        return (await tx.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as R[];
-      } catch (error) {
-        if (!isConnectionLoss(error)) throw error;
-        sessionLost(error);
-        return new Promise<never>(() => {});
-      }
-    };
-    // begin()'s typing unwraps arrays of queries; wrapping keeps T intact whatever body returns
-    return { value: await body(run) };
-  });
-  // begin() also rejects on its own when the connection closes; the first rejection wins
-  transaction.catch(() => {});
-  const result = await Promise.race([transaction, lost]);
-  return (result as unknown as { value: T }).value;
+  const previous = queues.get(client) ?? Promise.resolve();
+  const current = previous.catch(() => {}).then(() => onConnection(client, body));
+  queues.set(client, current);
+  return current;
+}
+
+async function onConnection<T>(client: postgres.Sql, body: (run: RunStatement) => Promise<T>): Promise<T> {
+  const run: RunStatement = async <R extends Record<string, unknown>>(query: SQL) => {
+    const { sql, params } = dialect.sqlToQuery(query);
+    // postgres.js queries are lazy; execute() sends them now, so they go out in call order
+    return (await client.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute()) as unknown as R[];
+  };
+  const begun = client.unsafe('begin').execute();
+  let result: T;
+  try {
+    [, result] = await Promise.all([begun, body(run)]);
+  } catch (error) {
+    // queued behind whatever is still in flight, so it ends this transaction; on a fresh session
+    // (the old one died) it is a harmless no-op
+    await client.unsafe('rollback').catch(() => {});
+    throw error;
+  }
+  await client.unsafe('commit');
+  return result;
 }
