@@ -10,28 +10,26 @@ export interface QuarantineCounts {
   ambiguous: number;
 }
 
-/** What one applied page did, as the metrics and progress reporters see it. */
-export interface AppliedPageRecord {
+/** What applying pages did to the store: per page, and summed in the totals. */
+export interface PageCounts {
   received: number;
   inserted: number;
   duplicates: number;
   statusChanges: number;
   matched: number;
   quarantined: QuarantineCounts;
+}
+
+/** What one applied page did, as the metrics and progress reporters see it. */
+export interface AppliedPageRecord extends PageCounts {
   /** from the start of the page's fetch to its commit */
   durationMs: number;
   done: boolean;
 }
 
 /** Running totals since this process started. */
-export interface WorkerTotals {
+export interface WorkerTotals extends PageCounts {
   pages: number;
-  received: number;
-  inserted: number;
-  duplicates: number;
-  statusChanges: number;
-  matched: number;
-  quarantined: QuarantineCounts;
   conflicts: number;
   upstreamRetries: number;
 }
