@@ -23,7 +23,8 @@ const KILLS = 25;
 // strike at a random instant within the next KILL_AFTER_COMMIT_MS (fetch, apply, commit).
 const STARTUP_KILL_EVERY = 5;
 const STARTUP_KILL_MS = { min: 100, max: 2_500 };
-const KILL_AFTER_COMMIT_MS = 1_200;
+// short enough that 25 lives cannot drain the whole feed even at full drain speed
+const KILL_AFTER_COMMIT_MS = 400;
 
 const available = await postgresReachable();
 
