@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +15,12 @@ declare module 'vitest' {
 /** Where the last run's rows are kept for `scripts/fault-summary.ts`. */
 export const LAST_RESULTS_FILE = join(tmpdir(), 'intake-sync-faults-last.ndjson');
 
-/** Gives the scenarios a fresh results file; prints the reliability table when the suite ends. */
+/**
+ * Builds dist/ from the current sources (the scenarios run the compiled CLI), gives the
+ * scenarios a fresh results file, and prints the reliability table when the suite ends.
+ */
 export default function setup(project: TestProject): () => void {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const file = join(tmpdir(), `intake-sync-faults-${process.pid}.ndjson`);
   writeFileSync(file, '');
   project.provide('faultsResultsFile', file);

@@ -4,8 +4,11 @@ import type { CaptureKind, OutputCapture } from './capture.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The CLI exactly as a developer runs it from a checkout. */
-const CLI_PREFIX = ['--import', 'tsx', 'src/cli/main.ts'];
+/**
+ * The CLI as installed: the compiled dist/ (global-setup builds it fresh before the suite).
+ * A tsx start costs ~2 s of a 2-core machine; the suite starts about a hundred processes.
+ */
+const CLI_PREFIX = ['dist/cli/main.js'];
 
 /** Variables of the test runner's own environment that must not reach the children. */
 const INHERITED_BLOCKLIST = /^(INTAKE_|DATABASE_URL$|DATA_DIR$|HEALTH_|POLL_|PAGE_LIMIT$|HTTP_TIMEOUT|FEED_NAME$|LOG_LEVEL$|READY_|SHUTDOWN_|SANDBOX_|VITEST|NODE_OPTIONS$)/;
