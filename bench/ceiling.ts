@@ -1,7 +1,7 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
 import { matchLockShared } from '../src/sync/match-lock.js';
-import { matchCandidatesLateral } from '../src/sync/match-sql.js';
+import { matchCandidatesLateral, matchDecisionColumns } from '../src/sync/match-sql.js';
 import { insertFillerPrescriptions } from './filler-prescriptions.js';
 
 /** What Postgres alone does with the page-shaped transaction. */
@@ -19,14 +19,15 @@ const FEED = 'ceiling';
 // the production SQL fragments, rendered once, so the ceiling cannot drift from what applyPage() runs
 const dialect = new PgDialect();
 const MATCH_LATERAL = dialect.sqlToQuery(matchCandidatesLateral).sql;
+const MATCH_DECISION = dialect.sqlToQuery(matchDecisionColumns).sql;
 const MATCH_LOCK = dialect.sqlToQuery(matchLockShared).sql;
 
 /**
- * The page transaction of applyPage() (apply-page-sql.ts) with no client: the checkpoint compare-and-set
- * under the shared match lock, the same lateral match per event, then ONE statement that inserts the
- * page's 250 events ON CONFLICT DO NOTHING, advances each matched prescription to its best new status
- * (forward only), adds the totals to the checkpoint, and COMMIT. Rows come from generate_series
- * instead of a jsonb parameter: no client, no transport. Event g belongs to prescription g mod P at
+ * The page transaction of applyPage() (apply-page-sql.ts) with no client: the shared match lock, the
+ * checkpoint row locked at the expected version, the same lateral match per event, ONE statement that
+ * inserts the page's 250 events ON CONFLICT DO NOTHING (raw as json), advances each matched prescription
+ * to its best new status (forward only), moves the checkpoint with the totals, and COMMIT. Rows come from
+ * generate_series instead of a json parameter: no client, no transport. Event g belongs to prescription g mod P at
  * step g div P, so, as in a seeded sandbox backlog (prescriptions received a second apart, steps five
  * minutes apart), each page's 250 events belong to 250 distinct prescriptions and update all of them.
  */
@@ -43,14 +44,11 @@ begin
   p_pages := 0;
   while clock_timestamp() < deadline loop
     first_event := p_pages * ${PAGE_SIZE};
-    update feed_checkpoints
-       set iterator = 'ceiling_' || (first_event + ${PAGE_SIZE}), version = version + 1, updated_at = now(),
-           pages_applied = pages_applied + 1
-     where feed = '${FEED}' and version = checkpoint_version;
+    perform ${MATCH_LOCK};
+    perform 1 from feed_checkpoints where feed = '${FEED}' and version = checkpoint_version for update;
     if not found then
       raise exception 'ceiling checkpoint moved under version %', checkpoint_version;
     end if;
-    perform ${MATCH_LOCK};
     with page as materialized (
       select 'ceiling_' || g as id, names[(g / p_prescriptions) % 4 + 1] as name, (g / p_prescriptions) % 4 + 1 as status_rank,
              bench_filler_key('ceiling', g % p_prescriptions + 1) as identity_key, null::text as erx_message_id,
@@ -58,19 +56,19 @@ begin
              'sub_c_' || (g % p_prescriptions) as subscription_id
       from generate_series(first_event, first_event + ${PAGE_SIZE - 1}) g
     ), matched as (
-      select ev.*, m.ids[1]::bigint as prescription_id
+      select ev.*, ${MATCH_DECISION}
       from page ev
       ${MATCH_LATERAL}
     ), inserted as (
       insert into events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
                           erx_message_id, prescription_id, received_at)
       select id, '${FEED}', name, occurred_at, subscription_id, '2024-12-10', '{}'::jsonb,
-             jsonb_build_object('id', id, 'name', name, 'prescription_identity', jsonb_build_object(
+             json_build_object('id', id, 'name', name, 'prescription_identity', json_build_object(
                'patient_first_name', 'Firstname', 'patient_last_name', 'Lastname', 'patient_state', 'CA',
                'patient_dob', '1980-01-01', 'erx_message_id', null, 'prescriber_npi', '1234567893',
                'written_date', '2025-01-01', 'drug_ndc', '00002015204'),
                'pharmacy_npi', '1689411712', 'occurred_at', occurred_at, 'api_version', '2024-12-10',
-               'subscription_id', subscription_id, 'payload', '{}'::jsonb),
+               'subscription_id', subscription_id, 'payload', '{}'::json),
              identity_key, erx_message_id, prescription_id, now()
       from matched
       on conflict (id) do nothing
@@ -88,7 +86,8 @@ begin
       returning p.id
     )
     update feed_checkpoints
-       set events_applied = events_applied + (select count(*) from inserted)
+       set iterator = 'ceiling_' || (first_event + ${PAGE_SIZE}), version = version + 1, updated_at = now(),
+           pages_applied = pages_applied + 1, events_applied = events_applied + (select count(*) from inserted)
      where feed = '${FEED}';
     checkpoint_version := checkpoint_version + 1;
     commit;

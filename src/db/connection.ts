@@ -5,7 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { attachPageClient } from './page-client.js';
+import { attachPageClient, closePageClients } from './page-client.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -51,11 +51,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     // page transactions run on a connection of their own (see page-client.ts); drizzle() configures
     // its value serializers exactly as for the pool, so both send the same parameters
-    const pageClient = postgres(options.url, { ...clientOptions, max: 1 });
-    drizzlePostgres(pageClient);
-    attachPageClient(db, pageClient);
+    const url = options.url;
+    attachPageClient(db, () => {
+      const pageClient = postgres(url, { ...clientOptions, max: 1 });
+      drizzlePostgres(pageClient);
+      return pageClient;
+    });
     const close = async () => {
-      await Promise.all([client.end({ timeout: 5 }), pageClient.end({ timeout: 5 })]);
+      await Promise.all([client.end({ timeout: 5 }), closePageClients(db)]);
     };
     return { kind: 'postgres', db, sql: client, pglite: undefined, close };
   }

@@ -5,17 +5,43 @@ import type postgres from 'postgres';
  * postgres.js client kept beside the pool, not through begin() or reserve():
  * postgres.js 3.4 writes ROLLBACK to a transaction's connection after its session
  * died, and writing to that null socket throws from a timer and kills the process
- * (porsager/postgres#1208). A plain pooled query on a dead connection just
- * reconnects, and a session that died took its open transaction with it.
+ * (porsager/postgres#1208).
+ *
+ * A client whose session died is replaced, never reused: postgres.js 3.4 can keep
+ * a stale write timer across the reconnect of a connection closed mid-write, after
+ * which small queries on it are queued and never sent.
  */
-const pageClients = new WeakMap<object, postgres.Sql>();
-
-/** Registers the single-connection client page transactions of `db` run on. */
-export function attachPageClient(db: object, client: postgres.Sql): void {
-  pageClients.set(db, client);
+interface PageClientSlot {
+  open: () => postgres.Sql;
+  current: postgres.Sql;
+  retired: postgres.Sql[];
 }
 
-/** The page client of `db`, or undefined (embedded PGlite, or a handle opened elsewhere). */
+const slots = new WeakMap<object, PageClientSlot>();
+
+/** Registers how `db` opens its page client; the first one is opened now. */
+export function attachPageClient(db: object, open: () => postgres.Sql): void {
+  slots.set(db, { open, current: open(), retired: [] });
+}
+
+/** The current page client of `db`, or undefined (embedded PGlite, or a handle opened elsewhere). */
 export function pageClientOf(db: object): postgres.Sql | undefined {
-  return pageClients.get(db);
+  return slots.get(db)?.current;
+}
+
+/** Swaps `client` for a fresh one after its session died; the old one is closed in the background. */
+export function replacePageClient(db: object, client: postgres.Sql): void {
+  const slot = slots.get(db);
+  if (!slot || slot.current !== client) return;
+  slot.current = slot.open();
+  slot.retired.push(client);
+  // timeout 0: nothing on it is worth waiting for, its session is gone
+  void client.end({ timeout: 0 }).finally(() => slot.retired.splice(slot.retired.indexOf(client), 1));
+}
+
+/** Closes the page clients of `db` (current and any still closing). */
+export async function closePageClients(db: object): Promise<void> {
+  const slot = slots.get(db);
+  if (!slot) return;
+  await Promise.all([slot.current.end({ timeout: 5 }), ...slot.retired.map((c) => c.end({ timeout: 0 }))]);
 }

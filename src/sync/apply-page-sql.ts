@@ -1,60 +1,70 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { matchLockShared } from './match-lock.js';
-import { matchCandidatesLateral } from './match-sql.js';
+import { matchCandidatesLateral, matchDecisionColumns } from './match-sql.js';
 
-// Each page costs a constant number of statements whatever its size: the page
+// A page is BEGIN, the match lock, ONE statement and COMMIT whatever its size: the page
 // travels as ONE json parameter expanded server-side by json_to_recordset (json, not
 // jsonb: events.raw stores each body's text, so nothing parses it into jsonb but the payload).
 
 /**
- * Compare-and-set of the checkpoint, first thing in the page's transaction: it
- * locks the row (a second worker queues here) and yields no row when the version
- * moved. Also takes the match lock in shared mode (see match-lock.ts).
+ * Takes the match lock in shared mode (see match-lock.ts). A statement of its own, sent
+ * pipelined before applyPageSql: the lock must be held before the page statement takes
+ * its snapshot, or a registration committing meanwhile would be invisible to its match.
  */
-export function casCheckpointSql(feed: string, expectedVersion: number, nextIterator: string): SQL {
-  return sql`with cas as (
-    update feed_checkpoints
-    set iterator = ${nextIterator}::text, version = version + 1, updated_at = now(), pages_applied = pages_applied + 1
-    where feed = ${feed}::text and version = ${expectedVersion}::bigint
-    returning version
-  )
-  select cas.version from cas cross join lateral (select ${matchLockShared}) as match_lock`;
-}
+export const matchLockSharedSql = sql`select 1 from (select ${matchLockShared}) as match_lock`;
 
-/** Candidate prescriptions per event; `eventsJson` is an array of {id, identity_key, erx_message_id}. */
-export function matchPageSql(eventsJson: string): SQL {
-  return sql`select ev.id, m.ids, m.external_ids
-  from jsonb_to_recordset(${eventsJson}::jsonb) as ev(id text, identity_key text, erx_message_id text)
-  ${matchCandidatesLateral}`;
-}
-
-export interface WritePageParams {
+export interface ApplyPageParams {
   feed: string;
+  /** the checkpoint version the page was read at; nothing is written when it moved */
+  expectedVersion: number;
+  nextIterator: string;
   receivedAt: string;
-  /** rows: id, name, occurred_at, subscription_id, api_version, identity_key, erx_message_id, status_rank, prescription_id, quarantine_reason, quarantine_detail, raw */
+  /** rows: id, name, occurred_at, subscription_id, api_version, identity_key, erx_message_id, status_rank, payload, raw */
   eventsJson: string;
   /** rows: key, event_id, detail, raw */
   malformedJson: string;
   malformedCount: number;
 }
 
+/** The row applyPageSql returns: `version` is null when the checkpoint moved and nothing was written. */
+export interface ApplyPageRow extends Record<string, unknown> {
+  version: string | number | null;
+  inserted: number;
+  matched: number;
+  unmatched: number;
+  ambiguous: number;
+  status_changes: number;
+}
+
 /**
- * Inserts the page's events (ids already in history are skipped), advances the
- * statuses of the prescriptions they matched, quarantines what cannot be applied
- * and adds the totals to the checkpoint: one statement, one row of counts back.
+ * The whole page in one statement: locks the checkpoint row at the expected version
+ * (a second worker queues here; a moved version yields no row and every write below
+ * selects from nothing), matches each event, inserts the events (ids already in
+ * history are skipped), advances the statuses of the prescriptions they matched,
+ * quarantines what cannot be applied and advances the checkpoint with the totals.
  */
-export function writePageSql(p: WritePageParams): SQL {
-  return sql`with page as materialized (
-    select * from json_to_recordset(${p.eventsJson}::json) as r(
-      id text, name text, occurred_at timestamptz, subscription_id text, api_version text, identity_key text,
-      erx_message_id text, status_rank integer, prescription_id bigint, quarantine_reason text, quarantine_detail text, raw json)
+export function applyPageSql(p: ApplyPageParams): SQL {
+  return sql`with cas as materialized (
+    select version from feed_checkpoints
+    where feed = ${p.feed}::text and version = ${p.expectedVersion}::bigint
+    for update
   ),
+  ev as materialized (
+    select r.* from cas cross join json_to_recordset(${p.eventsJson}::json) as r(
+      id text, name text, occurred_at timestamptz, subscription_id text, api_version text, identity_key text,
+      erx_message_id text, status_rank integer, payload jsonb, raw json)
+  ),
+  matched as materialized (
+    select ev.*, ${matchDecisionColumns}
+    from ev ${matchCandidatesLateral}
+  ),
+  -- payload is required, so a missing one is a JSON null (recordsets read it as SQL null)
   inserted as (
     insert into events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
       erx_message_id, status_rank, prescription_id, received_at)
-    select id, ${p.feed}::text, name, occurred_at, subscription_id, api_version, (raw -> 'payload')::jsonb, raw, identity_key,
+    select id, ${p.feed}::text, name, occurred_at, subscription_id, api_version, coalesce(payload, 'null'), raw, identity_key,
       erx_message_id, status_rank, prescription_id, ${p.receivedAt}::timestamptz
-    from page
+    from matched
     on conflict (id) do nothing
     returning id, name, occurred_at, status_rank, prescription_id
   ),
@@ -74,8 +84,8 @@ export function writePageSql(p: WritePageParams): SQL {
     returning p.id
   ),
   new_findings as (
-    select page.id, page.quarantine_reason, page.quarantine_detail, page.raw, inserted.prescription_id
-    from page join inserted on inserted.id = page.id
+    select matched.id, matched.quarantine_reason, matched.quarantine_detail, matched.raw, inserted.prescription_id
+    from matched join inserted on inserted.id = matched.id
   ),
   to_quarantine as (
     -- one row per key: a well-formed copy of an id beats a malformed copy in the same page
@@ -86,7 +96,7 @@ export function writePageSql(p: WritePageParams): SQL {
       from new_findings where quarantine_reason is not null
       union all
       select m.key, m.event_id, 'malformed', m.detail, m.raw, 1
-      from jsonb_to_recordset(${p.malformedJson}::jsonb) as m(key text, event_id text, detail text, raw jsonb)
+      from cas cross join jsonb_to_recordset(${p.malformedJson}::jsonb) as m(key text, event_id text, detail text, raw jsonb)
     ) findings
     order by quarantine_key, precedence
   ),
@@ -111,17 +121,18 @@ export function writePageSql(p: WritePageParams): SQL {
       count(*) filter (where quarantine_reason = 'ambiguous')::int as ambiguous
     from new_findings
   ),
-  totals as (
-    update feed_checkpoints
-    set events_applied = events_applied + counts.inserted,
-      events_quarantined = events_quarantined + counts.unmatched + counts.ambiguous + ${p.malformedCount}::int
-    from counts
-    where feed = ${p.feed}::text
-    returning 1
+  -- the row is locked by cas (FOR UPDATE, not a modification), so this is its only update
+  checkpoint as (
+    update feed_checkpoints f
+    set iterator = ${p.nextIterator}::text, version = f.version + 1, updated_at = now(), pages_applied = f.pages_applied + 1,
+      events_applied = f.events_applied + counts.inserted,
+      events_quarantined = f.events_quarantined + counts.unmatched + counts.ambiguous + ${p.malformedCount}::int
+    from cas, counts
+    where f.feed = ${p.feed}::text
+    returning f.version
   )
-  select counts.inserted, counts.matched, counts.unmatched, counts.ambiguous,
+  select (select version from checkpoint) as version, counts.inserted, counts.matched, counts.unmatched, counts.ambiguous,
     (select count(*)::int from advanced) as status_changes,
-    (select count(*)::int from quarantined) as quarantine_rows,
-    (select count(*)::int from totals) as checkpoint_rows
+    (select count(*)::int from quarantined) as quarantine_rows
   from counts`;
 }

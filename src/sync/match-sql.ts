@@ -3,8 +3,9 @@ import { sql } from 'drizzle-orm';
 /**
  * The match rule of matchCandidates() in SQL, as a lateral join for a row source
  * aliased `ev` with columns identity_key and erx_message_id. Yields `m.ids` (text[]
- * of prescription ids, null when none) and `m.external_ids`. Every branch is an
- * index lookup, so the size of the local prescription table barely matters.
+ * of prescription ids ordered by id, null when none) and `m.external_ids` in the
+ * same order. Every branch is an index lookup, so the size of the local
+ * prescription table barely matters.
  */
 export const matchCandidatesLateral = sql`left join lateral (
   select array_agg(c.id::text order by c.id) as ids, array_agg(c.external_id order by c.id) as external_ids
@@ -21,7 +22,19 @@ export const matchCandidatesLateral = sql`left join lateral (
   ) c
 ) m on true`;
 
-/** Candidate ids as numbers from the text[] the lateral yields. */
-export function candidateIds(ids: readonly string[] | null | undefined): number[] {
-  return (ids ?? []).map(Number);
-}
+/** At most this many candidate external ids are named in an ambiguous finding. */
+const AMBIGUOUS_IDS_SHOWN = 5;
+
+/**
+ * decideMatch() over the lateral's `m` (the two branches never yield an id twice):
+ * `prescription_id` when exactly one candidate, else `quarantine_reason`
+ * ('unmatched' | 'ambiguous') and `quarantine_detail` naming at most
+ * AMBIGUOUS_IDS_SHOWN candidate external ids, never patient fields.
+ */
+export const matchDecisionColumns = sql.raw(`case when cardinality(m.ids) = 1 then m.ids[1]::bigint end as prescription_id,
+  case when m.ids is null then 'unmatched' when cardinality(m.ids) > 1 then 'ambiguous' end as quarantine_reason,
+  case when m.ids is null then 'no local prescription matches its identity'
+    when cardinality(m.ids) > 1 then cardinality(m.ids) || ' local prescriptions match (external_id '
+      || array_to_string(m.external_ids[1:${AMBIGUOUS_IDS_SHOWN}], ', ')
+      || case when cardinality(m.ids) > ${AMBIGUOUS_IDS_SHOWN} then ', ...' else '' end || ')'
+  end as quarantine_detail`);

@@ -2,7 +2,8 @@ import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
 import { queryRows, type Db } from '../db/connection.js';
-import { pageClientOf } from '../db/page-client.js';
+import { isConnectionLoss } from '../db/connection-loss.js';
+import { pageClientOf, replacePageClient } from '../db/page-client.js';
 
 /** Runs one statement of the transaction and returns its rows. */
 export type RunStatement = <T extends Record<string, unknown>>(query: SQL) => Promise<T[]>;
@@ -19,14 +20,21 @@ const queues = new WeakMap<postgres.Sql, Promise<unknown>>();
  * statements, statements issued together (Promise.all) are pipelined too, and
  * they are prepared — the page statements are the same text every time, so the
  * connection parses and plans them once, where drizzle's execute() would describe
- * and plan every call. A session lost mid-transaction rejects the call; the next
- * one reconnects. Embedded PGlite goes through drizzle's transaction.
+ * and plan every call. A session lost mid-transaction rejects the call and the
+ * client is replaced for the next one. Embedded PGlite goes through drizzle's transaction.
  */
 export async function inTransaction<T>(db: Db, body: (run: RunStatement) => Promise<T>): Promise<T> {
   const client = pageClientOf(db);
   if (!client) return db.transaction((tx) => body((query) => queryRows(tx, query)));
   const previous = queues.get(client) ?? Promise.resolve();
-  const current = previous.catch(() => {}).then(() => onConnection(client, body));
+  const current = previous
+    .catch(() => {})
+    .then(() => onConnection(client, body))
+    .catch((error: unknown) => {
+      // the session is gone, and with it the transaction: nothing to roll back, and the client is not reused
+      if (isConnectionLoss(error)) replacePageClient(db, client);
+      throw error;
+    });
   queues.set(client, current);
   return current;
 }
@@ -42,9 +50,8 @@ async function onConnection<T>(client: postgres.Sql, body: (run: RunStatement) =
   try {
     [, result] = await Promise.all([begun, body(run)]);
   } catch (error) {
-    // queued behind whatever is still in flight, so it ends this transaction; on a fresh session
-    // (the old one died) it is a harmless no-op
-    await client.unsafe('rollback').catch(() => {});
+    // queued behind whatever is still in flight, so it ends this transaction
+    if (!isConnectionLoss(error)) await client.unsafe('rollback').catch(() => {});
     throw error;
   }
   await client.unsafe('commit');

@@ -13,6 +13,8 @@ export interface PreparedEvent {
   rank: number | null;
   /** the event exactly as received, serialised once */
   rawJson: string;
+  /** its payload serialised on its own: Postgres then reads it as jsonb without scanning the whole body again */
+  payloadJson: string;
 }
 
 /** A raw event that failed validation, ready for quarantine. */
@@ -88,6 +90,7 @@ export function preparePage(rawEvents: readonly unknown[]): PreparedPage {
       erx: classified.erx,
       rank: classified.rank,
       rawJson: json,
+      payloadJson: JSON.stringify(event.payload) ?? 'null',
     });
   }
   return { events, malformed, duplicatesInPage };

@@ -176,6 +176,16 @@ describe('applyPage', () => {
     expect(row?.size).toBe(1024 * 1024);
   });
 
+  test('a null payload is stored as JSON null, and raw keeps the body as received', async () => {
+    const nullPayload = { ...event('np', 'accepted', '2024-12-10T10:00:00Z'), payload: null };
+    await apply([nullPayload]);
+    const [row] = await queryRows<{ kind: string | null; raw_text: string }>(
+      db,
+      sql`select jsonb_typeof(payload) as kind, raw::text as raw_text from events where id = 'np'`,
+    );
+    expect(row).toEqual({ kind: 'null', raw_text: JSON.stringify(nullPayload) });
+  });
+
   test('a page prepared ahead applies the same as raw events', async () => {
     const events = [event('e1', 'accepted', '2024-12-10T10:00:00Z'), { id: 'broken' }];
     const input: ApplyPageInput = { feed: FEED, expectedVersion: version, nextIterator: 'it-prepared', events, prepared: preparePage(events) };

@@ -1,10 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { queryRows } from '../../src/db/connection.js';
+import { queryRows, type Db } from '../../src/db/connection.js';
 import { prescriptions } from '../../src/db/schema.js';
-import { matchPageSql } from '../../src/sync/apply-page-sql.js';
+import { applyPage } from '../../src/sync/apply-page.js';
+import { loadCheckpoint } from '../../src/sync/checkpoint.js';
 import { decideMatch, matchEvent, type EventIdentity, type LocalIdentity, type MatchOutcome } from '../../src/sync/match.js';
-import { candidateIds } from '../../src/sync/match-sql.js';
+import { matchCandidatesLateral } from '../../src/sync/match-sql.js';
+import type { PreparedEvent, PreparedPage } from '../../src/sync/prepare-page.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { truncateStore } from './fixtures.js';
 
@@ -40,7 +42,62 @@ describe('matchEvent (pure)', () => {
   });
 });
 
-describe('matchPageSql (the SQL path of the same rule)', () => {
+/** One event with the given identity, as preparePage() would hand it to applyPage(). */
+function preparedPage(identity: EventIdentity): PreparedPage {
+  const raw = { id: 'ev-1', name: 'accepted', occurred_at: '2024-12-10T10:00:00Z', api_version: '2024-12-10', subscription_id: 'sub-1', payload: {} };
+  const ev: PreparedEvent = {
+    id: raw.id,
+    name: raw.name,
+    occurredAt: '2024-12-10T10:00:00.000Z',
+    subscriptionId: raw.subscription_id,
+    apiVersion: raw.api_version,
+    key: identity.key,
+    erx: identity.erx,
+    rank: 1,
+    rawJson: JSON.stringify(raw),
+    payloadJson: JSON.stringify(raw.payload),
+  };
+  return { events: [ev], malformed: [], duplicatesInPage: 0 };
+}
+
+/** What the page statement decided for ev-1, read back as a MatchOutcome (ambiguous ids from the finding's external ids). */
+async function storedOutcome(db: Db): Promise<{ outcome: MatchOutcome; detail: string | null }> {
+  const [row] = await queryRows<{ prescription_id: string | null; reason: string | null; detail: string | null }>(
+    db,
+    sql`select e.prescription_id::text, q.reason, q.detail from events e left join quarantine q on q.event_id = e.id where e.id = 'ev-1'`,
+  );
+  if (row?.prescription_id) return { outcome: { kind: 'matched', id: Number(row.prescription_id) }, detail: null };
+  if (row?.reason === 'unmatched') return { outcome: { kind: 'unmatched' }, detail: row.detail };
+  const ids = [...(row?.detail ?? '').matchAll(/ext-(\d+)/g)].map((m) => Number(m[1]));
+  return { outcome: { kind: 'ambiguous', ids }, detail: row?.detail ?? null };
+}
+
+/** The finding text of an outcome, as applyPage and rematch word it. */
+function expectedDetail(outcome: MatchOutcome): string | null {
+  if (outcome.kind === 'matched') return null;
+  if (outcome.kind === 'unmatched') return 'no local prescription matches its identity';
+  return `${outcome.ids.length} local prescriptions match (external_id ${outcome.ids.map((id) => `ext-${id}`).join(', ')})`;
+}
+
+async function insertLocals(db: Db, locals: readonly LocalIdentity[]): Promise<void> {
+  for (const l of locals) {
+    await db.insert(prescriptions).values({
+      id: l.id,
+      externalId: `ext-${l.id}`,
+      patientFirstName: 'x',
+      patientLastName: 'x',
+      patientState: 'x',
+      patientDob: 'x',
+      prescriberNpi: 'x',
+      writtenDate: 'x',
+      drugNdc: 'x',
+      erxMessageId: l.erx,
+      identityKey: l.key,
+    });
+  }
+}
+
+describe('applyPage matching (the SQL path of the same rule)', () => {
   let tdb: TestDatabase;
   beforeAll(async () => {
     tdb = await createTestDatabase('sync_match');
@@ -52,33 +109,31 @@ describe('matchPageSql (the SQL path of the same rule)', () => {
   test.each(CASES)('%s', async (_label, event, locals, expected) => {
     const { db } = tdb.database;
     await truncateStore(db);
-    for (const l of locals) {
-      await db.insert(prescriptions).values({
-        id: l.id,
-        externalId: `ext-${l.id}`,
-        patientFirstName: 'x',
-        patientLastName: 'x',
-        patientState: 'x',
-        patientDob: 'x',
-        prescriberNpi: 'x',
-        writtenDate: 'x',
-        drugNdc: 'x',
-        erxMessageId: l.erx,
-        identityKey: l.key,
-      });
-    }
-    const json = JSON.stringify([{ id: 'ev-1', identity_key: event.key, erx_message_id: event.erx }]);
-    const rows = await queryRows<{ id: string; ids: string[] | null }>(db, matchPageSql(json));
-    expect(rows).toHaveLength(1);
-    expect(decideMatch(candidateIds(rows[0]?.ids))).toEqual(expected);
+    await insertLocals(db, locals);
+    const { version } = await loadCheckpoint(db, 'default');
+    await applyPage(db, { feed: 'default', expectedVersion: version, nextIterator: 'it-1', events: [{}], prepared: preparedPage(event) });
+    const stored = await storedOutcome(db);
+    expect(stored.outcome).toEqual(expected);
+    expect(stored.detail).toBe(expectedDetail(expected));
+  });
+
+  test('an ambiguous finding names at most five external ids', async () => {
+    const { db } = tdb.database;
+    await truncateStore(db);
+    await insertLocals(db, [1, 2, 3, 4, 5, 6, 7].map((id) => local(id, K)));
+    const { version } = await loadCheckpoint(db, 'default');
+    await applyPage(db, { feed: 'default', expectedVersion: version, nextIterator: 'it-1', events: [{}], prepared: preparedPage({ key: K, erx: null }) });
+    expect((await storedOutcome(db)).detail).toBe('7 local prescriptions match (external_id ext-1, ext-2, ext-3, ext-4, ext-5, ...)');
   });
 
   test('matching uses index lookups, not a scan of the local prescriptions', async () => {
     const json = JSON.stringify([{ id: 'ev-1', identity_key: K, erx_message_id: 'E1' }]);
+    const matchOnly = sql`select ev.id, m.ids from json_to_recordset(${json}::json) as ev(id text, identity_key text, erx_message_id text)
+      ${matchCandidatesLateral}`;
     // tiny tables make a scan cheapest; disabling it proves a usable index exists for every branch
     const plan = await tdb.database.db.transaction(async (tx) => {
       await tx.execute(sql`set local enable_seqscan = off`);
-      return queryRows<Record<string, string>>(tx, sql`explain ${matchPageSql(json)}`);
+      return queryRows<Record<string, string>>(tx, sql`explain ${matchOnly}`);
     });
     const text = plan.map((row) => Object.values(row)[0]).join('\n');
     expect(text).toContain('prescriptions_identity_key_idx');
