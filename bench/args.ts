@@ -49,6 +49,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         'naive-seconds': { type: 'string' },
         'latency-rounds': { type: 'string' },
         'poll-interval-ms': { type: 'string' },
+        'match-large': { type: 'string' },
         'results-dir': { type: 'string' },
         keep: { type: 'boolean' },
       },
@@ -62,6 +63,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     naiveSeconds: values['naive-seconds'],
     latencyRounds: values['latency-rounds'],
     pollIntervalMs: values['poll-interval-ms'],
+    matchLarge: values['match-large'],
     resultsDir: values['results-dir'],
     keep: values.keep,
   });

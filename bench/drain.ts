@@ -28,7 +28,6 @@ const workerOutputSchema = z.object({
       fetch: z.number(),
       fetch_wait: z.number(),
       validate: z.number(),
-      match: z.number(),
       write: z.number(),
       commit: z.number(),
       apply: z.number(),

@@ -5,12 +5,13 @@ export interface PageTiming {
   fetch: number;
   /** the part of `fetch` the loop actually waited for after the previous page committed */
   fetch_wait: number;
+  /** 0 when the page was validated while the previous one committed (the worker's prefetch) */
   validate: number;
-  match: number;
+  /** the page statement: checkpoint compare-and-set, match, events, statuses, quarantine */
   write: number;
   commit: number;
-  /** applyPage() wall time: validate + match + write + commit + transaction overhead */
+  /** validate + write + commit */
   apply: number;
 }
 
-export const TIMING_PARTS = ['fetch', 'fetch_wait', 'validate', 'match', 'write', 'commit', 'apply'] as const;
+export const TIMING_PARTS = ['fetch', 'fetch_wait', 'validate', 'write', 'commit', 'apply'] as const;

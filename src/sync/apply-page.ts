@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Db } from '../db/connection.js';
 import { applyPageSql, matchLockSharedSql, type ApplyPageRow } from './apply-page-sql.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
+import type { ApplyTimings } from './worker-state.js';
 import { inTransaction } from './page-transaction.js';
 import { preparePage, type MalformedEvent, type PreparedEvent, type PreparedPage } from './prepare-page.js';
 
@@ -32,11 +33,10 @@ export interface ApplyResult {
   matched: number;
   quarantined: { malformed: number; unmatched: number; ambiguous: number };
   /**
-   * validate is 0 when the page came prepared; match is always 0: matching runs inside the
-   * write statement, which also holds the checkpoint compare-and-set (and follows the
-   * match lock, pipelined)
+   * validate is 0 when the page came prepared; write is the one page statement: checkpoint
+   * compare-and-set, matching, events, statuses and quarantine (after the match lock, pipelined)
    */
-  timingsMs: { validate: number; match: number; write: number; commit: number };
+  timingsMs: ApplyTimings;
 }
 
 function eventRowJson(event: PreparedEvent): string {
@@ -99,6 +99,6 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
     statusChanges: row.status_changes,
     matched: row.matched,
     quarantined: { malformed: page.malformed.length, unmatched: row.unmatched, ambiguous: row.ambiguous },
-    timingsMs: { validate: input.prepared ? 0 : t1 - t0, match: 0, write: outcome.writeMs, commit: committed - bodyEnd },
+    timingsMs: { validate: input.prepared ? 0 : t1 - t0, write: outcome.writeMs, commit: committed - bodyEnd },
   };
 }

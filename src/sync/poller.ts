@@ -6,7 +6,7 @@ import { summarizeFailure } from './failure-summary.js';
 import type { DelayReason } from './next-delay.js';
 import type { PreparedPage } from './prepare-page.js';
 import type { LoopSleep } from './sleep.js';
-import { emptyTotals, type FailureSource, type PageCounts, type WorkerState, type WorkerTotals } from './worker-state.js';
+import { emptyTotals, type ApplyTimings, type FailureSource, type PageCounts, type WorkerState, type WorkerTotals } from './worker-state.js';
 
 /** One GET /events page as the poller needs it. */
 export interface FetchedPage {
@@ -19,6 +19,7 @@ export interface FetchedPage {
 /** What applying one page reported (the fields the loop and its reporters use). */
 export interface AppliedPage extends PageCounts {
   version: number;
+  timingsMs?: ApplyTimings;
 }
 
 /** The stored read position the loop starts every pass from. */

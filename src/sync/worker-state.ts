@@ -20,8 +20,17 @@ export interface PageCounts {
   quarantined: QuarantineCounts;
 }
 
+/** Where a page's apply time went, in ms (validate is 0 when the page came validated by its prefetch). */
+export interface ApplyTimings {
+  validate: number;
+  /** the page statement: compare-and-set, match, events, statuses, quarantine */
+  write: number;
+  commit: number;
+}
+
 /** What one applied page did, as the metrics and progress reporters see it. */
 export interface AppliedPageRecord extends PageCounts {
+  timingsMs?: ApplyTimings;
   /** from the start of the page's fetch to its commit */
   durationMs: number;
   done: boolean;

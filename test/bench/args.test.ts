@@ -9,6 +9,7 @@ describe('parseBenchArgs', () => {
       naiveSeconds: 10,
       latencyRounds: 30,
       pollIntervalMs: 1_000,
+      matchLarge: 1_000_000,
       resultsDir: 'bench/results',
       keep: false,
     });
@@ -17,6 +18,7 @@ describe('parseBenchArgs', () => {
   test.each([
     [['--events', '200000'], { events: 200_000 }],
     [['--events=2000', '--keep'], { events: 2_000, keep: true }],
+    [['--match-large', '50000'], { matchLarge: 50_000 }],
     [['--ceiling-seconds', '1.5', '--naive-seconds', '0.5'], { ceilingSeconds: 1.5, naiveSeconds: 0.5 }],
     [['--latency-rounds', '3', '--poll-interval-ms', '200'], { latencyRounds: 3, pollIntervalMs: 200 }],
     [['--results-dir', '/tmp/out'], { resultsDir: '/tmp/out' }],

@@ -16,7 +16,7 @@ function results(overrides: { drain?: number; ceiling?: number; naive?: number; 
     drain: {
       events: 200_000, pages: 800, seconds: 200_000 / drainRate, events_per_s: drainRate, pages_per_s: drainRate / 250,
       peak_rss_mb: overrides.rss ?? 120, rss_series_mb: [[100, 80]],
-      per_page_ms: { fetch: flat(4), fetch_wait: flat(0.5), validate: flat(1), match: flat(1.5), write: flat(4), commit: flat(1), apply: flat(7) },
+      per_page_ms: { fetch: flat(4), fetch_wait: flat(0.5), validate: flat(1), write: flat(5.5), commit: flat(1), apply: flat(7) },
     },
     ceiling: { pages: 1_600, events: 400_000, seconds: 10, events_per_s: overrides.ceiling ?? 40_000, pages_per_s: 160 },
     naive: { events: 5_000, seconds: 10, events_per_s: overrides.naive ?? 500 },
@@ -59,8 +59,7 @@ describe('summaryLine', () => {
       latency_p99_ms: 1_100,
       fetch_ms_per_page: 4,
       validate_ms_per_page: 1,
-      match_ms_per_page: 1.5,
-      write_ms_per_page: 4,
+      write_ms_per_page: 5.5,
       commit_ms_per_page: 1,
     });
   });
@@ -77,7 +76,7 @@ describe('formatReport', () => {
     expect(text).toMatch(/drain \/ ceiling\s+0\.50\s+>= 0\.60  MISSED/);
     expect(text).toMatch(/drain \/ naive\s+40\.0\s+>= 20  ok/);
     expect(text).toMatch(/latency p99 ms \(poll 1000 ms\)\s+1,100\s+<= 1250  ok/);
-    expect(text).toMatch(/write\s+4\.00\s+4\.00 \/ 4\.00/);
+    expect(text).toMatch(/write\s+5\.50\s+5\.50 \/ 5\.50/);
     const table = (text.split('\n\n')[1] ?? '').split('\n');
     expect(table).toHaveLength(12);
     // the value column is right-aligned: every value ends in the same column
