@@ -28,6 +28,13 @@ export interface LocalPrescription {
 /** Rows per upsert statement: big enough to amortise round trips, small enough to keep memory flat. */
 export const REGISTER_BATCH_SIZE = 10_000;
 
+/**
+ * A registration this large refreshes the table's planner statistics at once. Without them
+ * (autovacuum off, or not there yet) the page statement's match can be planned for a table
+ * of a few rows: measured here, 250,000 fresh rows took pages from 30 ms to over a second.
+ */
+export const ANALYZE_AFTER_INSERTED = 1_000;
+
 function rowJson(row: LocalPrescriptionInput): string {
   const id = row.prescription_identity;
   return JSON.stringify({
@@ -94,6 +101,7 @@ export async function registerLocalPrescriptions(
     inserted += result.inserted;
     updated += result.updated;
   }
+  if (inserted >= ANALYZE_AFTER_INSERTED) await db.execute(sql`analyze prescriptions`);
   if (unique.length > 0) await rematch(db);
   return { inserted, updated };
 }

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import type { Db } from '../../src/db/connection.js';
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../src/db/connection.js';
 import { applyPage } from '../../src/sync/apply-page.js';
 import { loadCheckpoint } from '../../src/sync/checkpoint.js';
-import { listLocalPrescriptions, recordSentPrescription, registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
+import {
+  ANALYZE_AFTER_INSERTED,
+  listLocalPrescriptions,
+  recordSentPrescription,
+  registerLocalPrescriptions,
+} from '../../src/sync/local-prescriptions.js';
 import { listQuarantine } from '../../src/sync/quarantine.js';
 import { rematch } from '../../src/sync/rematch.js';
 import type { PrescriptionRequest } from '../../src/intake/prescription.js';
@@ -94,5 +100,22 @@ describe('local prescriptions and rematch', () => {
     expect(await listLocalPrescriptions(db)).toEqual([
       { external_id: 'sent-1', status: 'accepted', status_occurred_at: '2024-12-10T10:00:00.000Z', events: 1, cancellation_requested_at: '2024-12-10T12:00:00.000Z', subscription_id: 'sub-1' },
     ]);
+  });
+});
+
+describe('registerLocalPrescriptions and planner statistics', () => {
+  const reltuples = async () =>
+    Number((await queryRows<{ n: unknown }>(db, sql`select reltuples as n from pg_class where relname = 'prescriptions'`))[0]?.n);
+
+  test('a large registration refreshes the statistics the page statement is planned with', async () => {
+    const rows = Array.from({ length: ANALYZE_AFTER_INSERTED + 10 }, (_, i) => ({
+      external_id: `bulk-${i}`,
+      prescription_identity: identity({ patient_last_name: `Bulk${i}` }),
+    }));
+    await registerLocalPrescriptions(db, rows.slice(0, 10));
+    // a small registration leaves them alone (a fresh table reads as never analyzed: -1, or 0 on older servers)
+    expect(await reltuples()).toBeLessThanOrEqual(0);
+    await registerLocalPrescriptions(db, rows);
+    expect(await reltuples()).toBeGreaterThanOrEqual(ANALYZE_AFTER_INSERTED);
   });
 });
