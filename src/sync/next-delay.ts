@@ -14,7 +14,7 @@ export type DelayReason =
 /** The knobs of every wait the poll loop makes. */
 export interface DelayPolicy {
   readonly pollIntervalMs: number;
-  /** fraction of the poll interval spread either side of it, e.g. 0.1 = ±10% */
+  /** fraction of the poll interval jitter may take off it, e.g. 0.1 = 90-100% of the interval */
   readonly pollJitterRatio: number;
   readonly failureBaseMs: number;
   readonly failureCapMs: number;
@@ -59,9 +59,9 @@ export function nextDelay(reason: DelayReason, policy: DelayPolicy, random: () =
   }
 }
 
+// jitter only shortens the interval: POLL_INTERVAL_MS stays the longest an event waits to be polled
 function jitteredInterval(policy: DelayPolicy, random: () => number): number {
-  const spread = policy.pollIntervalMs * policy.pollJitterRatio;
-  return Math.round(policy.pollIntervalMs - spread + clampUnit(random()) * 2 * spread);
+  return Math.round(policy.pollIntervalMs * (1 - policy.pollJitterRatio * clampUnit(random())));
 }
 
 function failureDelay(count: number, policy: DelayPolicy, random: () => number): number {

@@ -74,6 +74,8 @@ export class Poller {
   private readonly stopSignal = new AbortController();
   private running: Promise<unknown> | undefined;
   private conflictStreak = 0;
+  /** clock.now() when the last page fetch of a pass started: caught-up polls are paced start to start */
+  private lastFetchStartedAt = 0;
 
   constructor(private readonly deps: PollerDeps) {}
 
@@ -119,9 +121,13 @@ export class Poller {
     let wait: DelayReason | undefined;
     while (!this.stopping) {
       if (wait) {
-        const delayMs = this.deps.nextDelay(wait);
+        const caughtUp = wait.kind === 'caught-up';
+        let delayMs = this.deps.nextDelay(wait);
+        // the interval runs from the last poll's start, so the time that poll took does not add to an event's wait
+        if (caughtUp) delayMs = Math.max(0, delayMs - (this.deps.clock.now() - this.lastFetchStartedAt));
         wait = undefined;
-        if (delayMs > 0) await this.deps.sleep(delayMs, this.stopSignal.signal);
+        // a caught-up wait always goes through sleep, even at 0: the loop yields between polls
+        if (delayMs > 0 || caughtUp) await this.deps.sleep(delayMs, this.stopSignal.signal);
         if (this.stopping) break;
       }
       const outcome = await this.pass();
@@ -178,6 +184,7 @@ export class Poller {
     let pending = this.fetch(iterator, this.stopSignal.signal);
     for (;;) {
       const fetchStartedAt = pending.startedAt;
+      this.lastFetchStartedAt = fetchStartedAt;
       const fetched = await pending.result;
       if (!fetched.ok) return this.failure('upstream', fetched.error);
       if (this.stopping) return { kind: 'stopped' };

@@ -12,15 +12,15 @@ const policy: DelayPolicy = {
 
 describe('nextDelay', () => {
   const cases: Array<{ name: string; reason: DelayReason; random: number; expected: number }> = [
-    { name: 'caught up, lowest jitter', reason: { kind: 'caught-up' }, random: 0, expected: 900 },
-    { name: 'caught up, middle jitter', reason: { kind: 'caught-up' }, random: 0.5, expected: 1_000 },
-    { name: 'caught up, highest jitter', reason: { kind: 'caught-up' }, random: 1, expected: 1_100 },
+    { name: 'caught up, no jitter: the full interval', reason: { kind: 'caught-up' }, random: 0, expected: 1_000 },
+    { name: 'caught up, middle jitter', reason: { kind: 'caught-up' }, random: 0.5, expected: 950 },
+    { name: 'caught up, most jitter: never past the interval', reason: { kind: 'caught-up' }, random: 1, expected: 900 },
     { name: 'first failure: up to base', reason: { kind: 'failure', consecutiveFailures: 1 }, random: 0.5, expected: 250 },
     { name: 'third failure: up to 4x base', reason: { kind: 'failure', consecutiveFailures: 3 }, random: 0.5, expected: 1_000 },
     { name: 'many failures: capped', reason: { kind: 'failure', consecutiveFailures: 30 }, random: 0.5, expected: 4_000 },
     { name: 'failure with zero jitter: floor', reason: { kind: 'failure', consecutiveFailures: 5 }, random: 0, expected: 100 },
-    { name: 'no progress once: the poll interval', reason: { kind: 'no-progress', streak: 1 }, random: 0.5, expected: 1_000 },
-    { name: 'no progress 3 times: doubled twice', reason: { kind: 'no-progress', streak: 3 }, random: 0.5, expected: 4_000 },
+    { name: 'no progress once: the poll interval', reason: { kind: 'no-progress', streak: 1 }, random: 0, expected: 1_000 },
+    { name: 'no progress 3 times: doubled twice', reason: { kind: 'no-progress', streak: 3 }, random: 0, expected: 4_000 },
     { name: 'no progress forever: capped', reason: { kind: 'no-progress', streak: 20 }, random: 0.5, expected: 5_000 },
     { name: 'first conflict: reload at once', reason: { kind: 'conflict', streak: 1 }, random: 0.5, expected: 0 },
     { name: 'second conflict in a row: backs off', reason: { kind: 'conflict', streak: 2 }, random: 0.5, expected: 250 },

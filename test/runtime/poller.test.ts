@@ -124,6 +124,33 @@ describe('Poller', () => {
     expect(state.snapshot()).toMatchObject({ backlog: false, consecutiveFailures: 0 });
   });
 
+  it('paces caught-up polls start to start: the time the last poll took comes off the interval', async () => {
+    let now = 0;
+    const slept: number[] = [];
+    const holder: { poller?: Poller } = {};
+    const store = new FakeStore();
+    const feed = new FakeFeed(1);
+    holder.poller = new Poller({
+      fetchPage: ({ iterator }) => feed.fetch(iterator),
+      applyPage: async (input) => {
+        now += 300; // a page whose apply takes 300 ms
+        return store.apply(input);
+      },
+      loadCheckpoint: () => store.load(),
+      clock: { now: () => now },
+      sleep: async (ms) => {
+        slept.push(ms);
+        now += ms;
+        if (slept.length >= 2) void holder.poller?.stop();
+      },
+      nextDelay: () => 1_000,
+      state: new WorkerState({ now: () => now }),
+      log: silent,
+    });
+    await holder.poller.run();
+    expect(slept).toEqual([700, 700]);
+  });
+
   it('backs off a page that makes no progress (same iterator, nothing new, not done) and shows it in state', async () => {
     const feed = new FakeFeed(0);
     const stuck = () => ({ events: [], meta: { iterator: 'here', done: false } });
