@@ -22,9 +22,12 @@ const KILLS = 25;
 // migrations, lease); the others wait until that life has committed a page and then
 // strike at a random instant within the next KILL_AFTER_COMMIT_MS (fetch, apply, commit).
 const STARTUP_KILL_EVERY = 5;
-const STARTUP_KILL_MS = { min: 100, max: 2_500 };
-// short enough that 25 lives cannot drain the whole feed even at full drain speed
-const KILL_AFTER_COMMIT_MS = 400;
+// a compiled worker starts in ~0.5 s: kills in this window land during start-up or the first pages
+const STARTUP_KILL_MS = { min: 100, max: 800 };
+// with the upstream latency below, short enough that 25 lives cannot drain the whole feed
+const KILL_AFTER_COMMIT_MS = 250;
+// per GET /events: caps the drain near 6k events/s, so the kills land mid-drain whatever the worker's speed
+const UPSTREAM_LATENCY_MS = 40;
 
 const available = await postgresReachable();
 
@@ -53,6 +56,7 @@ describe.skipIf(!available)(SCENARIO, () => {
         await importPrescriptions(kit, db, prepared);
         await kit.sandbox.admin.setFaults({
           ...TRANSPORT_CALM,
+          latencyMs: UPSTREAM_LATENCY_MS,
           errorRate: 0.05,
           rateLimitRate: 0.02,
           retryAfterSeconds: 0,
