@@ -10,7 +10,7 @@ const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIELDS = [
   'events', 'events_per_s', 'pages_per_s', 'ceiling_events_per_s', 'naive_events_per_s', 'ratio_to_ceiling',
   'ratio_to_naive', 'peak_rss_mb', 'match_ms_per_page_10k', 'match_ms_per_page_1m', 'poll_interval_ms',
-  'latency_p50_ms', 'latency_p99_ms', 'fetch_ms_per_page', 'validate_ms_per_page', 'match_ms_per_page',
+  'latency_p50_ms', 'latency_p99_ms', 'fetch_ms_per_page', 'validate_ms_per_page',
   'write_ms_per_page', 'commit_ms_per_page',
 ];
 
