@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { IntakeClient } from '../src/intake/client.js';
 import { createLogger } from '../src/log.js';
-import { composeWorker } from '../src/sync/compose-worker.js';
+import { composeWorker, workerSettingsFrom } from '../src/sync/compose-worker.js';
 import { WorkerState } from '../src/sync/worker-state.js';
 import type { PageTiming } from './page-timings.js';
 import { readMemory } from './rss.js';
@@ -58,15 +58,7 @@ const worker = composeWorker({
   database,
   databaseUrl: config.DATABASE_URL,
   client: timedClient,
-  settings: {
-    feed: config.FEED_NAME,
-    pageLimit: config.PAGE_LIMIT,
-    pollIntervalMs: config.POLL_INTERVAL_MS,
-    pollBackoffMaxMs: config.POLL_BACKOFF_MAX_MS,
-    leaseRetryMs: config.LEASE_RETRY_MS,
-    leaseTtlMs: config.LEASE_TTL_MS,
-    drainMaxFailures: config.ONCE_MAX_FAILURES,
-  },
+  settings: workerSettingsFrom(config),
   state,
   log,
   clock,

@@ -7,7 +7,7 @@ import { databaseProbe } from '../ops/database-probe.js';
 import { startHealthServer } from '../ops/health-server.js';
 import { createSyncMetrics } from '../ops/metrics.js';
 import { defaultMaxPollAgeMs } from '../ops/readiness.js';
-import { composeWorker } from '../sync/compose-worker.js';
+import { composeWorker, workerSettingsFrom } from '../sync/compose-worker.js';
 import type { SyncWorker } from '../sync/worker.js';
 import { WorkerState } from '../sync/worker-state.js';
 import { requireRemoteConfig } from './client-context.js';
@@ -72,15 +72,7 @@ async function runWorker(options: RunOptions): Promise<number> {
       database,
       databaseUrl: config.DATABASE_URL,
       client: upstream.client,
-      settings: {
-        feed: config.FEED_NAME,
-        pageLimit: config.PAGE_LIMIT,
-        pollIntervalMs: config.POLL_INTERVAL_MS,
-        pollBackoffMaxMs: config.POLL_BACKOFF_MAX_MS,
-        leaseRetryMs: config.LEASE_RETRY_MS,
-        leaseTtlMs: config.LEASE_TTL_MS,
-        drainMaxFailures: config.ONCE_MAX_FAILURES,
-      },
+      settings: workerSettingsFrom(config),
       state,
       log,
       clock,

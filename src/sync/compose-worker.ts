@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
 import type { Logger } from '../log.js';
@@ -19,6 +20,19 @@ export interface WorkerSettings {
   leaseRetryMs: number;
   leaseTtlMs: number;
   drainMaxFailures: number;
+}
+
+/** The worker's settings as the environment configures them. */
+export function workerSettingsFrom(config: Config): WorkerSettings {
+  return {
+    feed: config.FEED_NAME,
+    pageLimit: config.PAGE_LIMIT,
+    pollIntervalMs: config.POLL_INTERVAL_MS,
+    pollBackoffMaxMs: config.POLL_BACKOFF_MAX_MS,
+    leaseRetryMs: config.LEASE_RETRY_MS,
+    leaseTtlMs: config.LEASE_TTL_MS,
+    drainMaxFailures: config.ONCE_MAX_FAILURES,
+  };
 }
 
 export interface ComposeWorkerOptions {
