@@ -10,6 +10,9 @@ import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** Seconds close() lets pending queries finish before the connections are destroyed. */
+const CLOSE_TIMEOUT_S = 1;
+
 /** An open store: the drizzle handle plus what the two drivers do differently. */
 export interface Database {
   kind: 'postgres' | 'pglite';
@@ -57,8 +60,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       drizzlePostgres(pageClient);
       return pageClient;
     });
+    // by close time the worker has stopped (its page committed or rolled back): a query still
+    // pending is a stranded one, and waiting for it would only eat the shutdown grace period
     const close = async () => {
-      await Promise.all([client.end({ timeout: 5 }), closePageClients(db)]);
+      await Promise.all([client.end({ timeout: CLOSE_TIMEOUT_S }), closePageClients(db, CLOSE_TIMEOUT_S)]);
     };
     return { kind: 'postgres', db, sql: client, pglite: undefined, close };
   }

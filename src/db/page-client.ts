@@ -40,8 +40,8 @@ export function replacePageClient(db: object, client: postgres.Sql): void {
 }
 
 /** Closes the page clients of `db` (current and any still closing). */
-export async function closePageClients(db: object): Promise<void> {
+export async function closePageClients(db: object, timeoutSeconds: number): Promise<void> {
   const slot = slots.get(db);
   if (!slot) return;
-  await Promise.all([slot.current.end({ timeout: 5 }), ...slot.retired.map((c) => c.end({ timeout: 0 }))]);
+  await Promise.all([slot.current.end({ timeout: timeoutSeconds }), ...slot.retired.map((c) => c.end({ timeout: 0 }))]);
 }
