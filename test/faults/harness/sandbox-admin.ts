@@ -1,24 +1,11 @@
+import type { FaultConfig } from '../../../src/sandbox/faults.js';
+
 /**
  * The sandbox simulator's admin surface (no auth, under /_sandbox), as the
  * scenarios drive it over HTTP. Field names follow the simulator's contract.
  */
-export interface FaultSettings {
-  errorRate: number;
-  rateLimitRate: number;
-  retryAfterSeconds: number;
-  latencyMs: number;
-  latencyJitterMs: number;
-  dropRate: number;
-  hangRate: number;
-  truncatedRate: number;
-  wrongShapeRate: number;
-  duplicateRate: number;
-  malformedRate: number;
-  unknownNameRate: number;
-  reorderWindow: number;
-  iteratorMode: 'after' | 'at';
-  seed: number;
-}
+/** The simulator's fault configuration, as its admin endpoint takes it. */
+export type FaultSettings = FaultConfig;
 
 /** Every per-request (transport) fault switched off; content faults are left alone. */
 export const TRANSPORT_CALM: Partial<FaultSettings> = {
