@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
 import { matchLockExclusive } from './match-lock.js';
-import { matchCandidatesLateral } from './match-sql.js';
+import { matchCandidatesLateral, matchDecisionColumns } from './match-sql.js';
 
 export interface RematchResult {
   examined: number;
@@ -21,11 +21,11 @@ const rematchSql = sql`with ev as (
     where q.resolved_at is null and q.reason in ('unmatched', 'ambiguous') and e.prescription_id is null
   ),
   evaluated as (
-    select ev.*, m.ids, m.external_ids, coalesce(cardinality(m.ids), 0) as n
+    select ev.*, m.ids, ${matchDecisionColumns}, coalesce(cardinality(m.ids), 0) as n
     from ev ${matchCandidatesLateral}
   ),
   linked as (
-    update events e set prescription_id = (v.ids[1])::bigint
+    update events e set prescription_id = v.prescription_id
     from evaluated v where e.id = v.id and v.n = 1
     returning e.id
   ),
@@ -49,10 +49,8 @@ const rematchSql = sql`with ev as (
   ),
   reclassified as (
     update quarantine q
-    set reason = case when v.n = 0 then 'unmatched' else 'ambiguous' end,
-      detail = case when v.n = 0 then 'no local prescription matches its identity'
-        else v.n || ' local prescriptions match (external_id ' || array_to_string(v.external_ids[1:5], ', ')
-          || case when v.n > 5 then ', ...' else '' end || ')' end
+    -- the same reason and wording as a page apply gives (match-sql.ts)
+    set reason = v.quarantine_reason, detail = v.quarantine_detail
     from evaluated v where q.id = v.quarantine_id and v.n <> 1
     returning q.id
   )
