@@ -8,6 +8,8 @@ const LOST_CODES = new Set([
   'ECONNREFUSED',
   'EPIPE',
   'ETIMEDOUT',
+  // our own client-side deadline (deadline.ts): the connection is presumed stranded
+  'QUERY_DEADLINE',
 ]);
 
 /**

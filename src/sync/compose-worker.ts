@@ -20,6 +20,8 @@ export interface WorkerSettings {
   leaseRetryMs: number;
   leaseTtlMs: number;
   drainMaxFailures: number;
+  /** how long a stop waits for the page in flight before leaving it to the server */
+  stopWaitMs: number;
 }
 
 /** The worker's settings as the environment configures them. */
@@ -32,6 +34,8 @@ export function workerSettingsFrom(config: Config): WorkerSettings {
     leaseRetryMs: config.LEASE_RETRY_MS,
     leaseTtlMs: config.LEASE_TTL_MS,
     drainMaxFailures: config.ONCE_MAX_FAILURES,
+    // half the grace period: the rest is for releasing the lease and closing connections
+    stopWaitMs: Math.floor(config.SHUTDOWN_GRACE_MS / 2),
   };
 }
 
@@ -73,5 +77,5 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
       log: log.child({ component: 'poller' }),
       drainMaxFailures: settings.drainMaxFailures,
     });
-  return new SyncWorker({ lease, createPoller, state, sleep, leaseRetryMs: settings.leaseRetryMs, log });
+  return new SyncWorker({ lease, createPoller, state, sleep, leaseRetryMs: settings.leaseRetryMs, stopWaitMs: settings.stopWaitMs, log });
 }

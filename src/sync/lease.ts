@@ -1,6 +1,7 @@
 import { sql as drizzleSql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { queryRows, type Database } from '../db/connection.js';
+import { withDeadline } from '../db/deadline.js';
 
 /**
  * First half of the advisory lock key: constant for this application ("inta"),
@@ -43,65 +44,118 @@ export function createFeedLease(database: Database, options: AdvisoryLeaseOption
  * connection reserved from the pool: postgres.js 3.4 crashes the process when
  * a query is sent on a reserved connection whose backend was terminated, which
  * is exactly the failure this lease must survive.
+ *
+ * Once the lock key is known, every query on this session is a parameterless
+ * simple-protocol query: one message, after which the backend is idle. A
+ * parameterised postgres.js query is sent in two halves on first use (Parse +
+ * Describe, then Bind + Execute + Sync once the parameter types are back); a
+ * holder frozen between the halves leaves its backend 'active' mid-protocol,
+ * where no idle timeout applies, and the lock would be held for as long as the
+ * process stays frozen.
  */
 class AdvisoryLease implements FeedLease {
   private client: postgres.Sql | undefined;
   private backendPid: number | undefined;
+  /** hashtext('intake-sync:' || feed), resolved once while no lock is held */
+  private lockKey: number | undefined;
 
   constructor(
     private readonly url: string,
     private readonly options: AdvisoryLeaseOptions,
   ) {}
 
+  /** A lease query with no answer within this is abandoned with its connection. */
+  private get deadlineMs(): number {
+    return Math.max(1_000, Math.round(this.options.idleTtlMs / 2));
+  }
+
   async tryAcquire(): Promise<boolean> {
     if (this.backendPid !== undefined) return this.stillHeld();
-    this.client ??= postgres(this.url, {
+    const client = (this.client ??= postgres(this.url, {
       max: 1,
       onnotice: () => {},
       connect_timeout: 10,
       connection: { application_name: `intake-sync lease ${this.options.feed}`, idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)) },
-    });
-    const [row] = await this.client<{ acquired: boolean; pid: number }[]>`
-      select pg_try_advisory_lock(${LEASE_NAMESPACE}::int4, hashtext(${leaseName(this.options.feed)})) as acquired,
-             pg_backend_pid() as pid`;
-    if (!row?.acquired) return false;
-    this.backendPid = row.pid;
-    return true;
+    }));
+    try {
+      const key = await this.resolveLockKey(client);
+      const [row] = await this.simpleQuery<{ acquired: boolean; pid: number }>(
+        client,
+        `select pg_try_advisory_lock(${LEASE_NAMESPACE}, ${key}) as acquired, pg_backend_pid() as pid`,
+        'taking the feed lease',
+      );
+      if (!row?.acquired) return false;
+      this.backendPid = row.pid;
+      return true;
+    } catch (error) {
+      this.discardClient(client);
+      throw error;
+    }
   }
 
   async stillHeld(): Promise<boolean> {
-    if (!this.client || this.backendPid === undefined) return false;
+    const client = this.client;
+    const key = this.lockKey;
+    if (!client || this.backendPid === undefined || key === undefined) return false;
     try {
       // the client reconnects a dropped connection silently, so ask whether
       // *this* session still owns the lock rather than whether a query works
-      const [row] = await this.client<{ held: boolean }[]>`
-        select pg_backend_pid() = ${this.backendPid}::int4 and exists (
-          select 1 from pg_locks
-           where locktype = 'advisory' and pid = pg_backend_pid() and granted
-             and classid = ${LEASE_NAMESPACE}::oid
-             and objid = (hashtext(${leaseName(this.options.feed)})::bigint & 4294967295)::oid
-             and objsubid = 2) as held`;
+      const [row] = await this.simpleQuery<{ held: boolean }>(
+        client,
+        `select pg_backend_pid() = ${this.backendPid} and exists (
+           select 1 from pg_locks
+            where locktype = 'advisory' and pid = pg_backend_pid() and granted
+              and classid = ${LEASE_NAMESPACE}::oid and objid = (${key}::bigint & 4294967295)::oid and objsubid = 2) as held`,
+        'checking the feed lease',
+      );
       return row?.held === true;
     } catch {
+      // unanswered or failed: step down, and never trust this connection again
+      this.discardClient(client);
       return false;
     }
   }
 
   async release(): Promise<void> {
     const client = this.client;
-    const held = this.backendPid !== undefined;
+    const held = this.backendPid !== undefined && this.lockKey !== undefined;
     this.client = undefined;
     this.backendPid = undefined;
     if (!client) return;
     try {
       // unlock explicitly: the server frees a closed session's locks only once its backend has exited,
       // and a standby should not wait for that (on a new session after a reconnect this is a no-op)
-      if (held) await client`select pg_advisory_unlock(${LEASE_NAMESPACE}::int4, hashtext(${leaseName(this.options.feed)}))`;
+      if (held) await this.simpleQuery(client, `select pg_advisory_unlock(${LEASE_NAMESPACE}, ${this.lockKey})`, 'releasing the feed lease');
     } catch {
-      // the session is gone, and its lock with it
+      // the session is gone or unanswering, and its lock goes with it once the client is closed
     } finally {
       await client.end({ timeout: 2 }).catch(() => {});
     }
+  }
+
+  private async resolveLockKey(client: postgres.Sql): Promise<number> {
+    if (this.lockKey !== undefined) return this.lockKey;
+    const [row] = await withDeadline(
+      client<{ key: number }[]>`select hashtext(${leaseName(this.options.feed)}) as key`.execute(),
+      this.deadlineMs,
+      'resolving the feed lease key',
+    );
+    if (!row || !Number.isInteger(row.key)) throw new Error('hashtext() returned no integer for the feed lease key');
+    this.lockKey = row.key;
+    return row.key;
+  }
+
+  /** Only integers this class produced are ever interpolated into `text`. */
+  private simpleQuery<T extends Record<string, unknown>>(client: postgres.Sql, text: string, what: string): Promise<T[]> {
+    return withDeadline(client.unsafe<T[]>(text).simple().execute(), this.deadlineMs, what) as Promise<T[]>;
+  }
+
+  private discardClient(client: postgres.Sql): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.backendPid = undefined;
+    // timeout 0: a query on it may never be answered; closing the socket ends the session and its lock
+    void client.end({ timeout: 0 }).catch(() => {});
   }
 }
 

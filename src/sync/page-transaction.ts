@@ -3,12 +3,21 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
 import { queryRows, type Db } from '../db/connection.js';
 import { isConnectionLoss } from '../db/connection-loss.js';
+import { withDeadline } from '../db/deadline.js';
 import { pageClientOf, replacePageClient } from '../db/page-client.js';
 
 /** Runs one statement of the transaction and returns its rows. */
 export type RunStatement = <T extends Record<string, unknown>>(query: SQL) => Promise<T[]>;
 
 const dialect = new PgDialect();
+
+/**
+ * A page transaction with no answer within this is abandoned with its connection (replaced
+ * like a lost one): the server commits or rolls it back on its own, and the checkpoint's
+ * compare-and-set makes either safe. Generous, because a page may queue legitimately behind
+ * a large registration holding the match lock.
+ */
+export const PAGE_TRANSACTION_DEADLINE_MS = 120_000;
 
 // one transaction at a time per page client: its single connection is the transaction
 const queues = new WeakMap<postgres.Sql, Promise<unknown>>();
@@ -23,15 +32,19 @@ const queues = new WeakMap<postgres.Sql, Promise<unknown>>();
  * and plan every call. A session lost mid-transaction rejects the call and the
  * client is replaced for the next one. Embedded PGlite goes through drizzle's transaction.
  */
-export async function inTransaction<T>(db: Db, body: (run: RunStatement) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  db: Db,
+  body: (run: RunStatement) => Promise<T>,
+  deadlineMs = PAGE_TRANSACTION_DEADLINE_MS,
+): Promise<T> {
   const client = pageClientOf(db);
   if (!client) return db.transaction((tx) => body((query) => queryRows(tx, query)));
   const previous = queues.get(client) ?? Promise.resolve();
   const current = previous
     .catch(() => {})
-    .then(() => onConnection(client, body))
+    .then(() => withDeadline(onConnection(client, body), deadlineMs, 'page transaction'))
     .catch((error: unknown) => {
-      // the session is gone, and with it the transaction: nothing to roll back, and the client is not reused
+      // the session is gone (or stopped answering), and with it the transaction: nothing to roll back, and the client is not reused
       if (isConnectionLoss(error)) replacePageClient(db, client);
       throw error;
     });

@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import { summarizeFailure } from './failure-summary.js';
 import type { FeedLease } from './lease.js';
 import type { DrainSummary, Poller } from './poller.js';
+import { settlesWithin } from './settles-within.js';
 import type { LoopSleep } from './sleep.js';
 import type { WorkerState } from './worker-state.js';
 
@@ -13,8 +14,15 @@ export interface SyncWorkerDeps {
   sleep: LoopSleep;
   /** how often a standby retries the lease, and how often the leader checks it still holds it */
   leaseRetryMs: number;
+  /**
+   * how long stop() waits for the page in flight (default 5 s): a database call that never
+   * settles (a stranded connection) must not hold the process past its shutdown grace
+   */
+  stopWaitMs?: number;
   log: Logger;
 }
+
+const DEFAULT_STOP_WAIT_MS = 5_000;
 
 /**
  * One process's worker for one feed: waits as standby until it holds the
@@ -68,12 +76,19 @@ export class SyncWorker {
     });
   }
 
-  /** Stops polling (the page in flight commits or rolls back), releases the lease, awaits the loop. Idempotent. */
+  /**
+   * Stops polling (the page in flight commits or rolls back), releases the lease, awaits the loop
+   * for at most stopWaitMs. Past that a database call is stuck: the lease is released here and the
+   * caller closes the connections; the server then commits or rolls back whatever was in flight,
+   * and the checkpoint's compare-and-set makes either outcome safe. Idempotent.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.stopSignal.abort();
-    await this.poller?.stop();
-    await this.running?.catch(() => {});
+    const loopEnded = settlesWithin(Promise.all([this.poller?.stop(), this.running]), this.deps.stopWaitMs ?? DEFAULT_STOP_WAIT_MS);
+    if (await loopEnded) return;
+    this.deps.log.warn({ waitedMs: this.deps.stopWaitMs ?? DEFAULT_STOP_WAIT_MS }, 'a database call did not settle while stopping: releasing the lease and leaving it to the server');
+    await this.deps.lease.release();
   }
 
   private begin<T>(body: () => Promise<T>): Promise<T> {

@@ -63,7 +63,12 @@ describe.skipIf(!available)(SCENARIO, () => {
         try {
           third = await committingLeader(monitor, workers, [first, second], FREEZE_TAKEOVER_BOUND_MS + 5_000);
         } catch (error) {
-          throw new Error(`no takeover from a frozen leader; its backends: ${(await outage.backendStates()).join(', ')}`, { cause: error });
+          const standby = workers.find((w) => w !== first && w !== second);
+          throw new Error(
+            `no takeover from a frozen leader; backends: ${(await outage.backendStates()).join(' | ')}; workers: ${monitor.describeLatest()}; ` +
+              `standby stderr tail: ${standby?.child.stderr().slice(-2_000) ?? ''}`,
+            { cause: error },
+          );
         }
         const freezeTakeoverMs = Date.now() - frozenAt;
         // let the new leader commit a few pages, then wake the zombie

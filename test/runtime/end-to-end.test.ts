@@ -24,6 +24,7 @@ const settings: WorkerSettings = {
   leaseRetryMs: 100,
   leaseTtlMs: 10_000,
   drainMaxFailures: 3,
+  stopWaitMs: 5_000,
 };
 
 describe('worker end to end: sandbox → Postgres', () => {

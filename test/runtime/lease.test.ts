@@ -8,6 +8,7 @@ import { sleepUnlessAborted } from '../../src/sync/sleep.js';
 import { SyncWorker } from '../../src/sync/worker.js';
 import { WorkerState } from '../../src/sync/worker-state.js';
 import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { startFreezableProxy } from './helpers/freezable-proxy.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const hasPostgres = await postgresReachable();
@@ -63,6 +64,33 @@ describe.skipIf(!hasPostgres)(`feed lease (${NEEDS_POSTGRES})`, () => {
     expect(await frozen.stillHeld()).toBe(false);
     await frozen.release();
     await standby.release();
+  });
+
+  it('a holder frozen at any point of a lease check still loses the lock after the TTL (no query is left half-sent)', async () => {
+    // a parameterised postgres.js query goes out in two writes on first use; a process frozen between
+    // them leaves its backend 'active' mid-protocol, where no idle timeout applies, holding the lock forever
+    const target = new URL(test.url ?? '');
+    const proxy = await startFreezableProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    try {
+      const viaProxy = new URL(test.url ?? '');
+      viaProxy.port = String(proxy.port);
+      const feed = `${FEED}-frozen-check`;
+      const frozen = createFeedLease(await connect(), { feed, url: viaProxy.toString(), idleTtlMs: 1_000 });
+      const standby = createFeedLease(await connect(), { feed, url: test.url, idleTtlMs: 1_000 });
+      expect(await frozen.tryAcquire()).toBe(true);
+      expect(await standby.tryAcquire()).toBe(false);
+      proxy.freezeAfterNextClientWrite();
+      const check = frozen.stillHeld();
+      const frozenAt = Date.now();
+      await waitFor(() => standby.tryAcquire(), { timeoutMs: 6_000, what: 'the standby to take the lease of a holder frozen mid-check' });
+      expect(Date.now() - frozenAt).toBeLessThan(4_000);
+      // the frozen check never got its answer: past its deadline it reports the lease lost
+      expect(await check).toBe(false);
+      await standby.release();
+      await frozen.release();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('two workers: exactly one leads; when its lock connection dies it steps down and the standby takes over within the retry interval', async () => {

@@ -2,7 +2,10 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { queryRows, type Db } from '../../src/db/connection.js';
+import { openDatabase } from '../../src/db/connection.js';
+import { QueryDeadlineError } from '../../src/db/deadline.js';
 import { inTransaction } from '../../src/sync/page-transaction.js';
+import { startFreezableProxy } from '../runtime/helpers/freezable-proxy.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { truncateStore } from './fixtures.js';
 
@@ -89,4 +92,27 @@ describe('inTransaction when the server ends the session', () => {
       }
     },
   );
+});
+
+describe('inTransaction when the server stops answering', () => {
+  test.skipIf(!onPostgres)('the transaction fails at its deadline, and the next one runs on a fresh connection', async () => {
+    const target = new URL(tdb.url as string);
+    const proxy = await startFreezableProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(tdb.url as string);
+    viaProxy.port = String(proxy.port);
+    const frozenDb = await openDatabase({ url: viaProxy.toString(), max: 1 });
+    try {
+      await inTransaction(frozenDb.db, (run) => run(insertFeed('before')));
+      // what a silent network partition (or a stranded postgres.js write) looks like from the worker
+      proxy.freezeAfterNextClientWrite();
+      const started = Date.now();
+      await expect(inTransaction(frozenDb.db, (run) => run(insertFeed('lost')), 300)).rejects.toBeInstanceOf(QueryDeadlineError);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await inTransaction(frozenDb.db, (run) => run(insertFeed('after')), 5_000);
+      expect(await feeds()).toEqual(['after', 'before']);
+    } finally {
+      await frozenDb.close();
+      await proxy.close();
+    }
+  });
 });

@@ -55,6 +55,19 @@ export class FleetMonitor {
     return entry && entry.at >= since ? entry.reading : undefined;
   }
 
+  /** Each worker's latest reading and its age (for failure messages). */
+  describeLatest(): string {
+    const now = Date.now();
+    return this.workers
+      .map((w) => {
+        const entry = this.latest.get(w.label);
+        if (!entry) return `${w.label}: no reading`;
+        const { leader, pages, version } = entry.reading;
+        return `${w.label}: leader=${leader} pages=${pages} version=${version} (${now - entry.at} ms ago)`;
+      })
+      .join('; ');
+  }
+
   private async round(): Promise<void> {
     const readings = await Promise.all(
       this.workers.map(async (worker) => {
