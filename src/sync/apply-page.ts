@@ -4,7 +4,8 @@ import { applyPageSql, matchLockSharedSql, type ApplyPageRow } from './apply-pag
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import type { ApplyTimings } from './worker-state.js';
 import { inTransaction } from './page-transaction.js';
-import { preparePage, type MalformedEvent, type PreparedEvent, type PreparedPage } from './prepare-page.js';
+import { pageRowsJson } from './page-rows-json.js';
+import { preparePage, type PreparedPage } from './prepare-page.js';
 
 export interface ApplyPageInput {
   feed: string;
@@ -39,26 +40,6 @@ export interface ApplyResult {
   timingsMs: ApplyTimings;
 }
 
-function eventRowJson(event: PreparedEvent): string {
-  const head = JSON.stringify({
-    id: event.id,
-    name: event.name,
-    occurred_at: event.occurredAt,
-    subscription_id: event.subscriptionId,
-    api_version: event.apiVersion,
-    identity_key: event.key,
-    erx_message_id: event.erx,
-    status_rank: event.rank,
-  });
-  // already-serialised JSON spliced in: a large payload is not stringified again here
-  return `${head.slice(0, -1)},"payload":${event.payloadJson},"raw":${event.rawJson}}`;
-}
-
-function malformedRowJson(m: MalformedEvent): string {
-  const head = JSON.stringify({ key: m.key, event_id: m.eventId, detail: m.detail });
-  return `${head.slice(0, -1)},"raw":${m.rawJson}}`;
-}
-
 /**
  * Applies one page in ONE transaction of one statement (after the match lock): the
  * checkpoint compare-and-set (throws CheckpointConflictError and applies nothing when
@@ -68,13 +49,14 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
   const receivedAt = (input.receivedAt ?? new Date()).toISOString();
   const t0 = performance.now();
   const page = input.prepared ?? preparePage(input.events);
+  const rows = page.rowsJson ?? pageRowsJson(page);
   const statement = applyPageSql({
     feed: input.feed,
     expectedVersion: input.expectedVersion,
     nextIterator: input.nextIterator,
     receivedAt,
-    eventsJson: `[${page.events.map(eventRowJson).join(',')}]`,
-    malformedJson: `[${page.malformed.map(malformedRowJson).join(',')}]`,
+    eventsJson: rows.events,
+    malformedJson: rows.malformed,
     malformedCount: page.malformed.length,
   });
   const t1 = performance.now();

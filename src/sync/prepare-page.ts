@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { classifyEvent, MAX_EVENT_ID_LENGTH } from './classify-event.js';
+import { pageRowsJson, type PageRowsJson } from './page-rows-json.js';
 
 /** A well-formed event of the page, first occurrence of its id. */
 export interface PreparedEvent {
@@ -32,6 +33,8 @@ export interface PreparedPage {
   malformed: MalformedEvent[];
   /** well-formed repeats of an id already earlier in this page */
   duplicatesInPage: number;
+  /** the rows as the page statement's parameters, built off the critical path (absent: built at apply) */
+  rowsJson?: PageRowsJson;
 }
 
 // JSON.stringify escapes NUL and lone surrogates as \uXXXX; Postgres jsonb refuses both, which
@@ -93,5 +96,5 @@ export function preparePage(rawEvents: readonly unknown[]): PreparedPage {
       payloadJson: JSON.stringify(event.payload) ?? 'null',
     });
   }
-  return { events, malformed, duplicatesInPage };
+  return { events, malformed, duplicatesInPage, rowsJson: pageRowsJson({ events, malformed }) };
 }

@@ -1,0 +1,35 @@
+import type { MalformedEvent, PreparedEvent, PreparedPage } from './prepare-page.js';
+
+/** A page's rows as the page statement's two json parameters (see apply-page-sql.ts for their columns). */
+export interface PageRowsJson {
+  events: string;
+  malformed: string;
+}
+
+function eventRowJson(event: PreparedEvent): string {
+  const head = JSON.stringify({
+    id: event.id,
+    name: event.name,
+    occurred_at: event.occurredAt,
+    subscription_id: event.subscriptionId,
+    api_version: event.apiVersion,
+    identity_key: event.key,
+    erx_message_id: event.erx,
+    status_rank: event.rank,
+  });
+  // already-serialised JSON spliced in: a large payload is not stringified again here
+  return `${head.slice(0, -1)},"payload":${event.payloadJson},"raw":${event.rawJson}}`;
+}
+
+function malformedRowJson(m: MalformedEvent): string {
+  const head = JSON.stringify({ key: m.key, event_id: m.eventId, detail: m.detail });
+  return `${head.slice(0, -1)},"raw":${m.rawJson}}`;
+}
+
+/** Serialises the page's rows once; preparePage() does it while the previous page commits. */
+export function pageRowsJson(page: Pick<PreparedPage, 'events' | 'malformed'>): PageRowsJson {
+  return {
+    events: `[${page.events.map(eventRowJson).join(',')}]`,
+    malformed: `[${page.malformed.map(malformedRowJson).join(',')}]`,
+  };
+}
