@@ -40,7 +40,7 @@ state.subscribe({
   pageApplied(page) {
     const committedAt = performance.now();
     const fetch = fetched.shift() ?? { startedAt: committedAt, endedAt: committedAt };
-    const timings = page.timingsMs ?? { validate: 0, write: 0, commit: 0 };
+    const timings = page.timingsMs ?? { prepare: 0, validate: 0, write: 0, commit: 0 };
     const apply = timings.validate + timings.write + timings.commit;
     pages.push({
       events: page.received,

@@ -27,6 +27,7 @@ const workerOutputSchema = z.object({
       events: z.number(),
       fetch: z.number(),
       fetch_wait: z.number(),
+      prepare: z.number(),
       validate: z.number(),
       write: z.number(),
       commit: z.number(),

@@ -5,7 +5,9 @@ export interface PageTiming {
   fetch: number;
   /** the part of `fetch` the loop actually waited for after the previous page committed */
   fetch_wait: number;
-  /** 0 when the page was validated while the previous one committed (the worker's prefetch) */
+  /** parse + validate + serialise the rows (in the prefetch: overlaps the previous page's apply) */
+  prepare: number;
+  /** the part of prepare on the critical path: 0 when the page was prepared while the previous one committed */
   validate: number;
   /** the page statement: checkpoint compare-and-set, match, events, statuses, quarantine */
   write: number;
@@ -14,4 +16,4 @@ export interface PageTiming {
   apply: number;
 }
 
-export const TIMING_PARTS = ['fetch', 'fetch_wait', 'validate', 'write', 'commit', 'apply'] as const;
+export const TIMING_PARTS = ['fetch', 'fetch_wait', 'prepare', 'validate', 'write', 'commit', 'apply'] as const;

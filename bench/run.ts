@@ -9,12 +9,16 @@ import { runDrain } from './drain.js';
 import { measureLatency } from './latency.js';
 import { describeMachine } from './machine.js';
 import { measureMatchScaling } from './match-scaling.js';
+import { insertFillerPrescriptions } from './filler-prescriptions.js';
 import { measureNaive } from './naive.js';
 import { killAllChildren } from './processes.js';
 import { registerFixturePrescriptions } from './register.js';
 import { formatReport, summaryLine, type BenchResults } from './report.js';
 import { writeResultsFile } from './results-file.js';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
+
+/** Prescriptions (4 events each) in the naive poller's feed: more than one transaction per event gets through in its time. */
+const NAIVE_FEED_PRESCRIPTIONS = 25_000;
 
 /** Most prescriptions the match probe drains: 4 events each, so at most 40 pages per table size. */
 const MATCH_PROBE_PRESCRIPTIONS = 2_500;
@@ -57,10 +61,16 @@ async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, wor
     }),
   );
   log(`ceiling for ${args.ceilingSeconds} s, then naive for ${args.naiveSeconds} s`);
-  const { ceiling, naive } = await withDatabase(serverUrl, `${stamp}_scratch`, args.keep, async (db) => ({
-    ceiling: await measureCeiling(db.sql, prescriptions, args.ceilingSeconds),
-    naive: await measureNaive(db.sql, prescriptions, args.naiveSeconds),
-  }));
+  const ceiling = await withDatabase(serverUrl, `${stamp}_scratch`, args.keep, (db) => measureCeiling(db.sql, prescriptions, args.ceilingSeconds));
+  const naive = await withDatabase(serverUrl, `${stamp}_naive`, args.keep, (db) =>
+    withSandbox('naive', async (sandbox) => {
+      // the same local table size as the drain (index depth), and more feed than the naive poller can read in its time
+      await insertFillerPrescriptions(db.sql, 'naive-filler', 1, Math.max(0, prescriptions - NAIVE_FEED_PRESCRIPTIONS));
+      const seeded = await sandbox.seed(Math.min(NAIVE_FEED_PRESCRIPTIONS, prescriptions), 'nv');
+      await registerFixturePrescriptions(db.database.db, 'nv', 0, seeded.prescriptions);
+      return measureNaive(db.sql, sandbox, args.naiveSeconds);
+    }),
+  );
   log(`match time per page, 10k then ${args.matchLarge.toLocaleString('en-US')} local prescriptions`);
   const match = await withDatabase(serverUrl, `${stamp}_match`, args.keep, (db) =>
     withSandbox('match', (sandbox) =>

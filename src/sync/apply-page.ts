@@ -81,6 +81,11 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
     statusChanges: row.status_changes,
     matched: row.matched,
     quarantined: { malformed: page.malformed.length, unmatched: row.unmatched, ambiguous: row.ambiguous },
-    timingsMs: { validate: input.prepared ? 0 : t1 - t0, write: outcome.writeMs, commit: committed - bodyEnd },
+    timingsMs: {
+      prepare: page.prepareMs ?? t1 - t0,
+      validate: input.prepared ? 0 : t1 - t0,
+      write: outcome.writeMs,
+      commit: committed - bodyEnd,
+    },
   };
 }

@@ -34,8 +34,8 @@ export function workerSettingsFrom(config: Config): WorkerSettings {
     leaseRetryMs: config.LEASE_RETRY_MS,
     leaseTtlMs: config.LEASE_TTL_MS,
     drainMaxFailures: config.ONCE_MAX_FAILURES,
-    // half the grace period: the rest is for releasing the lease and closing connections
-    stopWaitMs: Math.floor(config.SHUTDOWN_GRACE_MS / 2),
+    // 40% of the grace period: the rest covers releasing the lease (<= 2 s + 1 s) and closing connections
+    stopWaitMs: Math.floor(config.SHUTDOWN_GRACE_MS * 0.4),
   };
 }
 

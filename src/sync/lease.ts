@@ -64,9 +64,13 @@ class AdvisoryLease implements FeedLease {
     private readonly options: AdvisoryLeaseOptions,
   ) {}
 
-  /** A lease query with no answer within this is abandoned with its connection. */
+  /**
+   * A lease query with no answer within this is abandoned with its connection (a leader then
+   * steps down, which is always safe). The queries are trivial; the cap keeps a stop within its
+   * grace period even when the unlock itself goes unanswered.
+   */
   private get deadlineMs(): number {
-    return Math.max(1_000, Math.round(this.options.idleTtlMs / 2));
+    return Math.min(2_000, Math.max(1_000, Math.round(this.options.idleTtlMs / 2)));
   }
 
   async tryAcquire(): Promise<boolean> {
@@ -129,7 +133,7 @@ class AdvisoryLease implements FeedLease {
     } catch {
       // the session is gone or unanswering, and its lock goes with it once the client is closed
     } finally {
-      await client.end({ timeout: 2 }).catch(() => {});
+      await client.end({ timeout: 1 }).catch(() => {});
     }
   }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { classifyEvent, MAX_EVENT_ID_LENGTH } from './classify-event.js';
 import { pageRowsJson, type PageRowsJson } from './page-rows-json.js';
 
@@ -35,6 +36,8 @@ export interface PreparedPage {
   duplicatesInPage: number;
   /** the rows as the page statement's parameters, built off the critical path (absent: built at apply) */
   rowsJson?: PageRowsJson;
+  /** how long preparePage() took (validation and serialisation), for the page timings */
+  prepareMs?: number;
 }
 
 // JSON.stringify escapes NUL and lone surrogates as \uXXXX; Postgres jsonb refuses both, which
@@ -60,6 +63,7 @@ function toMalformed(raw: unknown, json: string, detail: string, storable: boole
 
 /** Validates every raw event once, splits good from malformed and drops in-page repeats. */
 export function preparePage(rawEvents: readonly unknown[]): PreparedPage {
+  const started = performance.now();
   const events: PreparedEvent[] = [];
   const malformed: MalformedEvent[] = [];
   const seen = new Set<string>();
@@ -96,5 +100,6 @@ export function preparePage(rawEvents: readonly unknown[]): PreparedPage {
       payloadJson: JSON.stringify(event.payload) ?? 'null',
     });
   }
-  return { events, malformed, duplicatesInPage, rowsJson: pageRowsJson({ events, malformed }) };
+  const rowsJson = pageRowsJson({ events, malformed });
+  return { events, malformed, duplicatesInPage, rowsJson, prepareMs: performance.now() - started };
 }

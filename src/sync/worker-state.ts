@@ -22,6 +22,9 @@ export interface PageCounts {
 
 /** Where a page's apply time went, in ms (validate is 0 when the page came validated by its prefetch). */
 export interface ApplyTimings {
+  /** parsing and validating the page's events and serialising its rows, wherever it ran (see validate) */
+  prepare: number;
+  /** the part of prepare on the critical path: 0 when it ran in the prefetch, during the previous commit */
   validate: number;
   /** the page statement: compare-and-set, match, events, statuses, quarantine */
   write: number;

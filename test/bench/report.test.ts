@@ -16,7 +16,7 @@ function results(overrides: { drain?: number; ceiling?: number; naive?: number; 
     drain: {
       events: 200_000, pages: 800, seconds: 200_000 / drainRate, events_per_s: drainRate, pages_per_s: drainRate / 250,
       peak_rss_mb: overrides.rss ?? 120, rss_series_mb: [[100, 80]],
-      per_page_ms: { fetch: flat(4), fetch_wait: flat(0.5), validate: flat(1), write: flat(5.5), commit: flat(1), apply: flat(7) },
+      per_page_ms: { fetch: flat(4), fetch_wait: flat(0.5), prepare: flat(1.5), validate: flat(1), write: flat(5.5), commit: flat(1), apply: flat(7) },
     },
     ceiling: { pages: 1_600, events: 400_000, seconds: 10, events_per_s: overrides.ceiling ?? 40_000, pages_per_s: 160 },
     naive: { events: 5_000, seconds: 10, events_per_s: overrides.naive ?? 500 },
