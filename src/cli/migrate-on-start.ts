@@ -1,3 +1,4 @@
+import postgres from 'postgres';
 import type { Database } from '../db/connection.js';
 import { runMigrations } from '../db/migrate.js';
 import { LEASE_NAMESPACE } from '../sync/lease.js';
@@ -8,21 +9,24 @@ const MIGRATION_LOCK_KEY = 0;
 /**
  * Applies pending migrations, serialised across processes: workers started
  * together on a fresh database would otherwise race to create the same tables.
+ * The lock is held on a connection of its own, not one reserved from the pool:
+ * postgres.js 3.4's reserve() never resolves on a fresh connection when
+ * fetch_types is off (see connection.ts for why it is).
  */
-export async function migrateOnStart(database: Database): Promise<void> {
-  if (database.kind !== 'postgres' || !database.sql) {
+export async function migrateOnStart(database: Database, url: string | undefined): Promise<void> {
+  if (database.kind !== 'postgres' || !url) {
     await runMigrations(database);
     return;
   }
-  const connection = await database.sql.reserve();
+  const lock = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10, fetch_types: false });
   try {
-    await connection`select pg_advisory_lock(${LEASE_NAMESPACE}::int4, ${MIGRATION_LOCK_KEY}::int4)`;
+    await lock.unsafe(`select pg_advisory_lock(${LEASE_NAMESPACE}, ${MIGRATION_LOCK_KEY})`);
     try {
       await runMigrations(database);
     } finally {
-      await connection`select pg_advisory_unlock(${LEASE_NAMESPACE}::int4, ${MIGRATION_LOCK_KEY}::int4)`;
+      await lock.unsafe(`select pg_advisory_unlock(${LEASE_NAMESPACE}, ${MIGRATION_LOCK_KEY})`);
     }
   } finally {
-    connection.release();
+    await lock.end({ timeout: 1 });
   }
 }

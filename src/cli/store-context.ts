@@ -15,7 +15,7 @@ export async function openStoreFromConfig(config: Config): Promise<Database> {
       : { dataDir: join(config.DATA_DIR, 'pglite') },
   );
   try {
-    await migrateOnStart(database);
+    await migrateOnStart(database, config.DATABASE_URL);
   } catch (error) {
     await database.close().catch(() => {});
     throw error;

@@ -48,6 +48,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       // a dead server must surface as an error the worker can pause on, not hang forever
       connect_timeout: 10,
       idle_timeout: 60,
+      // no array-type lookup on connect: postgres.js runs it as an internal query whose promise it drops, so a
+      // backend terminated during it was an unhandled rejection that ended the process (we use no array types)
+      fetch_types: false,
       connection: { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 30_000 },
     };
     const client = postgres(options.url, { ...clientOptions, max: options.max ?? 4 });

@@ -79,6 +79,8 @@ class AdvisoryLease implements FeedLease {
       max: 1,
       onnotice: () => {},
       connect_timeout: 10,
+      // see connection.ts: the lookup's dropped promise could end the process on a terminated backend
+      fetch_types: false,
       connection: { application_name: `intake-sync lease ${this.options.feed}`, idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)) },
     }));
     try {
