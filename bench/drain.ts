@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { PageTiming } from './page-timings.js';
 import { TIMING_PARTS } from './page-timings.js';
 import { expectCleanExit, spawnNode } from './processes.js';
+import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
 import { sampleMemory } from './rss.js';
 import type { SandboxProcess } from './sandbox-process.js';
 import { summarize, type Summary } from './stats.js';
@@ -46,7 +47,7 @@ export function summarizePages(pages: readonly PageTiming[]): DrainResult['per_p
  * sampling the child's /proc status so the peak RSS is the worker's alone.
  */
 export async function runDrain(workerEntry: string, sandbox: SandboxProcess, databaseUrl: string, feed: string): Promise<DrainResult> {
-  const worker = spawnNode('drain worker', [workerEntry], {
+  const worker = spawnNode('drain worker', [...DAEMON_NODE_FLAGS, workerEntry], {
     ...process.env,
     DATABASE_URL: databaseUrl,
     INTAKE_API_BASE_URL: sandbox.baseUrl,
