@@ -4,7 +4,6 @@ import { applyPageSql, matchLockSharedSql, type ApplyPageRow } from './apply-pag
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import type { ApplyTimings } from './worker-state.js';
 import { inTransaction } from './page-transaction.js';
-import { pageRowsJson } from './page-rows-json.js';
 import { preparePage, type PreparedPage } from './prepare-page.js';
 
 export interface ApplyPageInput {
@@ -49,14 +48,13 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
   const receivedAt = (input.receivedAt ?? new Date()).toISOString();
   const t0 = performance.now();
   const page = input.prepared ?? preparePage(input.events);
-  const rows = page.rowsJson ?? pageRowsJson(page);
   const statement = applyPageSql({
     feed: input.feed,
     expectedVersion: input.expectedVersion,
     nextIterator: input.nextIterator,
     receivedAt,
-    eventsJson: rows.events,
-    malformedJson: rows.malformed,
+    eventsJson: page.rowsJson.events,
+    malformedJson: page.rowsJson.malformed,
     malformedCount: page.malformed.length,
   });
   const t1 = performance.now();
@@ -82,7 +80,7 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
     matched: row.matched,
     quarantined: { malformed: page.malformed.length, unmatched: row.unmatched, ambiguous: row.ambiguous },
     timingsMs: {
-      prepare: page.prepareMs ?? t1 - t0,
+      prepare: page.prepareMs,
       validate: input.prepared ? 0 : t1 - t0,
       write: outcome.writeMs,
       commit: committed - bodyEnd,

@@ -34,10 +34,10 @@ export interface PreparedPage {
   malformed: MalformedEvent[];
   /** well-formed repeats of an id already earlier in this page */
   duplicatesInPage: number;
-  /** the rows as the page statement's parameters, built off the critical path (absent: built at apply) */
-  rowsJson?: PageRowsJson;
+  /** the rows as the page statement's parameters, built here so a prefetch takes them off the critical path */
+  rowsJson: PageRowsJson;
   /** how long preparePage() took (validation and serialisation), for the page timings */
-  prepareMs?: number;
+  prepareMs: number;
 }
 
 // JSON.stringify escapes NUL and lone surrogates as \uXXXX; Postgres jsonb refuses both, which

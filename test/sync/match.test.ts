@@ -6,6 +6,7 @@ import { applyPage } from '../../src/sync/apply-page.js';
 import { loadCheckpoint } from '../../src/sync/checkpoint.js';
 import { decideMatch, matchEvent, type EventIdentity, type LocalIdentity, type MatchOutcome } from '../../src/sync/match.js';
 import { matchCandidatesLateral } from '../../src/sync/match-sql.js';
+import { pageRowsJson } from '../../src/sync/page-rows-json.js';
 import type { PreparedEvent, PreparedPage } from '../../src/sync/prepare-page.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { truncateStore } from './fixtures.js';
@@ -57,7 +58,7 @@ function preparedPage(identity: EventIdentity): PreparedPage {
     rawJson: JSON.stringify(raw),
     payloadJson: JSON.stringify(raw.payload),
   };
-  return { events: [ev], malformed: [], duplicatesInPage: 0 };
+  return { events: [ev], malformed: [], duplicatesInPage: 0, rowsJson: pageRowsJson({ events: [ev], malformed: [] }), prepareMs: 0 };
 }
 
 /** What the page statement decided for ev-1, read back as a MatchOutcome (ambiguous ids from the finding's external ids). */
