@@ -1,3 +1,5 @@
+import { DEFAULT_SCHEMA } from '../src/db/schema-name.js';
+import { storeNames } from '../src/db/store-names.js';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
 import { matchLockShared } from '../src/sync/match-lock.js';
@@ -18,9 +20,10 @@ const FEED = 'ceiling';
 
 // the production SQL fragments, rendered once, so the ceiling cannot drift from what applyPage() runs
 const dialect = new PgDialect();
-const MATCH_LATERAL = dialect.sqlToQuery(matchCandidatesLateral).sql;
+const NAMES = storeNames(DEFAULT_SCHEMA);
+const MATCH_LATERAL = dialect.sqlToQuery(matchCandidatesLateral(NAMES)).sql;
 const MATCH_DECISION = dialect.sqlToQuery(matchDecisionColumns).sql;
-const MATCH_LOCK = dialect.sqlToQuery(matchLockShared).sql;
+const MATCH_LOCK = dialect.sqlToQuery(matchLockShared(NAMES)).sql;
 
 /**
  * The page transaction of applyPage() (apply-page-sql.ts) with no client: the shared match lock, the
@@ -40,12 +43,12 @@ declare
   checkpoint_version bigint;
   first_event int;
 begin
-  select version into checkpoint_version from feed_checkpoints where feed = '${FEED}';
+  select version into checkpoint_version from intake_sync.feed_checkpoints where feed = '${FEED}';
   p_pages := 0;
   while clock_timestamp() < deadline loop
     first_event := p_pages * ${PAGE_SIZE};
     perform ${MATCH_LOCK};
-    perform 1 from feed_checkpoints where feed = '${FEED}' and version = checkpoint_version for update;
+    perform 1 from intake_sync.feed_checkpoints where feed = '${FEED}' and version = checkpoint_version for update;
     if not found then
       raise exception 'ceiling checkpoint moved under version %', checkpoint_version;
     end if;
@@ -60,7 +63,7 @@ begin
       from page ev
       ${MATCH_LATERAL}
     ), inserted as (
-      insert into events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
+      insert into intake_sync.events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
                           erx_message_id, prescription_id, received_at)
       select id, '${FEED}', name, occurred_at, subscription_id, '2024-12-10', '{}'::jsonb,
              json_build_object('id', id, 'name', name, 'prescription_identity', json_build_object(
@@ -78,14 +81,14 @@ begin
       from inserted where prescription_id is not null
       order by prescription_id, array_position(names, name) desc, occurred_at desc, id desc
     ), advanced as (
-      update prescriptions p
+      update intake_sync.prescriptions p
          set status = best.name, status_rank = best.status_rank, status_occurred_at = best.occurred_at,
              status_event_id = best.id, updated_at = now()
         from best
        where p.id = best.prescription_id and best.status_rank > p.status_rank
       returning p.id
     )
-    update feed_checkpoints
+    update intake_sync.feed_checkpoints
        set iterator = 'ceiling_' || (first_event + ${PAGE_SIZE}), version = version + 1, updated_at = now(),
            pages_applied = pages_applied + 1, events_applied = events_applied + (select count(*) from inserted)
      where feed = '${FEED}';
@@ -101,7 +104,7 @@ end $$`;
  */
 export async function measureCeiling(sql: postgres.Sql, prescriptions: number, seconds: number): Promise<CeilingResult> {
   await insertFillerPrescriptions(sql, 'ceiling', 1, prescriptions);
-  await sql`insert into feed_checkpoints (feed) values (${FEED})`;
+  await sql`insert into intake_sync.feed_checkpoints (feed) values (${FEED})`;
   await sql.unsafe(PROCEDURE);
   const started = performance.now();
   // CALL must run outside a transaction block for the procedure's COMMITs: simple protocol, one statement

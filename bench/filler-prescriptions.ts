@@ -20,11 +20,11 @@ export async function insertFillerPrescriptions(sql: postgres.Sql, tag: string, 
   if (to < from) return;
   await installFillerKeyFunction(sql);
   await sql`
-    insert into prescriptions (external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
+    insert into intake_sync.prescriptions (external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
                                prescriber_npi, written_date, drug_ndc, identity_key)
     select ${tag} || '-' || g, ${tag} || g, 'lastname' || (g % 9973), 'CA',
            to_char(date '1940-01-01' + (g % 20000), 'YYYY-MM-DD'), '1234567893',
            to_char(date '2024-01-01' + (g % 365), 'YYYY-MM-DD'), '00002015204', bench_filler_key(${tag}, g)
     from generate_series(${from}::int, ${to}::int) g`;
-  await sql`analyze prescriptions`;
+  await sql`analyze intake_sync.prescriptions`;
 }

@@ -77,7 +77,7 @@ async function observeStatuses(sql: postgres.Sql, externalIds: readonly string[]
       throw new BenchProcessError(`latency: ${externalIds.length - seenAt.size} events not applied within ${timeoutMs} ms`);
     }
     const rows = await sql<Array<{ external_id: string }>>`
-      select external_id from prescriptions where external_id in ${sql(externalIds as string[])} and status is not null`;
+      select external_id from intake_sync.prescriptions where external_id in ${sql(externalIds as string[])} and status is not null`;
     const now = performance.now();
     for (const row of rows) if (!seenAt.has(row.external_id)) seenAt.set(row.external_id, now);
     if (seenAt.size < externalIds.length) await sleep(OBSERVE_EVERY_MS);

@@ -37,10 +37,10 @@ export async function measureMatchScaling(
   await bench.sql`checkpoint`;
   const small = await runDrain(workerEntry, sandbox, bench.url, 'match-10k');
   await insertFillerPrescriptions(bench.sql, 'filler', SMALL - probePrescriptions + 1, largeTable - probePrescriptions);
-  await bench.sql`truncate events, quarantine`;
-  await bench.sql`update prescriptions set status = null, status_rank = 0, status_occurred_at = null, status_event_id = null
+  await bench.sql`truncate intake_sync.events, intake_sync.quarantine`;
+  await bench.sql`update intake_sync.prescriptions set status = null, status_rank = 0, status_occurred_at = null, status_event_id = null
                   where status is not null`;
-  await bench.sql`vacuum analyze prescriptions`;
+  await bench.sql`vacuum analyze intake_sync.prescriptions`;
   await bench.sql`checkpoint`;
   const large = await runDrain(workerEntry, sandbox, bench.url, 'match-1m');
   return { probe_events: seeded.events, match_ms_per_page_10k: small.per_page_ms.write, match_ms_per_page_1m: large.per_page_ms.write };

@@ -22,7 +22,7 @@ const FEED = 'naive';
  * Runs for `seconds` or until the feed is done, whichever comes first.
  */
 export async function measureNaive(sql: postgres.Sql, sandbox: SandboxProcess, seconds: number): Promise<NaiveResult> {
-  await sql`insert into feed_checkpoints (feed) values (${FEED})`;
+  await sql`insert into intake_sync.feed_checkpoints (feed) values (${FEED})`;
   const client = new IntakeClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.key, apiSecret: sandbox.secret });
   let version = 0;
   let events = 0;
@@ -38,11 +38,11 @@ export async function measureNaive(sql: postgres.Sql, sandbox: SandboxProcess, s
       const { event } = classified;
       await sql.begin(async (tx) => {
         const candidates = classified.erx
-          ? await tx<Array<{ id: string }>>`select id from prescriptions where erx_message_id = ${classified.erx}`
-          : await tx<Array<{ id: string }>>`select id from prescriptions where identity_key = ${classified.key}`;
+          ? await tx<Array<{ id: string }>>`select id from intake_sync.prescriptions where erx_message_id = ${classified.erx}`
+          : await tx<Array<{ id: string }>>`select id from intake_sync.prescriptions where identity_key = ${classified.key}`;
         const prescriptionId = candidates.length === 1 ? (candidates[0]?.id ?? null) : null;
         const inserted = await tx`
-          insert into events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
+          insert into intake_sync.events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
                               erx_message_id, status_rank, prescription_id)
           values (${event.id}, ${FEED}, ${event.name}, ${classified.occurredAt}, ${event.subscription_id}, ${event.api_version},
                   ${tx.json(event.payload as postgres.JSONValue)}, ${JSON.stringify(raw)}::json, ${classified.key}, ${classified.erx},
@@ -50,12 +50,12 @@ export async function measureNaive(sql: postgres.Sql, sandbox: SandboxProcess, s
           on conflict (id) do nothing returning id`;
         if (inserted.length === 1 && prescriptionId !== null && classified.rank !== null) {
           await tx`
-            update prescriptions set status = ${event.name}, status_rank = ${classified.rank}, status_occurred_at = ${classified.occurredAt},
+            update intake_sync.prescriptions set status = ${event.name}, status_rank = ${classified.rank}, status_occurred_at = ${classified.occurredAt},
                    status_event_id = ${event.id}, updated_at = now()
              where id = ${prescriptionId} and status_rank < ${classified.rank}`;
         }
         const moved = await tx`
-          update feed_checkpoints set version = version + 1, iterator = ${iterator ?? null}, updated_at = now(),
+          update intake_sync.feed_checkpoints set version = version + 1, iterator = ${iterator ?? null}, updated_at = now(),
                  events_applied = events_applied + 1
            where feed = ${FEED} and version = ${version}`;
         if (moved.count !== 1) throw new Error(`naive checkpoint moved under version ${version}`);

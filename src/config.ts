@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_SCHEMA, schemaNameProblem } from './db/schema-name.js';
 import { isLoopbackHost } from './intake/base-url.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -20,6 +21,16 @@ export const envSchema = z
       .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
       .optional(),
     DATA_DIR: z.string().min(1).default('./data'),
+    /** the one schema holding every object of this deployment, the migration ledger included */
+    DATABASE_SCHEMA: z
+      .string()
+      .superRefine((name, ctx) => {
+        const problem = schemaNameProblem(name);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .default(DEFAULT_SCHEMA),
+    /** false: `run` applies no migrations and refuses a schema that is not exactly current (migrate runs as the owner role) */
+    MIGRATE_ON_START: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true').transform((v) => v === 'true'),
     HEALTH_PORT: intFromEnv(0, 65535).default(8080),
     HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
     POLL_INTERVAL_MS: intFromEnv(10, 3_600_000).default(5_000),

@@ -11,16 +11,27 @@ afterAll(async () => {
   await tdb.drop();
 });
 
-test('migrations create the store tables', async () => {
+test('migrations create the store tables in the intake_sync schema, the ledger included, and nothing in public', async () => {
   const rows = await queryRows<{ table_name: string }>(
     tdb.database.db,
-    sql`select table_name from information_schema.tables where table_schema = 'public' order by 1`,
+    sql`select table_name from information_schema.tables where table_schema = 'intake_sync' and table_type = 'BASE TABLE' order by 1`,
   );
   expect(rows.map((r) => r.table_name)).toEqual([
+    '__drizzle_migrations',
+    'change_clock',
+    'change_commits',
     'checkpoint_resets',
     'events',
     'feed_checkpoints',
+    'outbox',
     'prescriptions',
     'quarantine',
+    'status_changes',
   ]);
+  const outside = await queryRows<{ n: number }>(
+    tdb.database.db,
+    sql`select count(*)::int as n from pg_class c join pg_namespace s on s.oid = c.relnamespace
+        where s.nspname in ('public', 'drizzle')`,
+  );
+  expect(outside[0]?.n).toBe(0);
 });

@@ -1,32 +1,30 @@
-import postgres from 'postgres';
-import type { Database } from '../db/connection.js';
-import { runMigrations } from '../db/migrate.js';
-import { LEASE_NAMESPACE } from '../sync/lease.js';
-
-// second half of the advisory key taken while migrating; feeds hash to other values in practice
-const MIGRATION_LOCK_KEY = 0;
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database } from '../db/connection.js';
+import { findLegacyPublicInstall } from '../db/legacy-public-install.js';
+import { assertSchemaCurrent, LEDGER_TABLE, runMigrations } from '../db/migrate.js';
 
 /**
- * Applies pending migrations, serialised across processes: workers started
- * together on a fresh database would otherwise race to create the same tables.
- * The lock is held on a connection of its own, not one reserved from the pool:
- * postgres.js 3.4's reserve() never resolves on a fresh connection when
- * fetch_types is off (see connection.ts for why it is).
+ * Brings the store's schema to this code's version before anything reads it: applies pending
+ * migrations (serialised across processes inside runMigrations), or, with migrations off, only
+ * checks that the schema is exactly current. Refuses to start a fresh schema beside an
+ * unadopted 0.1 install in public: the worker would replay the feed into empty tables and lose
+ * the prescriptions registered there.
  */
-export async function migrateOnStart(database: Database, url: string | undefined): Promise<void> {
-  if (database.kind !== 'postgres' || !url) {
-    await runMigrations(database);
+export async function migrateOnStart(database: Database, options: { migrate: boolean }): Promise<void> {
+  if (!options.migrate) {
+    await assertSchemaCurrent(database);
     return;
   }
-  const lock = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10, fetch_types: false });
-  try {
-    await lock.unsafe(`select pg_advisory_lock(${LEASE_NAMESPACE}, ${MIGRATION_LOCK_KEY})`);
-    try {
-      await runMigrations(database);
-    } finally {
-      await lock.unsafe(`select pg_advisory_unlock(${LEASE_NAMESPACE}, ${MIGRATION_LOCK_KEY})`);
-    }
-  } finally {
-    await lock.end({ timeout: 1 });
+  const schema = database.names.schema;
+  // the schema's own ledger: once it exists, the legacy question is settled
+  const [present] = await queryRows<{ present: boolean }>(
+    database.db,
+    sql`select to_regclass(${`"${schema}"."${LEDGER_TABLE}"`}) is not null as present`,
+  );
+  if (!present?.present && (await findLegacyPublicInstall(database.db))) {
+    throw new Error(
+      `found an intake-sync 0.1 install in schema public: run \`intake-sync migrate --adopt-public\` once (as the owner role) to move it into "${schema}" with every row`,
+    );
   }
+  await runMigrations(database);
 }

@@ -45,21 +45,21 @@ export function registerStatusCommand(program: Command): void {
 
 /** Reads the status facts of one feed from the store. */
 export async function readStoreStatus(database: Database, feed: string, now: number): Promise<StoreStatus> {
-  const { db } = database;
+  const { db, names: n } = database;
   const [checkpointRow] = await queryRows<Record<string, unknown>>(
     db,
     sql`select iterator, version, updated_at, pages_applied, events_applied, events_quarantined
-          from feed_checkpoints where feed = ${feed}::text`,
+          from ${n.feedCheckpoints} where feed = ${feed}::text`,
   );
   const quarantineRows = await queryRows<{ reason: string; count: unknown }>(
     db,
-    sql`select reason, count(*) as count from quarantine where resolved_at is null and feed = ${feed}::text group by reason`,
+    sql`select reason, count(*) as count from ${n.quarantine} where resolved_at is null and feed = ${feed}::text group by reason`,
   );
   const statusRows = await queryRows<{ status: string | null; count: unknown }>(
     db,
-    sql`select status, count(*) as count from prescriptions group by status`,
+    sql`select status, count(*) as count from ${n.prescriptions} group by status`,
   );
-  const [eventRow] = await queryRows<{ count: unknown }>(db, sql`select count(*) as count from events where feed = ${feed}::text`);
+  const [eventRow] = await queryRows<{ count: unknown }>(db, sql`select count(*) as count from ${n.events} where feed = ${feed}::text`);
   const holder = database.kind === 'postgres' ? await leaseHolder(database, feed) : undefined;
 
   const quarantine = { malformed: 0, unmatched: 0, ambiguous: 0 };

@@ -7,6 +7,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { attachPageClient, closePageClients } from './page-client.js';
 import * as schema from './schema.js';
+import { attachStoreNames, storeNames, type StoreNames } from './store-names.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -17,6 +18,8 @@ const CLOSE_TIMEOUT_S = 1;
 export interface Database {
   kind: 'postgres' | 'pglite';
   db: Db;
+  /** the schema holding every object of this deployment (DATABASE_SCHEMA), qualified names included */
+  names: StoreNames;
   /** postgres.js client (kind 'postgres' only): for reserved connections such as the advisory lock. */
   sql: postgres.Sql | undefined;
   /** PGlite instance (kind 'pglite' only). */
@@ -27,6 +30,8 @@ export interface Database {
 export interface OpenDatabaseOptions {
   /** postgres:// URL; absent means embedded PGlite. */
   url?: string | undefined;
+  /** the deployment's schema (DATABASE_SCHEMA); default intake_sync */
+  schema?: string | undefined;
   /** PGlite data directory; absent (with no url) means in-memory. */
   dataDir?: string | undefined;
   /** pool size for postgres.js */
@@ -42,6 +47,7 @@ export interface OpenDatabaseOptions {
 
 /** Opens Postgres (when a URL is given) or embedded PGlite. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const names = storeNames(options.schema ?? schema.DEFAULT_SCHEMA);
   if (options.url) {
     const clientOptions = {
       onnotice: options.onnotice ?? (() => {}),
@@ -68,13 +74,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const close = async () => {
       await Promise.all([client.end({ timeout: CLOSE_TIMEOUT_S }), closePageClients(db, CLOSE_TIMEOUT_S)]);
     };
-    return { kind: 'postgres', db, sql: client, pglite: undefined, close };
+    attachStoreNames(db, names);
+    return { kind: 'postgres', db, names, sql: client, pglite: undefined, close };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
   await pglite.waitReady;
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
-  return { kind: 'pglite', db, sql: undefined, pglite, close: () => pglite.close() };
+  attachStoreNames(db, names);
+  return { kind: 'pglite', db, names, sql: undefined, pglite, close: () => pglite.close() };
 }
 
 /** Runs a raw statement and returns its rows, whichever driver is underneath. */

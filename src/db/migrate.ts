@@ -1,18 +1,122 @@
-import { fileURLToPath } from 'node:url';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
-import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import type { Database } from './connection.js';
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database } from './connection.js';
+import { MigrationError } from './errors/migration-error.js';
+import { SchemaVersionError } from './errors/schema-version-error.js';
+import { forSchema, readMigrationFiles, type MigrationFile } from './migration-files.js';
 
-/** drizzle/ sits two levels above both src/db and dist/db. */
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+export { MIGRATIONS_FOLDER } from './migration-files.js';
 
-/** Applies every pending migration from drizzle/ (idempotent). */
-export async function runMigrations(database: Database): Promise<void> {
-  if (database.kind === 'postgres') {
-    await migratePostgres(database.db as unknown as PostgresJsDatabase, { migrationsFolder: MIGRATIONS_FOLDER });
-  } else {
-    await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: MIGRATIONS_FOLDER });
-  }
+/** The ledger, inside the deployment's schema: drizzle's shape, never drizzle's shared default. */
+export const LEDGER_TABLE = '__drizzle_migrations';
+
+/** First key of the advisory lock serialising migrators of one schema (the second is hashtext(schema)). */
+const MIGRATION_LOCK_NAMESPACE = 7_305;
+
+type Tx = Parameters<Parameters<Database['db']['transaction']>[0]>[0];
+
+interface LedgerRow extends Record<string, unknown> {
+  hash: string;
+  tag: string | null;
+}
+
+async function readLedger(tx: Tx, schema: string): Promise<LedgerRow[] | null> {
+  const [found] = await queryRows<{ present: boolean }>(
+    tx,
+    sql`select to_regclass(${`"${schema}"."${LEDGER_TABLE}"`}) is not null as present`,
+  );
+  if (!found?.present) return null;
+  return queryRows<LedgerRow>(tx, sql.raw(`select hash, tag from "${schema}"."${LEDGER_TABLE}" order by id`));
+}
+
+/** Migrations the database has and this code does not know: it was migrated by a newer version. */
+function unknownMigrations(ledger: readonly LedgerRow[], files: readonly MigrationFile[]): LedgerRow[] {
+  const known = new Set(files.map((f) => f.hash));
+  return ledger.filter((row) => !known.has(row.hash));
+}
+
+function newerSchemaError(schema: string, unknown: readonly LedgerRow[]): SchemaVersionError {
+  const tags = unknown.map((row) => row.tag ?? row.hash.slice(0, 12)).join(', ');
+  return new SchemaVersionError(
+    `the database schema "${schema}" is newer than this intake-sync: it has migrations this version does not know (${tags}). ` +
+      'Refusing to run: deploy the version that migrated it, or a newer one.',
+  );
+}
+
+export interface MigrationOptions {
+  files?: readonly MigrationFile[];
+  /**
+   * how each statement of a migration is rewritten before it runs (adopting a public-schema
+   * install re-runs the baseline with IF NOT EXISTS); the default runs it as written
+   */
+  rewrite?: (statement: string, migration: MigrationFile) => string;
+  /** runs first inside the migration transaction, under the lock (adoption moves tables here) */
+  before?: (tx: Tx) => Promise<void>;
+}
+
+/**
+ * Applies every pending migration to the deployment's schema, in one transaction, serialised
+ * across processes by a transaction advisory lock. Does nothing (and needs no DDL privilege) when
+ * the schema is current; refuses when it is newer than the code. Returns the tags applied.
+ */
+export async function runMigrations(database: Database, options: MigrationOptions = {}): Promise<string[]> {
+  const files = options.files ?? readMigrationFiles();
+  const schema = database.names.schema;
+  return database.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_NAMESPACE}::int, hashtext(${schema}::text))`);
+    if (options.before) await options.before(tx);
+    const ledger = (await readLedger(tx, schema)) ?? [];
+    const unknown = unknownMigrations(ledger, files);
+    if (unknown.length > 0) throw newerSchemaError(schema, unknown);
+    const applied = new Set(ledger.map((row) => row.hash));
+    const pending = files.filter((f) => !applied.has(f.hash));
+    if (pending.length === 0) return [];
+    if (ledger.length === 0) {
+      await tx.execute(sql.raw(`create schema if not exists "${schema}"`));
+      await tx.execute(
+        sql.raw(`create table if not exists "${schema}"."${LEDGER_TABLE}" (
+          id serial primary key, hash text not null, created_at bigint, tag text, applied_at timestamptz not null default now())`),
+      );
+    }
+    for (const migration of pending) {
+      try {
+        for (const statement of migration.statements) {
+          const text = forSchema(options.rewrite ? options.rewrite(statement, migration) : statement, schema);
+          await tx.execute(sql.raw(text));
+        }
+        await tx.execute(
+          sql`insert into ${sql.raw(`"${schema}"."${LEDGER_TABLE}"`)} (hash, created_at, tag)
+              values (${migration.hash}, ${migration.createdAt}::bigint, ${migration.tag})`,
+        );
+      } catch (error) {
+        throw new MigrationError(migration.tag, schema, error);
+      }
+    }
+    return pending.map((f) => f.tag);
+  });
+}
+
+/**
+ * For `run` with MIGRATE_ON_START=false: the schema must be exactly what this code expects,
+ * neither behind it (run `migrate` first) nor ahead of it (a rolled-back deploy).
+ */
+export async function assertSchemaCurrent(database: Database, files: readonly MigrationFile[] = readMigrationFiles()): Promise<void> {
+  const schema = database.names.schema;
+  await database.db.transaction(async (tx) => {
+    const ledger = await readLedger(tx, schema);
+    if (!ledger) {
+      throw new SchemaVersionError(
+        `the database has no intake-sync schema "${schema}" yet: run \`intake-sync migrate\` as the owner role (MIGRATE_ON_START=false skips it)`,
+      );
+    }
+    const unknown = unknownMigrations(ledger, files);
+    if (unknown.length > 0) throw newerSchemaError(schema, unknown);
+    const applied = new Set(ledger.map((row) => row.hash));
+    const pending = files.filter((f) => !applied.has(f.hash)).map((f) => f.tag);
+    if (pending.length > 0) {
+      throw new SchemaVersionError(
+        `the database schema "${schema}" is behind this intake-sync (pending: ${pending.join(', ')}): ` +
+          'run `intake-sync migrate` as the owner role first (MIGRATE_ON_START=false skips it)',
+      );
+    }
+  });
 }

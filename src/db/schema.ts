@@ -2,18 +2,28 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
+  boolean,
   index,
   integer,
   json,
   jsonb,
-  pgTable,
+  pgSchema,
   text,
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { xid8 } from './xid8.js';
+
+/**
+ * Every object lives in one schema. Migrations are generated with the default name and the
+ * migrator writes the configured DATABASE_SCHEMA in its place (see migrator.ts); runtime SQL
+ * names tables through storeNames(), never through these objects.
+ */
+export const DEFAULT_SCHEMA = 'intake_sync';
+export const intakeSync = pgSchema(DEFAULT_SCHEMA);
 
 /** The vendor's own prescriptions, matched against feed events by identity. */
-export const prescriptions = pgTable(
+export const prescriptions = intakeSync.table(
   'prescriptions',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
@@ -48,7 +58,7 @@ export const prescriptions = pgTable(
 );
 
 /** Every well-formed event ever received (the inbox); the primary key is the dedupe. */
-export const events = pgTable(
+export const events = intakeSync.table(
   'events',
   {
     id: text('id').primaryKey(),
@@ -79,7 +89,7 @@ export const events = pgTable(
 );
 
 /** One row per feed: where to read next, and a version every write compares-and-sets. */
-export const feedCheckpoints = pgTable('feed_checkpoints', {
+export const feedCheckpoints = intakeSync.table('feed_checkpoints', {
   feed: text('feed').primaryKey(),
   iterator: text('iterator'),
   version: bigint('version', { mode: 'number' }).notNull().default(0),
@@ -90,7 +100,7 @@ export const feedCheckpoints = pgTable('feed_checkpoints', {
 });
 
 /** Audit trail of manual checkpoint moves (replay). */
-export const checkpointResets = pgTable('checkpoint_resets', {
+export const checkpointResets = intakeSync.table('checkpoint_resets', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   feed: text('feed').notNull(),
   fromIterator: text('from_iterator'),
@@ -100,7 +110,7 @@ export const checkpointResets = pgTable('checkpoint_resets', {
 });
 
 /** Events that could not be applied: kept with the reason and raw body, never dropped. */
-export const quarantine = pgTable(
+export const quarantine = intakeSync.table(
   'quarantine',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
@@ -119,5 +129,79 @@ export const quarantine = pgTable(
   (t) => [
     uniqueIndex('quarantine_key_key').on(t.quarantineKey),
     index('quarantine_open_idx').on(t.reason).where(sql`resolved_at is null`),
+  ],
+);
+
+/**
+ * One row per status change (page apply, rematch, registration), appended by a trigger on
+ * prescriptions in the changing transaction. `xid` ties it to change_commits, which gives the
+ * commit order: ids are taken before commit, so they alone cannot.
+ */
+export const statusChanges = intakeSync.table(
+  'status_changes',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
+    prescriptionId: bigint('prescription_id', { mode: 'number' }).notNull(),
+    externalId: text('external_id').notNull(),
+    previousStatus: text('previous_status'),
+    newStatus: text('new_status').notNull(),
+    eventId: text('event_id'),
+    occurredAt: timestamp('occurred_at', { withTimezone: true }),
+    changedAt: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('status_changes_xid_idx').on(t.xid, t.id)],
+);
+
+/**
+ * One row per transaction that appended status changes; `commit_seq` is assigned by a deferred
+ * trigger at commit, under the change_clock row lock, so its order is the commit order.
+ */
+export const changeCommits = intakeSync.table(
+  'change_commits',
+  {
+    xid: xid8('xid').primaryKey(),
+    commitSeq: bigint('commit_seq', { mode: 'number' }),
+    committedAt: timestamp('committed_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('change_commits_commit_seq_key').on(t.commitSeq)],
+);
+
+/** The single counter commit sequence numbers are drawn from (one row, id = 1). */
+export const changeClock = intakeSync.table('change_clock', {
+  id: integer('id').primaryKey(),
+  lastSeq: bigint('last_seq', { mode: 'number' }).notNull().default(0),
+});
+
+/**
+ * Requests to the operator written in the vendor's transaction (send_prescription,
+ * cancel_prescription) and delivered by the leader; rows of one external_id go in id order.
+ */
+export const outbox = intakeSync.table(
+  'outbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    externalId: text('external_id').notNull(),
+    /** 'send' | 'cancel' */
+    kind: text('kind').notNull(),
+    /** the `prescription` object of POST /prescriptions (send only) */
+    body: jsonb('body'),
+    /** 'pending' | 'delivered' | 'failed' */
+    state: text('state').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** a request may have reached the operator: reconcile before sending again */
+    inDoubt: boolean('in_doubt').notNull().default(false),
+    lastError: text('last_error'),
+    /** HTTP status of the final answer, when there was one */
+    responseStatus: integer('response_status'),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('outbox_pending_idx').on(t.externalId, t.id).where(sql`state = 'pending'`),
+    index('outbox_external_id_idx').on(t.externalId, t.id),
   ],
 );

@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import type { StoreNames } from '../db/store-names.js';
 import { matchLockShared } from './match-lock.js';
 import { matchCandidatesLateral, matchDecisionColumns } from './match-sql.js';
 
@@ -11,7 +12,7 @@ import { matchCandidatesLateral, matchDecisionColumns } from './match-sql.js';
  * pipelined before applyPageSql: the lock must be held before the page statement takes
  * its snapshot, or a registration committing meanwhile would be invisible to its match.
  */
-export const matchLockSharedSql = sql`select 1 from (select ${matchLockShared}) as match_lock`;
+export const matchLockSharedSql = (n: StoreNames): SQL => sql`select 1 from (select ${matchLockShared(n)}) as match_lock`;
 
 export interface ApplyPageParams {
   feed: string;
@@ -43,9 +44,9 @@ export interface ApplyPageRow extends Record<string, unknown> {
  * history are skipped), advances the statuses of the prescriptions they matched,
  * quarantines what cannot be applied and advances the checkpoint with the totals.
  */
-export function applyPageSql(p: ApplyPageParams): SQL {
+export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
   return sql`with cas as materialized (
-    select version from feed_checkpoints
+    select version from ${n.feedCheckpoints}
     where feed = ${p.feed}::text and version = ${p.expectedVersion}::bigint
     for update
   ),
@@ -56,11 +57,11 @@ export function applyPageSql(p: ApplyPageParams): SQL {
   ),
   matched as materialized (
     select ev.*, ${matchDecisionColumns}
-    from ev ${matchCandidatesLateral}
+    from ev ${matchCandidatesLateral(n)}
   ),
   -- payload is required, so a missing one is a JSON null (recordsets read it as SQL null)
   inserted as (
-    insert into events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
+    insert into ${n.events} (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
       erx_message_id, status_rank, prescription_id, received_at)
     select id, ${p.feed}::text, name, occurred_at, subscription_id, api_version, coalesce(payload, 'null'), raw, identity_key,
       erx_message_id, status_rank, prescription_id, ${p.receivedAt}::timestamptz
@@ -76,7 +77,7 @@ export function applyPageSql(p: ApplyPageParams): SQL {
     order by prescription_id, status_rank desc, occurred_at desc, id desc
   ),
   advanced as (
-    update prescriptions p
+    update ${n.prescriptions} p
     set status = b.name, status_rank = b.status_rank, status_occurred_at = b.occurred_at, status_event_id = b.id,
       updated_at = ${p.receivedAt}::timestamptz
     from best b
@@ -101,7 +102,7 @@ export function applyPageSql(p: ApplyPageParams): SQL {
     order by quarantine_key, precedence
   ),
   quarantined as (
-    insert into quarantine as q (quarantine_key, event_id, feed, reason, detail, raw, first_seen_at, last_seen_at, seen_count)
+    insert into ${n.quarantine} as q (quarantine_key, event_id, feed, reason, detail, raw, first_seen_at, last_seen_at, seen_count)
     select quarantine_key, event_id, ${p.feed}::text, reason, detail, raw, ${p.receivedAt}::timestamptz, ${p.receivedAt}::timestamptz, copies
     from to_quarantine
     on conflict (quarantine_key) do update set
@@ -123,7 +124,7 @@ export function applyPageSql(p: ApplyPageParams): SQL {
   ),
   -- the row is locked by cas (FOR UPDATE, not a modification), so this is its only update
   checkpoint as (
-    update feed_checkpoints f
+    update ${n.feedCheckpoints} f
     set iterator = ${p.nextIterator}::text, version = f.version + 1, updated_at = now(), pages_applied = f.pages_applied + 1,
       events_applied = f.events_applied + counts.inserted,
       events_quarantined = f.events_quarantined + counts.unmatched + counts.ambiguous + ${p.malformedCount}::int

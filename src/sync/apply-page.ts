@@ -1,3 +1,4 @@
+import { namesOf } from '../db/store-names.js';
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../db/connection.js';
 import { applyPageSql, matchLockSharedSql, type ApplyPageRow } from './apply-page-sql.js';
@@ -48,7 +49,8 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
   const receivedAt = (input.receivedAt ?? new Date()).toISOString();
   const t0 = performance.now();
   const page = input.prepared ?? preparePage(input.events);
-  const statement = applyPageSql({
+  const names = namesOf(db);
+  const statement = applyPageSql(names, {
     feed: input.feed,
     expectedVersion: input.expectedVersion,
     nextIterator: input.nextIterator,
@@ -63,7 +65,7 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
   const outcome = await inTransaction(db, async (run) => {
     const w0 = performance.now();
     // pipelined on one connection: the lock is held before the page statement takes its snapshot
-    const [, [row]] = await Promise.all([run(matchLockSharedSql), run<ApplyPageRow>(statement)]);
+    const [, [row]] = await Promise.all([run(matchLockSharedSql(names)), run<ApplyPageRow>(statement)]);
     bodyEnd = performance.now();
     if (!row || row.version === null) throw new CheckpointConflictError(input.feed, input.expectedVersion);
     return { row, writeMs: bodyEnd - w0 };

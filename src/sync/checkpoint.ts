@@ -1,3 +1,4 @@
+import { namesOf, type StoreNames } from '../db/store-names.js';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
 
@@ -43,16 +44,17 @@ function toCheckpoint(row: CheckpointRow): Checkpoint {
   };
 }
 
-const ensureRow = (feed: string) =>
-  sql`insert into feed_checkpoints (feed) values (${feed}::text) on conflict (feed) do nothing`;
+const ensureRow = (n: StoreNames, feed: string) =>
+  sql`insert into ${n.feedCheckpoints} (feed) values (${feed}::text) on conflict (feed) do nothing`;
 
 /** The feed's checkpoint, created at version 0 (the beginning) on first use. */
 export async function loadCheckpoint(db: Db, feed: string): Promise<Checkpoint> {
-  await db.execute(ensureRow(feed));
+  const n = namesOf(db);
+  await db.execute(ensureRow(n, feed));
   const [row] = await queryRows<CheckpointRow>(
     db,
     sql`select feed, iterator, version, updated_at, pages_applied, events_applied, events_quarantined
-        from feed_checkpoints where feed = ${feed}::text`,
+        from ${n.feedCheckpoints} where feed = ${feed}::text`,
   );
   if (!row) throw new Error(`checkpoint of feed "${feed}" vanished right after it was ensured`);
   return toCheckpoint(row);
@@ -68,19 +70,20 @@ export async function resetCheckpoint(
   feed: string,
   options: { to: string | null; by: string },
 ): Promise<{ from: string | null; to: string | null; version: number }> {
+  const n = namesOf(db);
   return db.transaction(async (tx) => {
-    await tx.execute(ensureRow(feed));
+    await tx.execute(ensureRow(n, feed));
     const [before] = await queryRows<{ iterator: string | null }>(
       tx,
-      sql`select iterator from feed_checkpoints where feed = ${feed}::text for update`,
+      sql`select iterator from ${n.feedCheckpoints} where feed = ${feed}::text for update`,
     );
     const [after] = await queryRows<{ version: unknown }>(
       tx,
-      sql`update feed_checkpoints set iterator = ${options.to}::text, version = version + 1, updated_at = now()
+      sql`update ${n.feedCheckpoints} set iterator = ${options.to}::text, version = version + 1, updated_at = now()
           where feed = ${feed}::text returning version`,
     );
     await tx.execute(
-      sql`insert into checkpoint_resets (feed, from_iterator, to_iterator, reset_by)
+      sql`insert into ${n.checkpointResets} (feed, from_iterator, to_iterator, reset_by)
           values (${feed}::text, ${before?.iterator ?? null}::text, ${options.to}::text, ${options.by}::text)`,
     );
     return { from: before?.iterator ?? null, to: options.to, version: Number(after?.version) };
@@ -91,7 +94,7 @@ export async function resetCheckpoint(
 export async function listCheckpointResets(db: Db, feed: string): Promise<CheckpointReset[]> {
   const rows = await queryRows<{ feed: string; from_iterator: string | null; to_iterator: string | null; reset_by: string; reset_at: unknown }>(
     db,
-    sql`select feed, from_iterator, to_iterator, reset_by, reset_at from checkpoint_resets where feed = ${feed}::text order by id`,
+    sql`select feed, from_iterator, to_iterator, reset_by, reset_at from ${namesOf(db).checkpointResets} where feed = ${feed}::text order by id`,
   );
   return rows.map((r) => ({ feed: r.feed, from: r.from_iterator, to: r.to_iterator, by: r.reset_by, at: new Date(r.reset_at as string | Date) }));
 }

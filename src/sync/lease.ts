@@ -6,7 +6,7 @@ import { withDeadline } from '../db/deadline.js';
 /**
  * First half of the advisory lock key: constant for this application ("inta"),
  * so our locks never collide with another application's single-key locks.
- * The second half is hashtext('intake-sync:' || feed).
+ * The second half is hashtext('intake-sync:' || schema || ':' || feed).
  */
 export const LEASE_NAMESPACE = 0x696e7461;
 
@@ -36,7 +36,7 @@ export interface AdvisoryLeaseOptions {
 export function createFeedLease(database: Database, options: AdvisoryLeaseOptions): FeedLease {
   if (database.kind !== 'postgres') return embeddedLease;
   if (!options.url) throw new Error('a Postgres feed lease needs the database URL for its own connection');
-  return new AdvisoryLease(options.url, options);
+  return new AdvisoryLease(options.url, database.names.schema, options);
 }
 
 /**
@@ -56,11 +56,12 @@ export function createFeedLease(database: Database, options: AdvisoryLeaseOption
 class AdvisoryLease implements FeedLease {
   private client: postgres.Sql | undefined;
   private backendPid: number | undefined;
-  /** hashtext('intake-sync:' || feed), resolved once while no lock is held */
+  /** hashtext('intake-sync:' || schema || ':' || feed), resolved once while no lock is held */
   private lockKey: number | undefined;
 
   constructor(
     private readonly url: string,
+    private readonly schema: string,
     private readonly options: AdvisoryLeaseOptions,
   ) {}
 
@@ -142,7 +143,7 @@ class AdvisoryLease implements FeedLease {
   private async resolveLockKey(client: postgres.Sql): Promise<number> {
     if (this.lockKey !== undefined) return this.lockKey;
     const [row] = await withDeadline(
-      client<{ key: number }[]>`select hashtext(${leaseName(this.options.feed)}) as key`.execute(),
+      client<{ key: number }[]>`select hashtext(${leaseName(this.schema, this.options.feed)}) as key`.execute(),
       this.deadlineMs,
       'resolving the feed lease key',
     );
@@ -182,12 +183,13 @@ export async function leaseHolder(database: Database, feed: string): Promise<{ p
                 where locktype = 'advisory' and granted and objsubid = 2
                   and database = (select oid from pg_database where datname = current_database())
                   and classid = ${LEASE_NAMESPACE}::oid
-                  and objid = (hashtext(${leaseName(feed)})::bigint & 4294967295)::oid`,
+                  and objid = (hashtext(${leaseName(database.names.schema, feed)})::bigint & 4294967295)::oid`,
   );
   const pid = rows[0]?.pid;
   return pid === undefined ? null : { pid: Number(pid) };
 }
 
-function leaseName(feed: string): string {
-  return `intake-sync:${feed}`;
+/** Per schema and feed: two deployments in one database each have their own leader. */
+function leaseName(schema: string, feed: string): string {
+  return `intake-sync:${schema}:${feed}`;
 }

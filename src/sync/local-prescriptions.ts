@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
+import { namesOf } from '../db/store-names.js';
 import type { PrescriptionIdentityInput } from '../intake/identity.js';
 import type { PrescriptionRequest } from '../intake/prescription.js';
 import { identityKey, normaliseErx } from './identity.js';
@@ -54,13 +55,14 @@ function rowJson(row: LocalPrescriptionInput): string {
 }
 
 async function upsertBatch(db: Db, batch: readonly LocalPrescriptionInput[]): Promise<{ inserted: number; updated: number }> {
+  const n = namesOf(db);
   return db.transaction(async (tx) => {
     // exclusive against page applies: a page must not match against a half-registered set (see match-lock.ts)
-    await tx.execute(sql`select 1 from (select ${matchLockExclusive}) as match_lock`);
+    await tx.execute(sql`select 1 from (select ${matchLockExclusive(n)}) as match_lock`);
     const [row] = await queryRows<{ inserted: number; updated: number }>(
       tx,
       sql`with upserted as (
-        insert into prescriptions as p (external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
+        insert into ${n.prescriptions} as p (external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
           prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at)
         select external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
           prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at
@@ -101,7 +103,7 @@ export async function registerLocalPrescriptions(
     inserted += result.inserted;
     updated += result.updated;
   }
-  if (inserted >= ANALYZE_AFTER_INSERTED) await db.execute(sql`analyze prescriptions`);
+  if (inserted >= ANALYZE_AFTER_INSERTED) await db.execute(sql`analyze ${namesOf(db).prescriptions}`);
   if (unique.length > 0) await rematch(db);
   return { inserted, updated };
 }
@@ -135,7 +137,7 @@ export async function recordSentPrescription(
 export async function markCancellationRequested(db: Db, externalId: string, at: string): Promise<boolean> {
   const rows = await queryRows(
     db,
-    sql`update prescriptions set cancellation_requested_at = coalesce(cancellation_requested_at, ${at}::timestamptz), updated_at = now()
+    sql`update ${namesOf(db).prescriptions} set cancellation_requested_at = coalesce(cancellation_requested_at, ${at}::timestamptz), updated_at = now()
         where external_id = ${externalId}::text returning 1`,
   );
   return rows.length > 0;
@@ -144,7 +146,7 @@ export async function markCancellationRequested(db: Db, externalId: string, at: 
 /** Sets the subscription created for an already registered prescription. */
 export async function setSubscriptionId(db: Db, externalId: string, subscriptionId: string): Promise<void> {
   await db.execute(
-    sql`update prescriptions set subscription_id = ${subscriptionId}::text, updated_at = now() where external_id = ${externalId}::text`,
+    sql`update ${namesOf(db).prescriptions} set subscription_id = ${subscriptionId}::text, updated_at = now() where external_id = ${externalId}::text`,
   );
 }
 
@@ -152,11 +154,12 @@ const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v a
 
 /** Local prescriptions with their current status, ordered by external_id. */
 export async function listLocalPrescriptions(db: Db, options: { status?: string | undefined } = {}): Promise<LocalPrescription[]> {
+  const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
     db,
     sql`select p.external_id, p.status, p.status_occurred_at, p.cancellation_requested_at, p.subscription_id,
-          (select count(*) from events e where e.prescription_id = p.id)::int as events
-        from prescriptions p
+          (select count(*) from ${n.events} e where e.prescription_id = p.id)::int as events
+        from ${n.prescriptions} p
         where ${options.status ?? null}::text is null or p.status = ${options.status ?? null}::text
         order by p.external_id`,
   );

@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import type { StoreNames } from '../db/store-names.js';
 
 /**
  * The match rule of matchCandidates() in SQL, as a lateral join for a row source
@@ -7,17 +8,17 @@ import { sql } from 'drizzle-orm';
  * same order. Every branch is an index lookup, so the size of the local
  * prescription table barely matters.
  */
-export const matchCandidatesLateral = sql`left join lateral (
+export const matchCandidatesLateral = (n: StoreNames): SQL => sql`left join lateral (
   select array_agg(c.id::text order by c.id) as ids, array_agg(c.external_id order by c.id) as external_ids
   from (
-    select p.id, p.external_id from prescriptions p
+    select p.id, p.external_id from ${n.prescriptions} p
     where ev.erx_message_id is not null and p.erx_message_id = ev.erx_message_id
     union all
-    select p.id, p.external_id from prescriptions p
+    select p.id, p.external_id from ${n.prescriptions} p
     where p.identity_key = ev.identity_key
       and (ev.erx_message_id is null or p.erx_message_id is null)
       and not exists (
-        select 1 from prescriptions x where ev.erx_message_id is not null and x.erx_message_id = ev.erx_message_id
+        select 1 from ${n.prescriptions} x where ev.erx_message_id is not null and x.erx_message_id = ev.erx_message_id
       )
   ) c
 ) m on true`;

@@ -1,3 +1,4 @@
+import { namesOf } from '../db/store-names.js';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
 
@@ -34,7 +35,7 @@ export async function listQuarantine(db: Db, options: ListQuarantineOptions = {}
     db,
     sql`select event_id, quarantine_key, feed, reason, detail, first_seen_at, last_seen_at, seen_count, resolved_at
         ${options.includeRaw ? sql`, raw` : sql``}
-        from quarantine
+        from ${namesOf(db).quarantine}
         where (${options.reason ?? null}::text is null or reason = ${options.reason ?? null}::text)
           and (${options.includeResolved ?? false}::boolean or resolved_at is null)
         order by id`,

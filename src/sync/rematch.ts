@@ -1,4 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import type { StoreNames } from '../db/store-names.js';
+import { namesOf } from '../db/store-names.js';
 import { queryRows, type Db } from '../db/connection.js';
 import { matchLockExclusive } from './match-lock.js';
 import { matchCandidatesLateral, matchDecisionColumns } from './match-sql.js';
@@ -15,17 +17,17 @@ export interface RematchResult {
  * one statement: single matches link their event, advance the prescription's status
  * (never backwards) and resolve the finding; the rest keep or change their reason.
  */
-const rematchSql = sql`with ev as (
+const rematchSql = (n: StoreNames): SQL => sql`with ev as (
     select q.id as quarantine_id, e.id, e.identity_key, e.erx_message_id, e.name, e.occurred_at, e.status_rank
-    from quarantine q join events e on e.id = q.event_id
+    from ${n.quarantine} q join ${n.events} e on e.id = q.event_id
     where q.resolved_at is null and q.reason in ('unmatched', 'ambiguous') and e.prescription_id is null
   ),
   evaluated as (
     select ev.*, m.ids, ${matchDecisionColumns}, coalesce(cardinality(m.ids), 0) as n
-    from ev ${matchCandidatesLateral}
+    from ev ${matchCandidatesLateral(n)}
   ),
   linked as (
-    update events e set prescription_id = v.prescription_id
+    update ${n.events} e set prescription_id = v.prescription_id
     from evaluated v where e.id = v.id and v.n = 1
     returning e.id
   ),
@@ -36,19 +38,19 @@ const rematchSql = sql`with ev as (
     order by ids[1], status_rank desc, occurred_at desc, id desc
   ),
   advanced as (
-    update prescriptions p
+    update ${n.prescriptions} p
     set status = b.name, status_rank = b.status_rank, status_occurred_at = b.occurred_at, status_event_id = b.id, updated_at = now()
     from best b
     where p.id = b.prescription_id and b.status_rank > p.status_rank
     returning p.id
   ),
   resolved as (
-    update quarantine q set resolved_at = now()
+    update ${n.quarantine} q set resolved_at = now()
     from evaluated v where q.id = v.quarantine_id and v.n = 1
     returning q.id
   ),
   reclassified as (
-    update quarantine q
+    update ${n.quarantine} q
     -- the same reason and wording as a page apply gives (match-sql.ts)
     set reason = v.quarantine_reason, detail = v.quarantine_detail
     from evaluated v where q.id = v.quarantine_id and v.n <> 1
@@ -64,9 +66,10 @@ const rematchSql = sql`with ev as (
 
 /** Re-evaluates open unmatched/ambiguous quarantine against local prescriptions (set-based, one transaction). */
 export async function rematch(db: Db): Promise<RematchResult> {
+  const n = namesOf(db);
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select 1 from (select ${matchLockExclusive}) as match_lock`);
-    const [row] = await queryRows<{ examined: number; matched: number; still_unmatched: number; still_ambiguous: number }>(tx, rematchSql);
+    await tx.execute(sql`select 1 from (select ${matchLockExclusive(n)}) as match_lock`);
+    const [row] = await queryRows<{ examined: number; matched: number; still_unmatched: number; still_ambiguous: number }>(tx, rematchSql(n));
     return {
       examined: row?.examined ?? 0,
       matched: row?.matched ?? 0,

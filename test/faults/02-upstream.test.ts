@@ -81,7 +81,7 @@ describe.skipIf(!available)('2. upstream faults', () => {
         await waitFor(
           'the worker to apply the whole feed under mixed faults',
           async () => {
-            const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from events`;
+            const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
             return row?.n === Object.keys(expected.events).length;
           },
           { timeoutMs: 120_000, intervalMs: 250 },

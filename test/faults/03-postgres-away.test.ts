@@ -141,7 +141,7 @@ async function waitForDrain(db: ScenarioDatabase, events: number, worker: Worker
     `${worker.label} to store all ${events} events`,
     async () => {
       assertRunning(worker);
-      const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from events`;
+      const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
       return row?.n === events;
     },
     { timeoutMs: 120_000, intervalMs: 250 },

@@ -82,7 +82,7 @@ describe.skipIf(!available)(SCENARIO, () => {
         const zombiePages = await pagesOf(second);
 
         await waitFor('all events stored', async () => {
-          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from events`;
+          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
           return row?.n === Object.keys(expected.events).length;
         }, { timeoutMs: 120_000, intervalMs: 250 });
         expect(await pagesOf(second), 'the resumed zombie committed pages while standby').toBe(zombiePages);

@@ -128,10 +128,10 @@ describe.skipIf(!available)(SCENARIO, () => {
 async function expectMalformedKept(db: ScenarioDatabase, injected: number): Promise<void> {
   const rows = await db.sql<{ n: number; with_detail: number }[]>`
     select count(*)::int as n, count(*) filter (where raw is not null and length(detail) > 0)::int as with_detail
-      from quarantine where reason = 'malformed'`;
+      from intake_sync.quarantine where reason = 'malformed'`;
   expect(rows[0]?.n ?? 0).toBeGreaterThanOrEqual(injected);
   expect(rows[0]?.with_detail).toBe(rows[0]?.n);
-  const keyed = await db.sql<{ n: number }[]>`select count(*)::int as n from quarantine where reason = 'malformed' and raw::text like '%bad-noid%'`;
+  const keyed = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.quarantine where reason = 'malformed' and raw::text like '%bad-noid%'`;
   expect(keyed[0]?.n, 'the event without an id is kept under a key of its own').toBe(1);
 }
 

@@ -66,7 +66,7 @@ describe.skipIf(!available)(SCENARIO, () => {
         expect((await readCheckpoint(db.sql, 'default'))?.version).toBe(versionStopped);
         expect((await worker.health('/healthz')).status, 'the process stays alive to say why').toBe(200);
         expect(metricValue((await worker.health('/metrics')).body, 'intake_sync_consuming_stopped')).toBe(1);
-        const eventsWhenStopped = (await db.sql<{ n: number }[]>`select count(*)::int as n from events`)[0]?.n ?? 0;
+        const eventsWhenStopped = (await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`)[0]?.n ?? 0;
         expect(eventsWhenStopped).toBeLessThan(Object.keys(expected.events).length);
         await stopWorker(worker);
         expect((await worker.child.exited).code).toBe(0);
@@ -80,7 +80,7 @@ describe.skipIf(!available)(SCENARIO, () => {
         const resumed = await startWorker({ ...setup, api: { ...setup.api, secret: rotated } });
         await waitUntilLive(resumed);
         await waitFor('all events stored after the restart', async () => {
-          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from events`;
+          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
           return row?.n === Object.keys(expected.events).length;
         }, { timeoutMs: 120_000, intervalMs: 250 });
         await stopWorker(resumed);

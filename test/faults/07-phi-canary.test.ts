@@ -66,19 +66,19 @@ describe.skipIf(!available)(SCENARIO, () => {
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, errorRate: 0.3, truncatedRate: 0.2, retryAfterSeconds: 0 });
         const worker = await startWorker(setup);
         await waitUntilLive(worker);
-        await waitFor('some events applied', async () => ((await db.sql<{ n: number }[]>`select count(*)::int as n from events`)[0]?.n ?? 0) > 0, { timeoutMs: 60_000 });
+        await waitFor('some events applied', async () => ((await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`)[0]?.n ?? 0) > 0, { timeoutMs: 60_000 });
         await outage.terminateBackends();
         await kit.sandbox.admin.setFaults(TRANSPORT_CALM);
         await waitFor(
           'the canary prescriptions to reach their final statuses',
           async () => {
-            const rows = await db.sql<{ status: string | null }[]>`select status from prescriptions where external_id like 'canary-%' and external_id not like 'canary-ambiguous%'`;
+            const rows = await db.sql<{ status: string | null }[]>`select status from intake_sync.prescriptions where external_id like 'canary-%' and external_id not like 'canary-ambiguous%'`;
             return rows.length === SENT && rows.filter((r) => r.status === 'delivered').length === SENT - 1 && rows.some((r) => r.status === 'rejected');
           },
           { timeoutMs: 90_000, intervalMs: 250 },
         );
         await waitFor('quarantine to hold the unmatched, ambiguous and malformed canaries', async () => {
-          const rows = await db.sql<{ reason: string }[]>`select reason from quarantine`;
+          const rows = await db.sql<{ reason: string }[]>`select reason from intake_sync.quarantine`;
           const reasons = new Set(rows.map((r) => r.reason));
           return rows.length >= 4 && reasons.has('unmatched') && reasons.has('ambiguous') && reasons.has('malformed');
         }, { timeoutMs: 30_000, intervalMs: 250 });
@@ -93,7 +93,7 @@ describe.skipIf(!available)(SCENARIO, () => {
         await stopWorker(worker);
 
         // positive control: the needles do match the PHI the worker stored
-        const stored = await db.sql<{ raw: unknown }[]>`select raw from quarantine`;
+        const stored = await db.sql<{ raw: unknown }[]>`select raw from intake_sync.quarantine`;
         const control = findLeaks([{ source: 'db:quarantine.raw', kind: 'log', text: JSON.stringify(stored) }], kit.needles());
         expect(control.length, 'the canary needles match the stored PHI (positive control)').toBeGreaterThan(0);
 

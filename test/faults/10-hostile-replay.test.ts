@@ -118,7 +118,7 @@ describe.skipIf(!available)(SCENARIO, () => {
             endings.push('KILL');
           }
         }
-        const resets = await db.sql<{ n: number }[]>`select count(*)::int as n from checkpoint_resets`;
+        const resets = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.checkpoint_resets`;
         expect(resets[0]?.n).toBe(1);
 
         const final = await runOnce(kit.setup(db), 180_000);

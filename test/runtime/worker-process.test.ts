@@ -70,7 +70,7 @@ describe.skipIf(!hasPostgres)(`worker process (${NEEDS_POSTGRES})`, () => {
     });
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
-    const [{ count: partial } = { count: 0 }] = await queryRows<{ count: number }>(test.database.db, sql`select count(*)::int as count from events`);
+    const [{ count: partial } = { count: 0 }] = await queryRows<{ count: number }>(test.database.db, sql`select count(*)::int as count from intake_sync.events`);
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(expectedEvents);
 
@@ -83,8 +83,8 @@ describe.skipIf(!hasPostgres)(`worker process (${NEEDS_POSTGRES})`, () => {
 
     const rows = await queryRows<{ external_id: string; status: string; events: number }>(
       test.database.db,
-      sql`select p.external_id, p.status, (select count(*)::int from events e where e.prescription_id = p.id) as events
-            from prescriptions p`,
+      sql`select p.external_id, p.status, (select count(*)::int from intake_sync.events e where e.prescription_id = p.id) as events
+            from intake_sync.prescriptions p`,
     );
     expect(rows).toHaveLength(COUNT);
     for (const row of rows) {
@@ -94,7 +94,7 @@ describe.skipIf(!hasPostgres)(`worker process (${NEEDS_POSTGRES})`, () => {
     }
     const [totals] = await queryRows<{ events: number; quarantined: number }>(
       test.database.db,
-      sql`select (select count(*)::int from events) as events, (select count(*)::int from quarantine) as quarantined`,
+      sql`select (select count(*)::int from intake_sync.events) as events, (select count(*)::int from intake_sync.quarantine) as quarantined`,
     );
     expect(totals).toEqual({ events: expectedEvents, quarantined: 0 });
   });

@@ -63,7 +63,7 @@ describe('applyPage', () => {
     expect(await prescription('rx-bob')).toMatchObject({ status: 'accepted', events: 1 });
     const checkpoint = await loadCheckpoint(db, FEED);
     expect(checkpoint).toMatchObject({ iterator: 'it-1', version: 1, pagesApplied: 1, eventsApplied: 3, eventsQuarantined: 0 });
-    const [stored] = await queryRows<{ payload: unknown; raw: unknown; status_rank: number }>(db, sql`select payload, raw, status_rank from events where id = 'e2'`);
+    const [stored] = await queryRows<{ payload: unknown; raw: unknown; status_rank: number }>(db, sql`select payload, raw, status_rank from intake_sync.events where id = 'e2'`);
     expect(stored).toEqual({ payload: {}, raw: event('e2', 'ordered', '2024-12-10T10:05:00Z'), status_rank: 2 });
   });
 
@@ -92,7 +92,7 @@ describe('applyPage', () => {
     ]);
     const [row] = await queryRows<{ status: string; status_event_id: string; status_rank: number }>(
       db,
-      sql`select status, status_event_id, status_rank from prescriptions where external_id = 'rx-ada'`,
+      sql`select status, status_event_id, status_rank from intake_sync.prescriptions where external_id = 'rx-ada'`,
     );
     expect(row).toEqual({ status: 'delivered', status_event_id: 'e4', status_rank: 4 });
   });
@@ -108,7 +108,7 @@ describe('applyPage', () => {
     const result = await apply([event('x1', 'on_hold', '2024-12-10T10:00:00Z')]);
     expect(result).toMatchObject({ inserted: 1, matched: 1, statusChanges: 0 });
     expect(await prescription('rx-ada')).toMatchObject({ status: null, status_occurred_at: null, events: 1 });
-    const [row] = await queryRows<{ name: string; status_rank: number | null }>(db, sql`select name, status_rank from events where id = 'x1'`);
+    const [row] = await queryRows<{ name: string; status_rank: number | null }>(db, sql`select name, status_rank from intake_sync.events where id = 'x1'`);
     expect(row).toEqual({ name: 'on_hold', status_rank: null });
   });
 
@@ -142,7 +142,7 @@ describe('applyPage', () => {
     expect(byKey.get('u1')).toMatchObject({ reason: 'unmatched', event_id: 'u1' });
     expect(byKey.get('a1')).toMatchObject({ reason: 'ambiguous', detail: '2 local prescriptions match (external_id rx-twin, rx-twin2)' });
     // well-formed findings are history too, linked to nothing
-    const linked = await queryRows<{ id: string; prescription_id: unknown }>(db, sql`select id, prescription_id from events order by id`);
+    const linked = await queryRows<{ id: string; prescription_id: unknown }>(db, sql`select id, prescription_id from intake_sync.events order by id`);
     expect(linked.map((r) => [r.id, r.prescription_id === null])).toEqual([['a1', true], ['ok', false], ['u1', true]]);
     expect(await loadCheckpoint(db, FEED)).toMatchObject({ eventsApplied: 3, eventsQuarantined: 5 });
   });
@@ -172,7 +172,7 @@ describe('applyPage', () => {
     big.payload = { blob: 'x'.repeat(1024 * 1024) };
     const result = await apply([big]);
     expect(result).toMatchObject({ inserted: 1, matched: 1, statusChanges: 1 });
-    const [row] = await queryRows<{ size: number }>(db, sql`select length(payload ->> 'blob')::int as size from events where id = 'big'`);
+    const [row] = await queryRows<{ size: number }>(db, sql`select length(payload ->> 'blob')::int as size from intake_sync.events where id = 'big'`);
     expect(row?.size).toBe(1024 * 1024);
   });
 
@@ -181,7 +181,7 @@ describe('applyPage', () => {
     await apply([nullPayload]);
     const [row] = await queryRows<{ kind: string | null; raw_text: string }>(
       db,
-      sql`select jsonb_typeof(payload) as kind, raw::text as raw_text from events where id = 'np'`,
+      sql`select jsonb_typeof(payload) as kind, raw::text as raw_text from intake_sync.events where id = 'np'`,
     );
     expect(row).toEqual({ kind: 'null', raw_text: JSON.stringify(nullPayload) });
   });

@@ -53,9 +53,9 @@ async function drain(pages = FEED_PAGES): Promise<void> {
 /** What replay must leave unchanged: history, statuses and findings (not counters or times). */
 async function outcome() {
   return {
-    events: await queryRows(db, sql`select id, name, prescription_id, status_rank from events order by id`),
-    prescriptions: await queryRows(db, sql`select external_id, status, status_rank, status_occurred_at, status_event_id from prescriptions order by external_id`),
-    quarantine: await queryRows(db, sql`select quarantine_key, reason, detail, resolved_at is null as open from quarantine order by quarantine_key`),
+    events: await queryRows(db, sql`select id, name, prescription_id, status_rank from intake_sync.events order by id`),
+    prescriptions: await queryRows(db, sql`select external_id, status, status_rank, status_occurred_at, status_event_id from intake_sync.prescriptions order by external_id`),
+    quarantine: await queryRows(db, sql`select quarantine_key, reason, detail, resolved_at is null as open from intake_sync.quarantine order by quarantine_key`),
   };
 }
 

@@ -43,7 +43,7 @@ export async function snapshotStore(db: Db): Promise<Record<string, unknown[]>> 
   const tables = ['events', 'prescriptions', 'quarantine', 'feed_checkpoints', 'checkpoint_resets'];
   const result: Record<string, unknown[]> = {};
   for (const table of tables) {
-    result[table] = await queryRows(db, sql`select * from ${sql.identifier(table)} order by 1`);
+    result[table] = await queryRows(db, sql`select * from ${sql.identifier("intake_sync")}.${sql.identifier(table)} order by 1`);
   }
   return result;
 }
@@ -51,6 +51,6 @@ export async function snapshotStore(db: Db): Promise<Record<string, unknown[]>> 
 /** Empties the store between tests of one file (the database is per file). */
 export async function truncateStore(db: Db): Promise<void> {
   await db.execute(
-    sql`truncate events, prescriptions, quarantine, feed_checkpoints, checkpoint_resets restart identity cascade`,
+    sql`truncate intake_sync.events, intake_sync.prescriptions, intake_sync.quarantine, intake_sync.feed_checkpoints, intake_sync.checkpoint_resets, intake_sync.status_changes, intake_sync.change_commits, intake_sync.outbox restart identity cascade`,
   );
 }

@@ -65,7 +65,7 @@ function preparedPage(identity: EventIdentity): PreparedPage {
 async function storedOutcome(db: Db): Promise<{ outcome: MatchOutcome; detail: string | null }> {
   const [row] = await queryRows<{ prescription_id: string | null; reason: string | null; detail: string | null }>(
     db,
-    sql`select e.prescription_id::text, q.reason, q.detail from events e left join quarantine q on q.event_id = e.id where e.id = 'ev-1'`,
+    sql`select e.prescription_id::text, q.reason, q.detail from intake_sync.events e left join intake_sync.quarantine q on q.event_id = e.id where e.id = 'ev-1'`,
   );
   if (row?.prescription_id) return { outcome: { kind: 'matched', id: Number(row.prescription_id) }, detail: null };
   if (row?.reason === 'unmatched') return { outcome: { kind: 'unmatched' }, detail: row.detail };
@@ -130,7 +130,7 @@ describe('applyPage matching (the SQL path of the same rule)', () => {
   test('matching uses index lookups, not a scan of the local prescriptions', async () => {
     const json = JSON.stringify([{ id: 'ev-1', identity_key: K, erx_message_id: 'E1' }]);
     const matchOnly = sql`select ev.id, m.ids from json_to_recordset(${json}::json) as ev(id text, identity_key text, erx_message_id text)
-      ${matchCandidatesLateral}`;
+      ${matchCandidatesLateral(tdb.database.names)}`;
     // tiny tables make a scan cheapest; disabling it proves a usable index exists for every branch
     const plan = await tdb.database.db.transaction(async (tx) => {
       await tx.execute(sql`set local enable_seqscan = off`);

@@ -23,8 +23,8 @@ beforeEach(async () => {
   await truncateStore(db);
 });
 
-const insertFeed = (feed: string) => sql`insert into feed_checkpoints (feed) values (${feed}::text) returning feed`;
-const feeds = async () => (await queryRows<{ feed: string }>(db, sql`select feed from feed_checkpoints order by feed`)).map((r) => r.feed);
+const insertFeed = (feed: string) => sql`insert into intake_sync.feed_checkpoints (feed) values (${feed}::text) returning feed`;
+const feeds = async () => (await queryRows<{ feed: string }>(db, sql`select feed from intake_sync.feed_checkpoints order by feed`)).map((r) => r.feed);
 
 describe('inTransaction', () => {
   test('commits every statement', async () => {
@@ -59,7 +59,7 @@ describe('inTransaction', () => {
 
   test('statements queued together run in order within the transaction', async () => {
     const [first, second] = await inTransaction(db, (run) =>
-      Promise.all([run<{ feed: string }>(insertFeed('a')), run<{ n: number }>(sql`select count(*)::int as n from feed_checkpoints`)]),
+      Promise.all([run<{ feed: string }>(insertFeed('a')), run<{ n: number }>(sql`select count(*)::int as n from intake_sync.feed_checkpoints`)]),
     );
     expect(first).toEqual([{ feed: 'a' }]);
     expect(second).toEqual([{ n: 1 }]);

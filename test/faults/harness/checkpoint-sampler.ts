@@ -75,7 +75,7 @@ export class CheckpointSampler {
     try {
       await this.sql.begin('isolation level repeatable read read only', async (tx) => {
         const [row] = await tx<{ iterator: string | null; version: string | number }[]>`
-          select iterator, version from feed_checkpoints where feed = ${this.feedName}`;
+          select iterator, version from intake_sync.feed_checkpoints where feed = ${this.feedName}`;
         if (!row) return;
         this.report.samples++;
         await this.check(tx, { iterator: row.iterator, version: Number(row.version) });
@@ -112,7 +112,7 @@ export class CheckpointSampler {
     }
     const ids = [...wanted];
     const present = ids.length
-      ? await tx<{ id: string }[]>`select id from events where id = any(${tx.array(ids)})`
+      ? await tx<{ id: string }[]>`select id from intake_sync.events where id = any(${tx.array(ids)})`
       : [];
     if (present.length !== ids.length) {
       const have = new Set(present.map((r) => r.id));

@@ -109,6 +109,6 @@ export async function readFeedAndPrescriptions(
 export async function importPrescriptions(kit: ScenarioKit, db: ScenarioDatabase, prepared: PreparedFeed): Promise<void> {
   const result = await runCommand(kit.setup(db), ['prescriptions', 'import', prepared.importFile], 120_000);
   expect(result.code, `prescriptions import failed: ${result.stderr.slice(-1000)}`).toBe(0);
-  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from prescriptions`;
+  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.prescriptions`;
   expect(row?.n).toBe(prepared.prescriptions.length);
 }

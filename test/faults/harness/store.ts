@@ -44,11 +44,11 @@ const iso = (value: Date | string | null): string | null =>
 export async function snapshotStore(sql: postgres.Sql): Promise<StoreSnapshot> {
   const prescriptionRows = await sql<
     { external_id: string; status: string | null; status_occurred_at: Date | null; status_event_id: string | null }[]
-  >`select external_id, status, status_occurred_at, status_event_id from prescriptions`;
+  >`select external_id, status, status_occurred_at, status_event_id from intake_sync.prescriptions`;
   const eventRows = await sql<{ id: string; name: string; external_id: string | null }[]>`
-    select e.id, e.name, p.external_id from events e left join prescriptions p on p.id = e.prescription_id`;
+    select e.id, e.name, p.external_id from intake_sync.events e left join intake_sync.prescriptions p on p.id = e.prescription_id`;
   const quarantineRows = await sql<{ quarantine_key: string; reason: string; event_id: string | null }[]>`
-    select quarantine_key, reason, event_id from quarantine where resolved_at is null`;
+    select quarantine_key, reason, event_id from intake_sync.quarantine where resolved_at is null`;
   return {
     prescriptions: Object.fromEntries(
       prescriptionRows.map((r) => [
@@ -81,6 +81,6 @@ export interface CheckpointRow {
 /** The feed's checkpoint row, or undefined before the first commit. */
 export async function readCheckpoint(sql: postgres.Sql, feed: string): Promise<CheckpointRow | undefined> {
   const [row] = await sql<{ iterator: string | null; version: string | number }[]>`
-    select iterator, version from feed_checkpoints where feed = ${feed}`;
+    select iterator, version from intake_sync.feed_checkpoints where feed = ${feed}`;
   return row ? { iterator: row.iterator, version: Number(row.version) } : undefined;
 }
