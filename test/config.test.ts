@@ -11,6 +11,12 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ HEALTH_PORT: 8080, POLL_INTERVAL_MS: 5000, PAGE_LIMIT: 250, LOG_LEVEL: 'info', DATA_DIR: './data' });
   });
 
+  test('the schema defaults to intake_sync and migrations run on start; a 63-byte name is accepted', () => {
+    expect(loadConfig({})).toMatchObject({ DATABASE_SCHEMA: 'intake_sync', MIGRATE_ON_START: true });
+    expect(loadConfig({ DATABASE_SCHEMA: 'vendor_sync_2', MIGRATE_ON_START: 'false' })).toMatchObject({ DATABASE_SCHEMA: 'vendor_sync_2', MIGRATE_ON_START: false });
+    expect(loadConfig({ DATABASE_SCHEMA: 's'.repeat(63) }).DATABASE_SCHEMA).toHaveLength(63);
+  });
+
   test('numbers are coerced and empty strings count as unset', () => {
     expect(loadConfig({ POLL_INTERVAL_MS: '250', HEALTH_PORT: '' })).toMatchObject({ POLL_INTERVAL_MS: 250, HEALTH_PORT: 8080 });
   });
@@ -26,6 +32,15 @@ describe('loadConfig', () => {
     [{ ...remote, INTAKE_API_BASE_URL: 'http://operator.example/intake_api/2024-12-10' }, 'INTAKE_API_BASE_URL: must use https://'],
     [{ ...remote, INTAKE_API_SECRET: undefined }, 'INTAKE_API_SECRET: is required when INTAKE_API_BASE_URL is set'],
     [{ LEASE_RETRY_MS: '5000', LEASE_TTL_MS: '6000' }, 'LEASE_TTL_MS'],
+    [{ DATABASE_SCHEMA: 'public' }, 'DATABASE_SCHEMA: must not be public'],
+    [{ DATABASE_SCHEMA: 'pg_intake' }, 'DATABASE_SCHEMA: must not start with pg_'],
+    [{ DATABASE_SCHEMA: 'information_schema' }, 'DATABASE_SCHEMA: must not be information_schema'],
+    [{ DATABASE_SCHEMA: 'IntakeSync' }, 'DATABASE_SCHEMA: must be a lowercase identifier'],
+    [{ DATABASE_SCHEMA: 'intake-sync' }, 'DATABASE_SCHEMA: must be a lowercase identifier'],
+    [{ DATABASE_SCHEMA: '1sync' }, 'DATABASE_SCHEMA: must be a lowercase identifier'],
+    [{ DATABASE_SCHEMA: 'a"b' }, 'DATABASE_SCHEMA: must be a lowercase identifier'],
+    [{ DATABASE_SCHEMA: 's'.repeat(64) }, 'DATABASE_SCHEMA: must be at most 63 bytes'],
+    [{ MIGRATE_ON_START: 'yes' }, 'MIGRATE_ON_START: must be true or false'],
   ])('%o fails naming %s', (env, named) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(named);

@@ -107,6 +107,10 @@ function badInputCases(kit: ScenarioKit): BadInputCase[] {
     { label: 'DATABASE_URL=mysql://x (status)', args: ['status', '--json'], env: { DATABASE_URL: 'mysql://x' }, names: [/DATABASE_URL/] },
     { label: 'LOG_LEVEL=loud', args: ['run', '--once'], env: { LOG_LEVEL: 'loud' }, names: [/LOG_LEVEL/] },
     { label: 'FEED_NAME with spaces', args: ['run', '--once'], env: { FEED_NAME: 'Main Feed!' }, names: [/FEED_NAME/] },
+    { label: 'DATABASE_SCHEMA=public', args: ['run', '--once'], env: { DATABASE_SCHEMA: 'public' }, names: [/DATABASE_SCHEMA/, /public/] },
+    { label: 'DATABASE_SCHEMA=pg_sync', args: ['migrate'], env: { DATABASE_SCHEMA: 'pg_sync' }, names: [/DATABASE_SCHEMA/, /pg_/] },
+    { label: 'DATABASE_SCHEMA not lowercase', args: ['status', '--json'], env: { DATABASE_SCHEMA: 'Intake-Sync' }, names: [/DATABASE_SCHEMA/, /lowercase/] },
+    { label: 'MIGRATE_ON_START=yes', args: ['run', '--once'], env: { MIGRATE_ON_START: 'yes' }, names: [/MIGRATE_ON_START/] },
     { label: 'INTAKE_API_BASE_URL not a URL', args: ['run', '--once'], env: { INTAKE_API_BASE_URL: 'not a url' }, names: [/INTAKE_API_BASE_URL/] },
   ];
   const iteratorCases: BadInputCase[] = [

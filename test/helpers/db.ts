@@ -64,3 +64,30 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     },
   };
 }
+
+export interface EmptyDatabase {
+  /** postgres:// URL of a fresh database with nothing of ours in it */
+  url: string;
+  /** an admin connection to it (superuser): for the vendor's own objects and inspection */
+  sql: postgres.Sql;
+  drop(): Promise<void>;
+}
+
+/** A fresh, unmigrated database on the real server (callers skip on PGlite: pg_dump and roles need one). */
+export async function createEmptyDatabase(label: string): Promise<EmptyDatabase> {
+  const name = `t_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase().slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const sql = postgres(url.toString(), { max: 2, onnotice: () => {}, fetch_types: false });
+  return {
+    url: url.toString(),
+    sql,
+    async drop() {
+      await sql.end({ timeout: 1 }).catch(() => {});
+      if (!process.env.KEEP_TEST_DB) await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end({ timeout: 5 });
+    },
+  };
+}

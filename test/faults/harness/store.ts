@@ -61,13 +61,13 @@ export async function snapshotStore(sql: postgres.Sql): Promise<StoreSnapshot> {
   };
 }
 
-export const STORE_TABLES = ['prescriptions', 'events', 'feed_checkpoints', 'checkpoint_resets', 'quarantine'] as const;
+export const STORE_TABLES = ['prescriptions', 'events', 'feed_checkpoints', 'checkpoint_resets', 'quarantine', 'status_changes', 'outbox'] as const;
 
 /** Row count of every store table: "nothing written" means these do not change. */
 export async function rowCounts(sql: postgres.Sql): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of STORE_TABLES) {
-    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from ${sql(table)}`;
+    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from intake_sync.${sql(table)}`;
     counts[table] = row?.n ?? 0;
   }
   return counts;
