@@ -45,7 +45,7 @@ async function installLegacy(empty: EmptyDatabase): Promise<void> {
 
 async function tableRows(empty: EmptyDatabase, schema: string): Promise<Record<string, unknown[]>> {
   const result: Record<string, unknown[]> = {};
-  for (const table of LEGACY_TABLES) result[table] = await empty.sql`select * from ${empty.sql(schema)}.${empty.sql(table)} order by 1`;
+  for (const table of LEGACY_TABLES) result[table] = [...(await empty.sql`select * from ${empty.sql(schema)}.${empty.sql(table)} order by 1`)];
   return result;
 }
 
