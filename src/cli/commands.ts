@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerCheckpointCommands } from './checkpoint.js';
 import { registerEventsCommands } from './events.js';
+import { registerGrantsCommand } from './grants.js';
 import { registerMigrateCommand } from './migrate.js';
 import { registerPrescriptionLocalCommands } from './prescriptions-local.js';
 import { registerPrescriptionRemoteCommands } from './prescriptions-remote.js';
@@ -21,6 +22,7 @@ export function registerCommands(program: Command): void {
   registerEventsCommands(program);
   registerSubscriptionsCommands(program);
   registerMigrateCommand(program);
+  registerGrantsCommand(program);
   registerQuarantineCommands(program);
   registerRematchCommand(program);
   registerCheckpointCommands(program);

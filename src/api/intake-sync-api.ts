@@ -1,0 +1,98 @@
+import type postgres from 'postgres';
+import type { z } from 'zod';
+import { DEFAULT_SCHEMA, schemaNameProblem } from '../db/schema-name.js';
+import { RequestValidationError } from '../intake/errors/request-validation-error.js';
+import { schemaIssuesFrom } from '../intake/errors/schema-issues.js';
+import { prescriptionIdentityRequestSchema, type PrescriptionIdentityInput } from '../intake/identity.js';
+import { prescriptionRequestSchema, type PrescriptionRequestInput } from '../intake/prescription.js';
+import type { OutboxEntry, PrescriptionStatus, StatusChange } from './rows.js';
+
+/** A postgres.js client, or a transaction of one (`sql.begin(tx => ...)`): calls then join it. */
+export type SqlExecutor = postgres.Sql | postgres.TransactionSql;
+
+export interface IntakeSyncApiOptions {
+  /** DATABASE_SCHEMA of the deployment; default intake_sync */
+  schema?: string;
+}
+
+/**
+ * The SQL API from Node: each method is one call of a function or view of the deployment's
+ * schema, so it behaves exactly as the same SQL from any other language. Inputs are checked with
+ * the operator contract's own schemas first (the SQL checks them again), so a bad field fails
+ * here naming its path before a round trip. Bind it to a transaction with `in(tx)` to make a
+ * registration or an outbox write commit or roll back with the caller's own writes.
+ */
+export interface IntakeSyncApi {
+  readonly schema: string;
+  /** the same API, each call joining this transaction */
+  in(tx: SqlExecutor): IntakeSyncApi;
+  /** registers or updates a prescription received by fax or eRx; held events for it are rematched in the same transaction */
+  registerPrescription(externalId: string, identity: PrescriptionIdentityInput): Promise<Record<string, unknown>>;
+  /** queues POST /prescriptions for the leader to deliver; returns the outbox row id */
+  sendPrescription(prescription: PrescriptionRequestInput): Promise<number>;
+  /** queues DELETE /prescriptions/{external_id}, delivered after any earlier send of it; returns the outbox row id */
+  cancelPrescription(externalId: string): Promise<number>;
+  prescriptionStatus(externalId: string): Promise<PrescriptionStatus | null>;
+  /** the outbox rows of one external_id, oldest first */
+  outboxStatus(externalId: string): Promise<OutboxEntry[]>;
+  /** up to maxRows changes after `cursor` (null: from the start), in commit order */
+  changesSince(cursor: string | null, maxRows?: number): Promise<StatusChange[]>;
+}
+
+function checked<S extends z.ZodType>(schema: S, value: unknown, operation: string, prefix: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new RequestValidationError(
+    operation,
+    schemaIssuesFrom(result.error).map((issue) => ({ ...issue, path: `${prefix}.${issue.path}` })),
+  );
+}
+
+function checkedId(externalId: unknown, operation: string): string {
+  if (typeof externalId !== 'string' || externalId.trim() === '') {
+    throw new RequestValidationError(operation, [{ path: 'external_id', message: 'must be a non-empty string' }]);
+  }
+  return externalId;
+}
+
+/** The SQL API of a deployment, over the caller's own postgres.js client. */
+export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = {}): IntakeSyncApi {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const problem = schemaNameProblem(schema);
+  if (problem) throw new RequestValidationError('intakeSyncApi', [{ path: 'schema', message: problem }]);
+  const fn = (name: string) => `"${schema}".${name}`;
+  return {
+    schema,
+    in: (tx) => intakeSyncApi(tx, { schema }),
+    async registerPrescription(externalId, identity) {
+      const id = checkedId(externalId, 'registerPrescription');
+      const body = checked(prescriptionIdentityRequestSchema, identity, 'registerPrescription', 'identity');
+      const [row] = await sql.unsafe(`select * from ${fn('register_prescription')}($1::text, $2::jsonb)`, [id, JSON.stringify(body)]);
+      return (row ?? {}) as Record<string, unknown>;
+    },
+    async sendPrescription(prescription) {
+      const body = checked(prescriptionRequestSchema, prescription, 'sendPrescription', 'prescription');
+      const [row] = await sql.unsafe(`select ${fn('send_prescription')}($1::jsonb) as id`, [JSON.stringify(body)]);
+      return Number(row?.id);
+    },
+    async cancelPrescription(externalId) {
+      const id = checkedId(externalId, 'cancelPrescription');
+      const [row] = await sql.unsafe(`select ${fn('cancel_prescription')}($1::text) as id`, [id]);
+      return Number(row?.id);
+    },
+    async prescriptionStatus(externalId) {
+      const id = checkedId(externalId, 'prescriptionStatus');
+      const [row] = await sql.unsafe(`select * from ${fn('prescription_status')} where external_id = $1::text`, [id]);
+      return row ? ({ ...row, events: Number(row.events) } as unknown as PrescriptionStatus) : null;
+    },
+    async outboxStatus(externalId) {
+      const id = checkedId(externalId, 'outboxStatus');
+      const rows = await sql.unsafe(`select * from ${fn('outbox_status')} where external_id = $1::text`, [id]);
+      return rows.map((r) => ({ ...r, attempts: Number(r.attempts) })) as unknown as OutboxEntry[];
+    },
+    async changesSince(cursor, maxRows = 500) {
+      const rows = await sql.unsafe(`select * from ${fn('status_changes_since')}($1::text, $2::integer)`, [cursor, maxRows]);
+      return [...rows] as unknown as StatusChange[];
+    },
+  };
+}

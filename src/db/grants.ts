@@ -1,0 +1,130 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Database } from './connection.js';
+
+/**
+ * The privileges each role needs, as data: rendered to GRANT statements (`intake-sync grants`,
+ * the README) and checked at start (`run` names what is missing). One list, so the documented
+ * grants are exactly the ones the code is tested with.
+ *
+ * - runtime: the daemon (`run`, and the CLI commands an operator runs beside it).
+ * - app: the vendor's applications, through the SQL API only: the functions run as their owner
+ *   (SECURITY DEFINER) and the views with their owner's privileges, so no table grant is needed.
+ */
+export type GrantRole = 'runtime' | 'app';
+
+export type Grant =
+  | { kind: 'schema'; privilege: 'USAGE' }
+  | { kind: 'table'; name: string; privileges: readonly ('SELECT' | 'INSERT' | 'UPDATE' | 'DELETE')[] }
+  | { kind: 'sequence'; name: string; privileges: readonly ('USAGE' | 'SELECT')[] }
+  | { kind: 'function'; signature: string };
+
+/** The SQL API, by signature (argument types as Postgres prints them). */
+export const API_FUNCTIONS = [
+  'register_prescription(text, jsonb)',
+  'send_prescription(jsonb)',
+  'cancel_prescription(text)',
+  'status_changes_since(text, integer)',
+] as const;
+
+export const API_VIEWS = ['prescription_status', 'outbox_status'] as const;
+
+const RUNTIME_GRANTS: readonly Grant[] = [
+  { kind: 'schema', privilege: 'USAGE' },
+  // the version check before anything runs
+  { kind: 'table', name: '__drizzle_migrations', privileges: ['SELECT'] },
+  // registration (import, send), status updates of page applies and rematch
+  { kind: 'table', name: 'prescriptions', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  // rematch links held events to prescriptions
+  { kind: 'table', name: 'events', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  { kind: 'table', name: 'quarantine', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  { kind: 'table', name: 'feed_checkpoints', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  { kind: 'table', name: 'checkpoint_resets', privileges: ['SELECT', 'INSERT'] },
+  // delivery reads pending rows and records each attempt and outcome
+  { kind: 'table', name: 'outbox', privileges: ['SELECT', 'UPDATE'] },
+  { kind: 'sequence', name: 'prescriptions_id_seq', privileges: ['USAGE'] },
+  { kind: 'sequence', name: 'quarantine_id_seq', privileges: ['USAGE'] },
+  { kind: 'sequence', name: 'checkpoint_resets_id_seq', privileges: ['USAGE'] },
+  ...API_FUNCTIONS.map((signature): Grant => ({ kind: 'function', signature })),
+  ...API_VIEWS.map((name): Grant => ({ kind: 'table', name, privileges: ['SELECT'] })),
+];
+
+const APP_GRANTS: readonly Grant[] = [
+  { kind: 'schema', privilege: 'USAGE' },
+  ...API_FUNCTIONS.map((signature): Grant => ({ kind: 'function', signature })),
+  ...API_VIEWS.map((name): Grant => ({ kind: 'table', name, privileges: ['SELECT'] })),
+];
+
+export function grantsFor(role: GrantRole): readonly Grant[] {
+  return role === 'runtime' ? RUNTIME_GRANTS : APP_GRANTS;
+}
+
+const ROLE_NAME = /^[a-z_][a-z0-9_$-]{0,62}$/i;
+
+/** The GRANT statements giving `roleName` what `role` needs in `schema` (for psql, as the owner). */
+export function grantStatements(role: GrantRole, schema: string, roleName: string): string[] {
+  if (!ROLE_NAME.test(roleName)) throw new Error(`role name ${JSON.stringify(roleName)} is not a plain identifier`);
+  const grantee = `"${roleName}"`;
+  return grantsFor(role).map((grant) => {
+    switch (grant.kind) {
+      case 'schema':
+        return `GRANT USAGE ON SCHEMA "${schema}" TO ${grantee};`;
+      case 'table':
+        return `GRANT ${grant.privileges.join(', ')} ON TABLE "${schema}"."${grant.name}" TO ${grantee};`;
+      case 'sequence':
+        return `GRANT ${grant.privileges.join(', ')} ON SEQUENCE "${schema}"."${grant.name}" TO ${grantee};`;
+      case 'function':
+        return `GRANT EXECUTE ON FUNCTION "${schema}".${grant.signature} TO ${grantee};`;
+    }
+  });
+}
+
+/** How a grant reads in a message: `INSERT on intake_sync.quarantine`. */
+function describe(grant: Grant, privilege: string, schema: string): string {
+  switch (grant.kind) {
+    case 'schema':
+      return `USAGE on schema ${schema}`;
+    case 'table':
+      return `${privilege} on ${schema}.${grant.name}`;
+    case 'sequence':
+      return `${privilege} on sequence ${schema}.${grant.name}`;
+    case 'function':
+      return `EXECUTE on function ${schema}.${grant.signature}`;
+  }
+}
+
+/**
+ * What the connected role lacks of `role`'s grants, each named (`INSERT on intake_sync.quarantine`);
+ * empty when it has them all. One query of has_*_privilege checks; a missing object counts as missing.
+ */
+export async function missingGrants(database: Database, role: GrantRole): Promise<string[]> {
+  const schema = database.names.schema;
+  const checks: { label: string; check: ReturnType<typeof sql> }[] = [];
+  for (const grant of grantsFor(role)) {
+    if (grant.kind === 'schema') {
+      checks.push({
+        label: describe(grant, 'USAGE', schema),
+        check: sql`(case when to_regnamespace(${`"${schema}"`}) is null then false else has_schema_privilege(${schema}, 'USAGE') end)`,
+      });
+    } else if (grant.kind === 'function') {
+      const name = `"${schema}".${grant.signature}`;
+      checks.push({
+        label: describe(grant, 'EXECUTE', schema),
+        check: sql`(case when to_regprocedure(${name}) is null then false else has_function_privilege(to_regprocedure(${name}), 'EXECUTE') end)`,
+      });
+    } else {
+      const name = `"${schema}"."${grant.name}"`;
+      for (const privilege of grant.privileges) {
+        const fn = grant.kind === 'table' ? sql`has_table_privilege` : sql`has_sequence_privilege`;
+        checks.push({
+          label: describe(grant, privilege, schema),
+          check: sql`(case when to_regclass(${name}) is null then false else ${fn}(to_regclass(${name}), ${privilege}) end)`,
+        });
+      }
+    }
+  }
+  const [row] = await queryRows<Record<string, boolean>>(
+    database.db,
+    sql`select ${sql.join(checks.map((c, i) => sql`${c.check} as ${sql.identifier(`g${i}`)}`), sql`, `)}`,
+  );
+  return checks.filter((_, i) => row?.[`g${i}`] !== true).map((c) => c.label);
+}
