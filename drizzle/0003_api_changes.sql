@@ -78,8 +78,10 @@ BEGIN
   seq := nextval('"intake_sync"."change_commit_seq"'::regclass);
   UPDATE "intake_sync"."change_commits" SET commit_seq = seq, committed_at = clock_timestamp() WHERE xid = NEW.xid;
   SELECT count(*) INTO changes FROM "intake_sync"."status_changes" WHERE xid = NEW.xid;
-  -- delivered at commit, to listeners only; identifiers of nothing but the commit (no PHI)
-  PERFORM pg_notify('intake_sync' || '_status', json_build_object('commit_seq', seq, 'changes', changes)::text);
+  -- delivered at commit, to listeners only; it names nothing but the commit (no PHI). A channel is
+  -- at most 63 bytes and pg_notify() raises on a longer one, which would fail every commit: a
+  -- schema name is cut to 56 (statusChannel() in src/sync/status-channel.ts does the same)
+  PERFORM pg_notify(left('intake_sync', 56) || '_status', json_build_object('commit_seq', seq, 'changes', changes)::text);
   RETURN NULL;
 END $$;
 --> statement-breakpoint

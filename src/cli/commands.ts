@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerChangesCommands } from './changes.js';
 import { registerCheckpointCommands } from './checkpoint.js';
 import { registerEventsCommands } from './events.js';
 import { registerMigrateCommand } from './migrate.js';
@@ -26,5 +27,6 @@ export function registerCommands(program: Command): void {
   registerCheckpointCommands(program);
   registerRunCommand(program);
   registerStatusCommand(program);
+  registerChangesCommands(program);
   registerSandboxCommand(program);
 }
