@@ -27,7 +27,7 @@ describe('isRetryableFollowError', () => {
     [{ code: '42501', severity: 'ERROR' }, false, 'permission denied'],
     [{ code: '22023', severity: 'ERROR' }, false, 'malformed cursor'],
     [new Error('plain'), false, 'a bug'],
-  ])('%o -> %s (%s)', (error, retry) => {
+  ] as Array<[unknown, boolean, string]>)('%o -> %s (%s)', (error, retry) => {
     expect(isRetryableFollowError(error)).toBe(retry);
   });
 });
