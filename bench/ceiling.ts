@@ -33,6 +33,9 @@ const MATCH_LOCK = dialect.sqlToQuery(matchLockShared(NAMES)).sql;
  * generate_series instead of a json parameter: no client, no transport. Event g belongs to prescription g mod P at
  * step g div P, so, as in a seeded sandbox backlog (prescriptions received a second apart, steps five
  * minutes apart), each page's 250 events belong to 250 distinct prescriptions and update all of them.
+ * The scratch database is migrated like production, so that update fires the change-feed triggers
+ * (0003_api_changes.sql) exactly as a page does: 250 status_changes rows, the change_commits row,
+ * and at each COMMIT the commit stamp and NOTIFY.
  */
 const PROCEDURE = `
 create or replace procedure bench_ceiling(p_seconds float8, p_prescriptions int, inout p_pages int default 0)

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerChangesCommands } from './changes.js';
 import { registerCheckpointCommands } from './checkpoint.js';
 import { registerEventsCommands } from './events.js';
 import { registerGrantsCommand } from './grants.js';
@@ -28,5 +29,6 @@ export function registerCommands(program: Command): void {
   registerCheckpointCommands(program);
   registerRunCommand(program);
   registerStatusCommand(program);
+  registerChangesCommands(program);
   registerSandboxCommand(program);
 }

@@ -155,7 +155,8 @@ export const statusChanges = intakeSync.table(
 
 /**
  * One row per transaction that appended status changes; `commit_seq` is assigned by a deferred
- * trigger at commit, under the change_clock row lock, so its order is the commit order.
+ * trigger at commit (change_commit_seq, drawn under the change_clock table lock; see
+ * 0003_api_changes.sql), so its order is the commit order.
  */
 export const changeCommits = intakeSync.table(
   'change_commits',
@@ -167,7 +168,10 @@ export const changeCommits = intakeSync.table(
   (t) => [uniqueIndex('change_commits_commit_seq_key').on(t.commitSeq)],
 );
 
-/** The single counter commit sequence numbers are drawn from (one row, id = 1). */
+/**
+ * The change feed's commit lock: held in EXCLUSIVE mode from drawing a commit_seq to the end of the
+ * commit. `last_seq` is unused: updating a counter row fails writers at REPEATABLE READ (0003).
+ */
 export const changeClock = intakeSync.table('change_clock', {
   id: integer('id').primaryKey(),
   lastSeq: bigint('last_seq', { mode: 'number' }).notNull().default(0),
