@@ -4,7 +4,9 @@
  * The daemon itself is the `intake-sync` binary.
  */
 export { intakeSyncApi, type IntakeSyncApi, type IntakeSyncApiOptions, type SqlExecutor } from './api/intake-sync-api.js';
-export type { OutboxEntry, PrescriptionStatus, StatusChange } from './api/rows.js';
+export type { OutboxEntry, PrescriptionStatus } from './api/rows.js';
+export { followStatusChanges, type FollowStatusChangesOptions } from './sync/change-follower.js';
+export type { StatusChange } from './sync/status-change.js';
 export { IntakeClient, type IntakeClientOptions } from './intake/client.js';
 export * from './intake/errors/index.js';
 export type { PrescriptionIdentity, PrescriptionIdentityInput } from './intake/identity.js';

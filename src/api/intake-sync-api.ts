@@ -5,7 +5,8 @@ import { RequestValidationError } from '../intake/errors/request-validation-erro
 import { schemaIssuesFrom } from '../intake/errors/schema-issues.js';
 import { prescriptionIdentityRequestSchema, type PrescriptionIdentityInput } from '../intake/identity.js';
 import { prescriptionRequestSchema, type PrescriptionRequestInput } from '../intake/prescription.js';
-import type { OutboxEntry, PrescriptionStatus, StatusChange } from './rows.js';
+import { toStatusChange, type StatusChange } from '../sync/status-change.js';
+import type { OutboxEntry, PrescriptionStatus } from './rows.js';
 
 /** A postgres.js client, or a transaction of one (`sql.begin(tx => ...)`): calls then join it. */
 export type SqlExecutor = postgres.Sql | postgres.TransactionSql;
@@ -92,7 +93,7 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
     },
     async changesSince(cursor, maxRows = 500) {
       const rows = await sql.unsafe(`select * from ${fn('status_changes_since')}($1::text, $2::integer)`, [cursor, maxRows]);
-      return [...rows] as unknown as StatusChange[];
+      return rows.map((row) => toStatusChange(row));
     },
   };
 }

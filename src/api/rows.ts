@@ -9,17 +9,6 @@ export interface PrescriptionStatus {
   updated_at: Date;
 }
 
-/** One status change, as `status_changes_since` returns it; `cursor` resumes after it. */
-export interface StatusChange {
-  cursor: string;
-  external_id: string;
-  previous_status: string | null;
-  new_status: string;
-  event_id: string | null;
-  occurred_at: Date | null;
-  changed_at: Date;
-}
-
 /** A request to the operator written through the outbox, as the view `outbox_status` has it. */
 export interface OutboxEntry {
   external_id: string;
