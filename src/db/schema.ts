@@ -85,6 +85,8 @@ export const events = intakeSync.table(
     prescriptionId: bigint('prescription_id', { mode: 'number' }),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
   },
+  // drizzle/0002_api_register.sql adds two partial indexes drizzle does not model (held events by
+  // identity_key and by erx_message_id, where prescription_id is null): do not declare them here
   (t) => [index('events_prescription_id_idx').on(t.prescriptionId)],
 );
 

@@ -10,11 +10,16 @@ const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(
 const COMPACT_DATE = /^(\d{4})(\d{2})(\d{2})$/;
 const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 
+const isLeapYear = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+
+/**
+ * The day if it exists in the proleptic Gregorian calendar, year 0000 included (a leap year).
+ * Arithmetic, not Date: Date.UTC reads years 0-99 as 1900-1999, and 1900 is no leap year, so
+ * 0000-02-29 came out as no day at all. The SQL API's _calendar_date() is the same arithmetic.
+ */
 function calendarDate(year: number, month: number, day: number): string | null {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear keeps them literal
-  date.setUTCFullYear(year);
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  const days = month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  if (month < 1 || month > 12 || day < 1 || day > days) return null;
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 

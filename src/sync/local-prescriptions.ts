@@ -152,16 +152,17 @@ export async function setSubscriptionId(db: Db, externalId: string, subscription
 
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date).toISOString());
 
-/** Local prescriptions with their current status, ordered by external_id. */
+/**
+ * Local prescriptions with their current status, ordered by external_id: the SQL API's view
+ * prescription_status (drizzle/0002_api_register.sql), so the CLI and applications read one definition.
+ */
 export async function listLocalPrescriptions(db: Db, options: { status?: string | undefined } = {}): Promise<LocalPrescription[]> {
-  const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`select p.external_id, p.status, p.status_occurred_at, p.cancellation_requested_at, p.subscription_id,
-          (select count(*) from ${n.events} e where e.prescription_id = p.id)::int as events
-        from ${n.prescriptions} p
-        where ${options.status ?? null}::text is null or p.status = ${options.status ?? null}::text
-        order by p.external_id`,
+    sql`select external_id, status, status_occurred_at, cancellation_requested_at, subscription_id, events
+        from ${namesOf(db).qualified('prescription_status')}
+        where ${options.status ?? null}::text is null or status = ${options.status ?? null}::text
+        order by external_id`,
   );
   return rows.map((r) => ({
     external_id: r.external_id as string,

@@ -129,7 +129,7 @@ describe('applyPage matching (the SQL path of the same rule)', () => {
 
   test('matching uses index lookups, not a scan of the local prescriptions', async () => {
     const json = JSON.stringify([{ id: 'ev-1', identity_key: K, erx_message_id: 'E1' }]);
-    const matchOnly = sql`select ev.id, m.ids from json_to_recordset(${json}::json) as ev(id text, identity_key text, erx_message_id text)
+    const matchOnly = sql`select ev.id, m.prescription_id from json_to_recordset(${json}::json) as ev(id text, identity_key text, erx_message_id text)
       ${matchCandidatesLateral(tdb.database.names)}`;
     // tiny tables make a scan cheapest; disabling it proves a usable index exists for every branch
     const plan = await tdb.database.db.transaction(async (tx) => {
