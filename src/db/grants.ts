@@ -24,7 +24,11 @@ export const API_FUNCTIONS = [
   'send_prescription(jsonb)',
   'cancel_prescription(text)',
   'status_changes_since(text, integer)',
+  'identity_key(jsonb)',
 ] as const;
+
+/** Functions the daemon's own statements call: the page apply's match rule and the rematch. */
+const WORKER_FUNCTIONS = ['_match_prescription(text, text)', 'rematch_held(text[], text[])'] as const;
 
 export const API_VIEWS = ['prescription_status', 'outbox_status'] as const;
 
@@ -44,6 +48,7 @@ const RUNTIME_GRANTS: readonly Grant[] = [
   { kind: 'sequence', name: 'prescriptions_id_seq', privileges: ['USAGE'] },
   { kind: 'sequence', name: 'quarantine_id_seq', privileges: ['USAGE'] },
   { kind: 'sequence', name: 'checkpoint_resets_id_seq', privileges: ['USAGE'] },
+  ...WORKER_FUNCTIONS.map((signature): Grant => ({ kind: 'function', signature })),
   ...API_FUNCTIONS.map((signature): Grant => ({ kind: 'function', signature })),
   ...API_VIEWS.map((name): Grant => ({ kind: 'table', name, privileges: ['SELECT'] })),
 ];
