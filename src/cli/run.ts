@@ -72,6 +72,7 @@ async function runWorker(options: RunOptions): Promise<number> {
       database,
       databaseUrl: config.DATABASE_URL,
       client: upstream.client,
+      outboxClient: upstream.client,
       settings: workerSettingsFrom(config),
       state,
       log,

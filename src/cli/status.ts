@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { loadConfig } from '../config.js';
 import { queryRows, type Database } from '../db/connection.js';
 import { leaseHolder } from '../sync/lease.js';
+import { readOutboxStats } from '../sync/outbox-stats.js';
 import { openStoreFromConfig } from './store-context.js';
 
 /** What `status` reports: counts and identifiers from the database, never PHI. */
@@ -23,13 +24,15 @@ export interface StoreStatus {
   leader: { held: boolean; pid: number | null } | null;
   prescriptions: { total: number; by_status: Record<string, number> };
   events: number;
+  /** rows waiting to be delivered to the operator (send_prescription / cancel_prescription) */
+  outbox: { pending: number; oldest_pending_age_seconds: number };
 }
 
 /** Registers `intake-sync status [--json]`. */
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('show the feed checkpoint, quarantine, lease holder and prescriptions by status')
+    .description('show the feed checkpoint, quarantine, lease holder, prescriptions by status and the outbox backlog')
     .option('--json', 'print one JSON object')
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();
@@ -61,6 +64,7 @@ export async function readStoreStatus(database: Database, feed: string, now: num
   );
   const [eventRow] = await queryRows<{ count: unknown }>(db, sql`select count(*) as count from ${n.events} where feed = ${feed}::text`);
   const holder = database.kind === 'postgres' ? await leaseHolder(database, feed) : undefined;
+  const outbox = await readOutboxStats(db);
 
   const quarantine = { malformed: 0, unmatched: 0, ambiguous: 0 };
   for (const row of quarantineRows) {
@@ -87,6 +91,7 @@ export async function readStoreStatus(database: Database, feed: string, now: num
     leader: holder === undefined ? null : { held: holder !== null, pid: holder?.pid ?? null },
     prescriptions: { total: Object.values(byStatus).reduce((a, b) => a + b, 0), by_status: byStatus },
     events: Number(eventRow?.count ?? 0),
+    outbox: { pending: outbox.pending, oldest_pending_age_seconds: outbox.oldestPendingAgeSeconds },
   };
 }
 
@@ -108,6 +113,7 @@ function statusText(status: StoreStatus): string {
     `quarantine      malformed ${q.malformed}, unmatched ${q.unmatched}, ambiguous ${q.ambiguous} (open)`,
     `lease           ${leader}`,
     `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
+    `outbox          ${status.outbox.pending} pending${status.outbox.pending > 0 ? `, oldest ${status.outbox.oldest_pending_age_seconds}s` : ''}`,
   ]
     .filter((line) => line !== undefined)
     .join('\n');

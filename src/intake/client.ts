@@ -13,7 +13,7 @@ import {
   type PrescriptionRequestInput,
   type PrescriptionResponse,
 } from './prescription.js';
-import { sendPrescriptionOnce } from './prescription-sending.js';
+import { sendPrescriptionOnce, type SendOnceOptions } from './prescription-sending.js';
 import { DEFAULT_RETRY_POLICY, type RetryMode } from './retry-policy.js';
 import { RetryRunner, type RetryInfo } from './retry-runner.js';
 import {
@@ -46,6 +46,9 @@ export interface IntakeClientOptions {
 export interface CallOptions {
   signal?: AbortSignal;
 }
+
+/** createPrescription's options: the call's signal, and how it continues an earlier send (the outbox). */
+export interface CreatePrescriptionOptions extends CallOptions, SendOnceOptions {}
 
 export interface ListEventsQuery {
   iterator?: string;
@@ -153,12 +156,14 @@ export class IntakeClient {
    * sent). After an ambiguous failure it reconciles by external_id instead of
    * blindly re-posting; see sendPrescriptionOnce.
    */
-  async createPrescription(prescription: PrescriptionRequestInput, call: CallOptions = {}): Promise<PrescriptionResponse> {
+  async createPrescription(prescription: PrescriptionRequestInput, call: CreatePrescriptionOptions = {}): Promise<PrescriptionResponse> {
     const body = validateRequest('POST /prescriptions', prescriptionRequestSchema, prescription, 'prescription');
+    const { signal, ...sendOptions } = call;
     return sendPrescriptionOnce(
       { transport: this.#transport, runner: this.#runner, logger: this.#logger },
       body,
-      this.#signalFor(call),
+      this.#signalFor({ signal }),
+      sendOptions,
     );
   }
 

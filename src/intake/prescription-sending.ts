@@ -10,6 +10,20 @@ import {
 } from './prescription.js';
 import { mayHaveBeenProcessed } from './retry-policy.js';
 import type { RetryRunner } from './retry-runner.js';
+import { isSamePrescription } from './same-prescription.js';
+
+/** How a send continues from an earlier one (the outbox: another process's attempt may have landed). */
+export interface SendOnceOptions {
+  /** an earlier attempt may have reached the operator: look the external_id up before any POST */
+  mayHaveLanded?: boolean;
+  /**
+   * accept a prescription found by external_id only when its fields match ours (isSamePrescription):
+   * one that differs was somebody else's, so the POST's 422 stands
+   */
+  requireSameFields?: boolean;
+  /** told when the prescription was found by GET instead of created by this call's POST */
+  onFoundExisting?: () => void;
+}
 
 /**
  * POST /prescriptions without ever creating the prescription twice. The API has
@@ -23,9 +37,10 @@ export async function sendPrescriptionOnce(
   deps: { transport: HttpTransport; runner: RetryRunner; logger?: Logger },
   prescription: PrescriptionRequest,
   signal?: AbortSignal,
+  options: SendOnceOptions = {},
 ): Promise<PrescriptionResponse> {
   const externalId = prescription.external_id;
-  let mayHaveLanded = false;
+  let mayHaveLanded = options.mayHaveLanded ?? false;
 
   const findExisting = async (): Promise<PrescriptionResponse | undefined> => {
     try {
@@ -35,7 +50,12 @@ export async function sendPrescriptionOnce(
         schema: prescriptionEnvelopeSchema,
         signal,
       });
+      if (options.requireSameFields && !isSamePrescription(prescription, found.prescription)) {
+        deps.logger?.warn({ external_id: externalId }, 'the operator holds a different prescription under this external_id: not ours');
+        return undefined;
+      }
       deps.logger?.warn({ external_id: externalId }, 'POST /prescriptions had landed despite the failure: using the stored prescription');
+      options.onFoundExisting?.();
       return found.prescription;
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;

@@ -69,6 +69,9 @@ export async function routeAdmin(req: IncomingMessage, res: ServerResponse, url:
   const name = url.pathname.slice(ADMIN_BASE_PATH.length + 1);
   if (req.method === 'GET' && name === 'stats') return sendJson(res, 200, deps.store.stats());
   if (req.method === 'GET' && name === 'faults') return sendJson(res, 200, deps.faults.config);
+  if (req.method === 'GET' && name === 'prescription-requests') {
+    return sendJson(res, 200, { external_ids: deps.store.requests.report(url.searchParams.get('prefix') ?? '') });
+  }
   const handler = req.method === 'POST' ? POST_HANDLERS.get(name) : undefined;
   if (!handler) return sendError(res, 404, `no admin route ${req.method ?? '?'} ${url.pathname}`);
   const body = await readJsonBody(req);

@@ -16,6 +16,8 @@ export const faultConfigSchema = z.strictObject({
   latencyMs: nonNegative,
   latencyJitterMs: nonNegative,
   dropRate: rate,
+  /** POST/DELETE /prescriptions: the operator applies the request, then the connection drops unanswered */
+  dropAfterProcessingRate: rate,
   hangRate: rate,
   truncatedRate: rate,
   wrongShapeRate: rate,
@@ -38,6 +40,7 @@ export const DEFAULT_FAULTS: Readonly<FaultConfig> = Object.freeze({
   latencyMs: 0,
   latencyJitterMs: 0,
   dropRate: 0,
+  dropAfterProcessingRate: 0,
   hangRate: 0,
   truncatedRate: 0,
   wrongShapeRate: 0,
@@ -74,6 +77,15 @@ export function pickTransportFault(config: FaultConfig, random: Random): Transpo
     ['server-error', config.errorRate],
     ['rate-limit', config.rateLimitRate],
   ]);
+}
+
+/**
+ * Whether the answer to a request the operator has just applied (POST or DELETE /prescriptions)
+ * is lost: the connection drops after the change. Rolled only when the rate is set, so the
+ * transport stream of existing seeds is unchanged.
+ */
+export function dropsAfterProcessing(config: FaultConfig, random: Random): boolean {
+  return config.dropAfterProcessingRate > 0 && random() < config.dropAfterProcessingRate;
 }
 
 /** Which body fault (if any) hits a successful GET /events answer. */

@@ -7,6 +7,7 @@ import { serializeIdentity } from './event-json.js';
 import { compositeKey, erxCompatible, identityOfRequest } from './identity-match.js';
 import { shuffleInPlace } from './prng.js';
 import { publishEvent } from './publisher.js';
+import { RequestLedger } from './request-ledger.js';
 import { HAPPY_PATH, REJECTION_PATH, sandboxPath, stepDueAt } from './rules.js';
 import { SeedConflictError } from './seed-conflict-error.js';
 import { Tenant, type PrescriptionRecord, type PrescriptionSource, type SubscriptionRecord } from './tenant.js';
@@ -40,6 +41,8 @@ export class SandboxStore {
   private readonly tenants = new Map<string, Tenant>();
   private readonly queue = new DueQueue<PrescriptionRecord>();
   private nextSeq = 0;
+  /** what POST / DELETE /prescriptions did per external_id (admin: GET /_sandbox/prescription-requests) */
+  readonly requests = new RequestLedger();
 
   constructor(
     private readonly now: () => number,
@@ -166,7 +169,11 @@ export class SandboxStore {
 
   /** POST /prescriptions: undefined when the external_id is already taken for this credential. */
   createPrescription(tenant: Tenant, request: PrescriptionRequest): PrescriptionRecord | undefined {
-    if (tenant.prescriptions.has(request.external_id)) return undefined;
+    if (tenant.prescriptions.has(request.external_id)) {
+      this.requests.duplicateRefused(request.external_id);
+      return undefined;
+    }
+    this.requests.created(request.external_id);
     const path = sandboxPath(request.patient, request.prescriber);
     return this.addPrescription(tenant, request.external_id, identityOfRequest(request), path, { kind: 'request', request }, this.now());
   }
@@ -181,6 +188,7 @@ export class SandboxStore {
   cancelPrescription(tenant: Tenant, externalId: string): PrescriptionRecord | undefined {
     const record = tenant.prescriptions.get(externalId);
     if (record && record.cancellationRequestedAt === null) record.cancellationRequestedAt = new Date(this.now()).toISOString();
+    if (record) this.requests.cancelled(externalId);
     return record;
   }
 

@@ -6,6 +6,7 @@ import { applyPage } from './apply-page.js';
 import { loadCheckpoint } from './checkpoint.js';
 import { createFeedLease } from './lease.js';
 import { defaultDelayPolicy, nextDelay } from './next-delay.js';
+import { OutboxLoop } from './outbox-loop.js';
 import { Poller } from './poller.js';
 import { preparePage } from './prepare-page.js';
 import { sleepUnlessAborted, type LoopSleep } from './sleep.js';
@@ -44,6 +45,8 @@ export interface ComposeWorkerOptions {
   /** the store's postgres:// URL (the lease opens its own connection); undefined on PGlite */
   databaseUrl: string | undefined;
   client: Pick<IntakeClient, 'listEvents'>;
+  /** the client the leader delivers the outbox with; no outbox delivery when omitted */
+  outboxClient?: Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
   settings: WorkerSettings;
   state: WorkerState;
   log: Logger;
@@ -51,6 +54,11 @@ export interface ComposeWorkerOptions {
   sleep?: LoopSleep;
   random?: () => number;
 }
+
+// rows of distinct external_ids in flight at once (their requests overlap; their short statements share the
+// pool, while pages are applied on a connection of their own)
+const OUTBOX_CONCURRENCY = 4;
+const OUTBOX_BATCH_SIZE = 100;
 
 /** Wires the real collaborators (client, page apply, checkpoint, lease) into a SyncWorker. */
 export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
@@ -77,5 +85,36 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
       log: log.child({ component: 'poller' }),
       drainMaxFailures: settings.drainMaxFailures,
     });
-  return new SyncWorker({ lease, createPoller, state, sleep, leaseRetryMs: settings.leaseRetryMs, stopWaitMs: settings.stopWaitMs, log });
+  const outboxClient = options.outboxClient;
+  const createLeaderTasks = () =>
+    outboxClient
+      ? [
+          new OutboxLoop({
+            delivery: {
+              db: database.db,
+              client: outboxClient,
+              // a row's retries follow the poll cadence: the first within about an interval, capped like the poller's backoff
+              backoff: { baseMs: settings.pollIntervalMs, capMs: settings.pollBackoffMaxMs },
+              random,
+              log: log.child({ component: 'outbox' }),
+            },
+            sleep,
+            idleMs: settings.pollIntervalMs,
+            maxBackoffMs: settings.pollBackoffMaxMs,
+            concurrency: OUTBOX_CONCURRENCY,
+            batchSize: OUTBOX_BATCH_SIZE,
+            log: log.child({ component: 'outbox' }),
+          }),
+        ]
+      : [];
+  return new SyncWorker({
+    lease,
+    createPoller,
+    createLeaderTasks,
+    state,
+    sleep,
+    leaseRetryMs: settings.leaseRetryMs,
+    stopWaitMs: settings.stopWaitMs,
+    log,
+  });
 }

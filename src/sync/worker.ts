@@ -6,10 +6,19 @@ import { settlesWithin } from './settles-within.js';
 import type { LoopSleep } from './sleep.js';
 import type { WorkerState } from './worker-state.js';
 
+/** Work that runs beside the poller for as long as one term as leader lasts (the outbox delivery). */
+export interface LeaderTask {
+  run(): Promise<void>;
+  /** ends run() promptly: aborts its waits and requests */
+  stop(): Promise<void>;
+}
+
 export interface SyncWorkerDeps {
   lease: FeedLease;
   /** a fresh Poller for each term as leader */
   createPoller(): Poller;
+  /** fresh tasks for each term as leader, started with the poller and stopped before the lease is released */
+  createLeaderTasks?(): LeaderTask[];
   state: WorkerState;
   sleep: LoopSleep;
   /** how often a standby retries the lease, and how often the leader checks it still holds it */
@@ -128,6 +137,10 @@ export class SyncWorker {
     this.poller = poller;
     // stop() may have come while the lease was being taken, before this poller existed
     if (this.stopping) await poller.stop();
+    const tasks = this.deps.createLeaderTasks?.() ?? [];
+    const tasksRunning = tasks.map((task) =>
+      task.run().catch((error: unknown) => this.deps.log.warn({ error: summarizeFailure(error) }, 'a leader task ended with an error')),
+    );
     const watch = new AbortController();
     let lost = false;
     const watching = (async () => {
@@ -146,6 +159,9 @@ export class SyncWorker {
       await body();
     } finally {
       watch.abort();
+      // a task's in-flight work must end before another process can take the lease and start its own
+      await Promise.all(tasks.map((task) => task.stop().catch(() => {})));
+      await Promise.all(tasksRunning);
       await watching;
       this.poller = undefined;
       await this.deps.lease.release();

@@ -14,6 +14,7 @@ export const TRANSPORT_CALM: Partial<FaultSettings> = {
   latencyMs: 0,
   latencyJitterMs: 0,
   dropRate: 0,
+  dropAfterProcessingRate: 0,
   hangRate: 0,
   truncatedRate: 0,
   wrongShapeRate: 0,
@@ -57,6 +58,14 @@ export class SandboxAdmin {
 
   async addCredential(key: string, secret: string): Promise<void> {
     await this.call('POST', 'credentials', { add: { key, secret } });
+  }
+
+  /** What POST / DELETE /prescriptions did per external_id starting with `prefix`. */
+  async prescriptionRequests(prefix: string): Promise<Record<string, { created: number; duplicates_refused: number; cancellations: number }>> {
+    const body = (await this.call('GET', `prescription-requests?prefix=${encodeURIComponent(prefix)}`)) as {
+      external_ids: Record<string, { created: number; duplicates_refused: number; cancellations: number }>;
+    };
+    return body.external_ids;
   }
 
   async stats(): Promise<SandboxStats> {
