@@ -6,49 +6,8 @@
 -- (test/sql-api/outbox-validation-parity.test.ts holds both to one table of cases).
 -- Helpers are private (underscore, EXECUTE revoked from PUBLIC); errors name a field path, never a value.
 
--- String.prototype.trim(): JavaScript's whitespace and line terminators, not just spaces (btrim's default)
-CREATE OR REPLACE FUNCTION "intake_sync"."_js_trim"(value text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT pg_catalog.regexp_replace(value,
-    '^[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$',
-    '', 'g')
-$$;
---> statement-breakpoint
-REVOKE ALL ON FUNCTION "intake_sync"."_js_trim"(text) FROM PUBLIC;
---> statement-breakpoint
--- isValidNpi: ten digits, Luhn check digit over 80840 + the nine leading digits (CMS rule)
-CREATE OR REPLACE FUNCTION "intake_sync"."_is_valid_npi"(value text) RETURNS boolean
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  digits text;
-  total int := 0;
-  d int;
-  i int;
-BEGIN
-  IF value !~ '^[0-9]{10}$' THEN
-    RETURN false;
-  END IF;
-  digits := '80840' || value;
-  FOR i IN 0 .. length(digits) - 1 LOOP
-    d := ascii(substr(digits, length(digits) - i, 1)) - 48;
-    IF i % 2 = 1 THEN
-      d := d * 2;
-      IF d > 9 THEN
-        d := d - 9;
-      END IF;
-    END IF;
-    total := total + d;
-  END LOOP;
-  RETURN total % 10 = 0;
-END
-$$;
---> statement-breakpoint
-REVOKE ALL ON FUNCTION "intake_sync"."_is_valid_npi"(text) FROM PUBLIC;
---> statement-breakpoint
+-- "intake_sync"."_js_trim"(text) (String.prototype.trim) and "intake_sync"."_is_valid_npi"(text)
+-- (isValidNpi) come from 0002_api_register: one definition each, shared with the identity rules.
 -- isValidUsPhone: NANP, 10 digits after an optional +1/1, separators allowed; JavaScript's \s is Unicode-wide
 CREATE OR REPLACE FUNCTION "intake_sync"."_is_valid_us_phone"(value text) RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
