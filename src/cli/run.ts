@@ -16,6 +16,7 @@ import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
 import { openStoreFromConfig } from './store-context.js';
+import { requireRuntimeGrants } from './runtime-grants.js';
 
 interface RunOptions {
   once?: boolean;
@@ -66,6 +67,7 @@ async function runWorker(options: RunOptions): Promise<number> {
     // migrations are applied here, serialised across processes
     const database = await openStoreFromConfig(config);
     closers.push({ what: 'database', close: () => database.close() });
+    await requireRuntimeGrants(database);
     const upstream = await connectUpstream(config, database, log, state);
     closers.push({ what: 'upstream', close: upstream.close });
     worker = composeWorker({
