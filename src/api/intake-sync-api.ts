@@ -68,12 +68,12 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
     async registerPrescription(externalId, identity) {
       const id = checkedId(externalId, 'registerPrescription');
       const body = checked(prescriptionIdentityRequestSchema, identity, 'registerPrescription', 'identity');
-      const [row] = await sql.unsafe(`select * from ${fn('register_prescription')}($1::text, $2::jsonb)`, [id, JSON.stringify(body)]);
+      const [row] = await sql.unsafe(`select * from ${fn('register_prescription')}($1::text, $2::text::jsonb)`, [id, JSON.stringify(body)]);
       return (row ?? {}) as Record<string, unknown>;
     },
     async sendPrescription(prescription) {
       const body = checked(prescriptionRequestSchema, prescription, 'sendPrescription', 'prescription');
-      const [row] = await sql.unsafe(`select ${fn('send_prescription')}($1::jsonb) as id`, [JSON.stringify(body)]);
+      const [row] = await sql.unsafe(`select ${fn('send_prescription')}($1::text::jsonb) as id`, [JSON.stringify(body)]);
       return Number(row?.id);
     },
     async cancelPrescription(externalId) {

@@ -1,3 +1,5 @@
+import { describeDatabaseError } from '../db/errors/describe-database-error.js';
+
 /** Thrown for bad CLI input (missing file, malformed JSON, bad flag): printed without a stack. */
 export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
@@ -9,7 +11,9 @@ export class CliUsageError extends Error {
  */
 export function reportCliError(error: unknown): number {
   const err = error instanceof Error ? error : new Error(String(error));
-  process.stderr.write(`intake-sync: ${err.message}\n`);
+  // a driver's "Failed query: <statement>" names the statement, not the cause: say what the server said
+  const message = err.message.startsWith('Failed query') ? describeDatabaseError(err) : err.message;
+  process.stderr.write(`intake-sync: ${message}\n`);
   if (process.env.INTAKE_SYNC_DEBUG && err.stack) process.stderr.write(`${err.stack}\n`);
   return err.name === 'CliUsageError' || err.name === 'ConfigError' ? 2 : 1;
 }

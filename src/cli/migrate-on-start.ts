@@ -2,16 +2,19 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/connection.js';
 import { findLegacyPublicInstall } from '../db/legacy-public-install.js';
 import { assertSchemaCurrent, LEDGER_TABLE, runMigrations } from '../db/migrate.js';
+import { requireRuntimeGrants } from './runtime-grants.js';
 
 /**
  * Brings the store's schema to this code's version before anything reads it: applies pending
  * migrations (serialised across processes inside runMigrations), or, with migrations off, only
- * checks that the schema is exactly current. Refuses to start a fresh schema beside an
+ * checks that the schema is exactly current; then checks the role holds the runtime grants. Refuses to start a fresh schema beside an
  * unadopted 0.1 install in public: the worker would replay the feed into empty tables and lose
  * the prescriptions registered there.
  */
 export async function migrateOnStart(database: Database, options: { migrate: boolean }): Promise<void> {
   if (!options.migrate) {
+    // a schema this role cannot use looks like no schema at all: name the grants instead
+    if (await schemaExists(database)) await requireRuntimeGrants(database);
     await assertSchemaCurrent(database);
     return;
   }
@@ -27,4 +30,13 @@ export async function migrateOnStart(database: Database, options: { migrate: boo
     );
   }
   await runMigrations(database);
+  await requireRuntimeGrants(database);
+}
+
+async function schemaExists(database: Database): Promise<boolean> {
+  const [row] = await queryRows<{ present: boolean }>(
+    database.db,
+    sql`select exists (select 1 from pg_namespace where nspname = ${database.names.schema}) as present`,
+  );
+  return row?.present === true;
 }

@@ -16,7 +16,6 @@ import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
 import { openStoreFromConfig } from './store-context.js';
-import { requireRuntimeGrants } from './runtime-grants.js';
 
 interface RunOptions {
   once?: boolean;
@@ -67,7 +66,6 @@ async function runWorker(options: RunOptions): Promise<number> {
     // migrations are applied here, serialised across processes
     const database = await openStoreFromConfig(config);
     closers.push({ what: 'database', close: () => database.close() });
-    await requireRuntimeGrants(database);
     const upstream = await connectUpstream(config, database, log, state);
     closers.push({ what: 'upstream', close: upstream.close });
     worker = composeWorker({

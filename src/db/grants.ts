@@ -127,9 +127,14 @@ export async function missingGrants(database: Database, role: GrantRole): Promis
       }
     }
   }
+  // name lookups inside a schema the role may not use raise instead of answering null
+  const usable = sql`(to_regnamespace(${`"${schema}"`}) is not null and has_schema_privilege(${schema}, 'USAGE'))`;
   const [row] = await queryRows<Record<string, boolean>>(
     database.db,
-    sql`select ${sql.join(checks.map((c, i) => sql`${c.check} as ${sql.identifier(`g${i}`)}`), sql`, `)}`,
+    sql`select ${sql.join(
+      checks.map((c, i) => sql`case when ${usable} then ${c.check} else false end as ${sql.identifier(`g${i}`)}`),
+      sql`, `,
+    )}`,
   );
   return checks.filter((_, i) => row?.[`g${i}`] !== true).map((c) => c.label);
 }

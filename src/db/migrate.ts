@@ -71,11 +71,15 @@ export async function runMigrations(database: Database, options: MigrationOption
     const pending = files.filter((f) => !applied.has(f.hash));
     if (pending.length === 0) return [];
     if (ledger.length === 0) {
-      await tx.execute(sql.raw(`create schema if not exists "${schema}"`));
-      await tx.execute(
-        sql.raw(`create table if not exists "${schema}"."${LEDGER_TABLE}" (
-          id serial primary key, hash text not null, created_at bigint, tag text, applied_at timestamptz not null default now())`),
-      );
+      try {
+        await tx.execute(sql.raw(`create schema if not exists "${schema}"`));
+        await tx.execute(
+          sql.raw(`create table if not exists "${schema}"."${LEDGER_TABLE}" (
+            id serial primary key, hash text not null, created_at bigint, tag text, applied_at timestamptz not null default now())`),
+        );
+      } catch (error) {
+        throw new MigrationError('(schema and ledger)', schema, error);
+      }
     }
     for (const migration of pending) {
       try {
