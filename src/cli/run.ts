@@ -2,12 +2,15 @@ import type { Command } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import { IntakeClient } from '../intake/client.js';
+import type { RetryInfo } from '../intake/retry-runner.js';
 import { createLogger, type Logger } from '../log.js';
 import { databaseProbe } from '../ops/database-probe.js';
 import { startHealthServer } from '../ops/health-server.js';
 import { createSyncMetrics } from '../ops/metrics.js';
+import { quarantineSource } from '../ops/quarantine-source.js';
 import { defaultMaxPollAgeMs } from '../ops/readiness.js';
 import { composeWorker, workerSettingsFrom } from '../sync/compose-worker.js';
+import { upstreamFailureReason } from '../sync/failure-reason.js';
 import type { SyncWorker } from '../sync/worker.js';
 import { WorkerState } from '../sync/worker-state.js';
 import { requireRemoteConfig } from './client-context.js';
@@ -113,7 +116,13 @@ async function startHealth(
   log: Logger,
   closers: Array<{ what: string; close: () => Promise<void> }>,
 ): Promise<void> {
-  const metrics = createSyncMetrics(state, clock);
+  const maxPollAgeMs = defaultMaxPollAgeMs(config.POLL_INTERVAL_MS, config.READY_MAX_POLL_AGE_MS);
+  const metrics = createSyncMetrics(state, clock, {
+    feed: config.FEED_NAME,
+    pollIntervalMs: config.POLL_INTERVAL_MS,
+    readyMaxPollAgeMs: maxPollAgeMs,
+    quarantine: quarantineSource(database.db, config.FEED_NAME),
+  });
   closers.push({ what: 'metrics', close: async () => metrics.close() });
   const server = await startHealthServer({
     host: config.HEALTH_HOST,
@@ -122,7 +131,7 @@ async function startHealth(
     metrics,
     probeDatabase: databaseProbe(database),
     thresholds: {
-      maxPollAgeMs: defaultMaxPollAgeMs(config.POLL_INTERVAL_MS, config.READY_MAX_POLL_AGE_MS),
+      maxPollAgeMs,
       maxFailures: config.READY_MAX_FAILURES,
     },
     clock,
@@ -138,7 +147,7 @@ async function connectUpstream(
   log: Logger,
   state: WorkerState,
 ): Promise<{ client: IntakeClient; close: () => Promise<void> }> {
-  const onRetry = () => state.upstreamRetry();
+  const onRetry = (info: RetryInfo) => state.upstreamRetry(upstreamFailureReason(info.error));
   if (!config.INTAKE_API_BASE_URL) {
     const sandbox = await startEmbeddedSandbox(config, database, log.child({ component: 'sandbox' }), { onRetry });
     return { client: sandbox.client, close: sandbox.close };

@@ -1,7 +1,10 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { WorkerState } from '../sync/worker-state.js';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { QUARANTINE_REASONS } from '../sync/quarantine.js';
+import { UPSTREAM_FAILURE_REASONS, type WorkerState } from '../sync/worker-state.js';
+import { registerFeedGauges } from './metrics-feed-gauges.js';
+import { registerProvidedGauges, type OutboxSource, type QuarantineSource } from './metrics-provided-gauges.js';
 
-const QUARANTINE_REASONS = ['malformed', 'unmatched', 'ambiguous'] as const;
+export type { OutboxSource, QuarantineSource } from './metrics-provided-gauges.js';
 
 /** The worker's Prometheus metrics on a registry of their own (never the global one). */
 export interface SyncMetrics {
@@ -10,118 +13,113 @@ export interface SyncMetrics {
   close(): void;
 }
 
+export interface SyncMetricsOptions {
+  /** FEED_NAME: every intake_sync_* series carries it as its `feed` label */
+  feed: string;
+  /** POLL_INTERVAL_MS and the /readyz poll-age limit, exported so alert thresholds follow the configuration */
+  pollIntervalMs: number;
+  readyMaxPollAgeMs: number;
+  /** open quarantine rows by reason (read from the database at scrape time); 0s when absent */
+  quarantine?: QuarantineSource;
+  /** the outbox's pending rows and the age of the oldest (at scrape time); 0s when absent */
+  outbox?: OutboxSource;
+}
+
 /**
- * Counts and the poll histogram follow each applied page; gauges read the
- * worker state at scrape time. Labels are fixed enums, never event content.
+ * Counts and histograms follow the worker state's events; gauges read it at
+ * scrape time. Labels are the feed name and fixed enums, never event content.
+ * Every labelled series is created at 0 up front, so alert rules and dashboards
+ * see it (and rate() works) before the first failure.
  */
-export function createSyncMetrics(state: WorkerState, clock: { now(): number }): SyncMetrics {
+export function createSyncMetrics(state: WorkerState, clock: { now(): number }, options: SyncMetricsOptions): SyncMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const feed = options.feed;
 
-  const applied = new Counter({ name: 'intake_sync_events_applied_total', help: 'Events newly written to the event history', registers });
+  const applied = new Counter({ name: 'intake_sync_events_applied_total', help: 'Events newly written to the event history', labelNames: ['feed'], registers });
+  applied.inc({ feed }, 0);
   const quarantined = new Counter({
     name: 'intake_sync_events_quarantined_total',
-    help: 'Events quarantined, by reason',
-    labelNames: ['reason'],
+    help: 'Events quarantined by this process, by reason',
+    labelNames: ['feed', 'reason'],
     registers,
   });
-  for (const reason of QUARANTINE_REASONS) quarantined.inc({ reason }, 0);
-  const pages = new Counter({ name: 'intake_sync_pages_total', help: 'Pages fetched and committed', registers });
-  const retries = new Counter({ name: 'intake_sync_upstream_retries_total', help: 'Requests to the operator retried by the client', registers });
+  for (const reason of QUARANTINE_REASONS) quarantined.inc({ feed, reason }, 0);
+  const pages = new Counter({ name: 'intake_sync_pages_total', help: 'Pages fetched and committed', labelNames: ['feed'], registers });
+  pages.inc({ feed }, 0);
+  const retries = new Counter({
+    name: 'intake_sync_upstream_retries_total',
+    help: 'Requests to the operator retried by the client, by why the attempt failed',
+    labelNames: ['feed', 'reason'],
+    registers,
+  });
+  const upstreamFailures = new Counter({
+    name: 'intake_sync_upstream_failures_total',
+    help: 'Failed requests to the operator, by reason: every failed attempt, retried or final',
+    labelNames: ['feed', 'reason'],
+    registers,
+  });
+  for (const reason of UPSTREAM_FAILURE_REASONS) {
+    retries.inc({ feed, reason }, 0);
+    upstreamFailures.inc({ feed, reason }, 0);
+  }
+  const pollFailures = new Counter({
+    name: 'intake_sync_poll_failures_total',
+    help: "Polls that failed after the client's retries, by side (upstream: the operator; database: ours)",
+    labelNames: ['feed', 'source'],
+    registers,
+  });
+  for (const source of ['upstream', 'database']) pollFailures.inc({ feed, source }, 0);
+  const leaseAcquisitions = new Counter({
+    name: 'intake_sync_lease_acquisitions_total',
+    help: 'Times this process took the feed lease (a fleet that keeps taking it is flapping)',
+    labelNames: ['feed'],
+    registers,
+  });
+  leaseAcquisitions.inc({ feed }, 0);
   const pollDuration = new Histogram({
     name: 'intake_sync_poll_duration_seconds',
     help: 'Time from the start of a page fetch to its commit',
+    labelNames: ['feed'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers,
   });
-
-  const snapshot = () => state.snapshot();
-  new Gauge({
-    name: 'intake_sync_last_success_timestamp_seconds',
-    help: 'Unix time of the last committed page (0 before the first)',
-    registers,
-    collect() {
-      this.set((snapshot().lastSuccessAt ?? 0) / 1000);
-    },
-  });
-  new Gauge({
-    name: 'intake_sync_consecutive_failures',
-    help: 'Failed polls since the last success',
-    registers,
-    collect() {
-      this.set(snapshot().consecutiveFailures);
-    },
-  });
-  new Gauge({
-    name: 'intake_sync_checkpoint_age_seconds',
-    help: 'Seconds since the checkpoint last moved (0 before it is read)',
-    registers,
-    collect() {
-      const checkpoint = snapshot().checkpoint;
-      this.set(checkpoint ? Math.max(0, clock.now() - checkpoint.updatedAt) / 1000 : 0);
-    },
-  });
-  new Gauge({
-    name: 'intake_sync_checkpoint_version',
-    help: 'Checkpoint version this process last read or committed (each committed page adds 1)',
-    registers,
-    collect() {
-      this.set(snapshot().checkpoint?.version ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'intake_sync_leader',
-    help: '1 while this process holds the feed lease, 0 as standby',
-    registers,
-    collect() {
-      this.set(snapshot().role === 'leader' ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'intake_sync_backlog',
-    help: '1 while draining a backlog (the last page said done=false)',
-    registers,
-    collect() {
-      this.set(snapshot().backlog ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'intake_sync_no_progress_streak',
-    help: 'Consecutive pages that came back at the same iterator with nothing new',
-    registers,
-    collect() {
-      this.set(snapshot().noProgressStreak);
-    },
-  });
-  new Gauge({
-    name: 'intake_sync_consuming_stopped',
-    help: '1 once consuming stopped for good (the operator refused the credentials)',
-    registers,
-    collect() {
-      this.set(snapshot().fatalReason === null ? 0 : 1);
-    },
-  });
-
   const pagePhase = new Histogram({
     name: 'intake_sync_page_phase_seconds',
     help: 'Time of each part of applying a page: prepare (parse, validate, serialise; overlapped with the previous commit when prefetched), validate (the part of prepare on the critical path), write, commit',
-    labelNames: ['phase'] as const,
+    labelNames: ['feed', 'phase'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers,
   });
+
+  registerFeedGauges(registers, state, clock, options);
+  registerProvidedGauges(registers, feed, options);
+
   const unsubscribe = state.subscribe({
     pageApplied(page) {
       if (page.timingsMs) {
-        for (const phase of ['prepare', 'validate', 'write', 'commit'] as const) pagePhase.observe({ phase }, page.timingsMs[phase] / 1000);
+        for (const phase of ['prepare', 'validate', 'write', 'commit'] as const) pagePhase.observe({ feed, phase }, page.timingsMs[phase] / 1000);
       }
-      pages.inc();
-      applied.inc(page.inserted);
-      for (const reason of QUARANTINE_REASONS) quarantined.inc({ reason }, page.quarantined[reason]);
-      pollDuration.observe(page.durationMs / 1000);
+      pages.inc({ feed });
+      applied.inc({ feed }, page.inserted);
+      for (const reason of QUARANTINE_REASONS) quarantined.inc({ feed, reason }, page.quarantined[reason]);
+      pollDuration.observe({ feed }, page.durationMs / 1000);
     },
-    upstreamRetry() {
-      retries.inc();
+    upstreamRetry(reason) {
+      retries.inc({ feed, reason });
+      upstreamFailures.inc({ feed, reason });
+    },
+    pollFailed(source, reason) {
+      pollFailures.inc({ feed, source });
+      if (reason) upstreamFailures.inc({ feed, reason });
+    },
+    fatal() {
+      // a 401 is not retried and not a poll failure: it stops consuming (see intake_sync_consuming_stopped)
+      upstreamFailures.inc({ feed, reason: 'unauthorized' });
+    },
+    becameLeader() {
+      leaseAcquisitions.inc({ feed });
     },
   });
   return { registry, close: unsubscribe };

@@ -2,7 +2,9 @@ import type { Logger } from '../log.js';
 import { UnauthorizedError } from '../intake/errors/unauthorized-error.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { DrainIncompleteError } from './errors/drain-incomplete-error.js';
+import { upstreamFailureReason } from './failure-reason.js';
 import { summarizeFailure } from './failure-summary.js';
+import { newestOccurredAt } from './feed-lag.js';
 import type { DelayReason } from './next-delay.js';
 import type { PreparedPage } from './prepare-page.js';
 import type { LoopSleep } from './sleep.js';
@@ -148,7 +150,8 @@ export class Poller {
           break;
         case 'failure': {
           const summary = summarizeFailure(outcome.error);
-          const failures = state.pollFailed(outcome.source, summary);
+          const reason = outcome.source === 'upstream' ? upstreamFailureReason(outcome.error) : undefined;
+          const failures = state.pollFailed(outcome.source, summary, reason);
           log.warn({ source: outcome.source, failures, error: summary }, 'poll failed; backing off');
           if (untilCaughtUp && failures >= (this.deps.drainMaxFailures ?? Infinity)) {
             throw new DrainIncompleteError(`gave up after ${failures} consecutive failures; last: ${summary}`, { cause: outcome.error });
@@ -210,7 +213,13 @@ export class Poller {
       const noProgress = !page.meta.done && !advanced && applied.inserted === 0;
       iterator = page.meta.iterator;
       version = applied.version;
-      const record = { ...applied, durationMs: this.deps.clock.now() - fetchStartedAt, done: page.meta.done };
+      const newest = page.prepared ? newestOccurredAt(page.prepared.events.map((event) => event.occurredAt)) : undefined;
+      const record = {
+        ...applied,
+        durationMs: this.deps.clock.now() - fetchStartedAt,
+        done: page.meta.done,
+        ...(newest === undefined ? {} : { newestOccurredAt: newest }),
+      };
       state.pageApplied(record, { iterator, version }, noProgress);
       if (page.meta.done) return { kind: 'caught-up' };
       if (noProgress) return { kind: 'no-progress' };

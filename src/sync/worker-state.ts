@@ -4,6 +4,10 @@ export type WorkerRole = 'starting' | 'standby' | 'leader' | 'stopped';
 /** Which side a failure came from: the operator's API or our own database. */
 export type FailureSource = 'upstream' | 'database';
 
+/** Why a request to the operator failed, as a metric label (see failure-reason.ts). */
+export const UPSTREAM_FAILURE_REASONS = ['unauthorized', 'rate_limited', 'server_error', 'timeout', 'network', 'bad_request', 'bad_response', 'other'] as const;
+export type UpstreamFailureReason = (typeof UPSTREAM_FAILURE_REASONS)[number];
+
 export interface QuarantineCounts {
   malformed: number;
   unmatched: number;
@@ -37,6 +41,8 @@ export interface AppliedPageRecord extends PageCounts {
   /** from the start of the page's fetch to its commit */
   durationMs: number;
   done: boolean;
+  /** the newest occurred_at (ms) among the page's well-formed events; absent when it had none */
+  newestOccurredAt?: number;
 }
 
 /** Running totals since this process started. */
@@ -56,6 +62,10 @@ export interface WorkerSnapshot {
   fatalReason: string | null;
   leaderSince: number | null;
   lastSuccessAt: number | null;
+  /** when the last poll ended, successful or not: the loop's heartbeat */
+  lastPollAt: number | null;
+  /** the newest occurred_at (ms) of any event applied since this process started */
+  newestOccurredAt: number | null;
   consecutiveFailures: number;
   lastFailure: { source: FailureSource; summary: string; at: number } | null;
   noProgressStreak: number;
@@ -68,7 +78,14 @@ export interface WorkerSnapshot {
 /** Hooks for reporters that need each event, not just the latest snapshot. */
 export interface WorkerStateListener {
   pageApplied?(page: AppliedPageRecord): void;
-  upstreamRetry?(): void;
+  /** a request to the operator failed and will be retried by the client */
+  upstreamRetry?(reason: UpstreamFailureReason): void;
+  /** a poll failed for good (after the client's retries); reason is set for upstream failures */
+  pollFailed?(source: FailureSource, reason: UpstreamFailureReason | undefined): void;
+  /** the operator refused the credentials: consuming stopped */
+  fatal?(): void;
+  /** this process took the feed lease (counted to see flapping) */
+  becameLeader?(): void;
 }
 
 /**
@@ -83,6 +100,8 @@ export class WorkerState {
   private fatalReason: string | null = null;
   private leaderSince: number | null = null;
   private lastSuccessAt: number | null = null;
+  private lastPollAt: number | null = null;
+  private newestOccurredAt: number | null = null;
   private consecutiveFailures = 0;
   private lastFailure: WorkerSnapshot['lastFailure'] = null;
   private noProgressStreak = 0;
@@ -102,6 +121,7 @@ export class WorkerState {
   becameLeader(): void {
     this.role = 'leader';
     this.leaderSince = this.clock.now();
+    for (const listener of this.listeners) listener.becameLeader?.();
   }
 
   becameStandby(): void {
@@ -123,6 +143,11 @@ export class WorkerState {
   pageApplied(page: AppliedPageRecord, position: { iterator: string; version: number }, noProgress: boolean): void {
     const now = this.clock.now();
     this.lastSuccessAt = now;
+    this.lastPollAt = now;
+    // a replay or a reordered page brings older events: the newest seen only moves forward
+    if (page.newestOccurredAt !== undefined && (this.newestOccurredAt === null || page.newestOccurredAt > this.newestOccurredAt)) {
+      this.newestOccurredAt = page.newestOccurredAt;
+    }
     this.consecutiveFailures = 0;
     this.lastFailure = null;
     this.noProgressStreak = noProgress ? this.noProgressStreak + 1 : 0;
@@ -132,9 +157,11 @@ export class WorkerState {
     for (const listener of this.listeners) listener.pageApplied?.(page);
   }
 
-  pollFailed(source: FailureSource, summary: string): number {
+  pollFailed(source: FailureSource, summary: string, reason?: UpstreamFailureReason): number {
     this.consecutiveFailures += 1;
-    this.lastFailure = { source, summary, at: this.clock.now() };
+    this.lastPollAt = this.clock.now();
+    this.lastFailure = { source, summary, at: this.lastPollAt };
+    for (const listener of this.listeners) listener.pollFailed?.(source, source === 'upstream' ? (reason ?? 'other') : undefined);
     return this.consecutiveFailures;
   }
 
@@ -142,13 +169,15 @@ export class WorkerState {
     this.totals.conflicts += 1;
   }
 
-  upstreamRetry(): void {
+  upstreamRetry(reason: UpstreamFailureReason = 'other'): void {
     this.totals.upstreamRetries += 1;
-    for (const listener of this.listeners) listener.upstreamRetry?.();
+    for (const listener of this.listeners) listener.upstreamRetry?.(reason);
   }
 
   fatal(reason: string): void {
     this.fatalReason = reason;
+    this.lastPollAt = this.clock.now();
+    for (const listener of this.listeners) listener.fatal?.();
   }
 
   loopDied(reason: string): void {
@@ -164,6 +193,8 @@ export class WorkerState {
       fatalReason: this.fatalReason,
       leaderSince: this.leaderSince,
       lastSuccessAt: this.lastSuccessAt,
+      lastPollAt: this.lastPollAt,
+      newestOccurredAt: this.newestOccurredAt,
       consecutiveFailures: this.consecutiveFailures,
       lastFailure: this.lastFailure,
       noProgressStreak: this.noProgressStreak,

@@ -77,7 +77,7 @@ describe.skipIf(!available)(SCENARIO, () => {
         second.child.signal('SIGCONT');
         await waitFor('the resumed worker to report standby', async () => {
           const body = (await second.health('/metrics', 1_000)).body;
-          return /^intake_sync_leader 0$/m.test(body);
+          return /^intake_sync_leader\{feed="default"\} 0$/m.test(body);
         }, { timeoutMs: 15_000, intervalMs: 100 });
         const zombiePages = await pagesOf(second);
 
@@ -117,7 +117,7 @@ describe.skipIf(!available)(SCENARIO, () => {
 
 async function pagesOf(worker: WorkerProcess): Promise<number> {
   const body = (await worker.health('/metrics', 1_000)).body;
-  const match = /^intake_sync_pages_total (\S+)$/m.exec(body);
+  const match = /^intake_sync_pages_total\{feed="default"\} (\S+)$/m.exec(body);
   return match ? Number(match[1]) : 0;
 }
 

@@ -105,7 +105,7 @@ describe('worker end to end: sandbox → Postgres', () => {
     };
 
     beforeAll(async () => {
-      metrics = createSyncMetrics(state, { now: () => Date.now() });
+      metrics = createSyncMetrics(state, { now: () => Date.now() }, { feed: 'default', pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000 });
       const probe = databaseProbe(test.database);
       server = await startHealthServer({
         host: '127.0.0.1',
@@ -133,15 +133,15 @@ describe('worker end to end: sandbox → Postgres', () => {
       expect(ready.status, ready.text).toBe(200);
       const text = (await get('/metrics')).text;
       for (const name of [
-        'intake_sync_events_applied_total',
-        'intake_sync_events_quarantined_total{reason="unmatched"}',
+        'intake_sync_events_applied_total{feed="default"}',
+        'intake_sync_events_quarantined_total{feed="default",reason="unmatched"}',
         'intake_sync_pages_total',
         'intake_sync_poll_duration_seconds_bucket',
         'intake_sync_last_success_timestamp_seconds',
         'intake_sync_consecutive_failures',
         'intake_sync_checkpoint_age_seconds',
-        'intake_sync_leader 1',
-        'intake_sync_backlog 0',
+        'intake_sync_leader{feed="default"} 1',
+        'intake_sync_backlog{feed="default"} 0',
         'intake_sync_upstream_retries_total',
         'process_cpu_user_seconds_total',
       ]) {

@@ -14,6 +14,8 @@ function snapshot(overrides: Partial<WorkerSnapshot>): WorkerSnapshot {
     fatalReason: null,
     leaderSince: NOW - 120_000,
     lastSuccessAt: NOW - 1_000,
+    lastPollAt: NOW - 1_000,
+    newestOccurredAt: null,
     consecutiveFailures: 0,
     lastFailure: null,
     noProgressStreak: 0,

@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { NetworkError } from '../../src/intake/errors/network-error.js';
+import { RequestTimeoutError } from '../../src/intake/errors/request-timeout-error.js';
+import { UnauthorizedError } from '../../src/intake/errors/unauthorized-error.js';
+import { UpstreamError } from '../../src/intake/errors/upstream-error.js';
+import { createSyncMetrics, type SyncMetricsOptions } from '../../src/ops/metrics.js';
+import { upstreamFailureReason } from '../../src/sync/failure-reason.js';
+import { feedLagSeconds, newestOccurredAt } from '../../src/sync/feed-lag.js';
+import { WorkerState, type AppliedPageRecord } from '../../src/sync/worker-state.js';
+
+const context = { method: 'GET', path: '/events' };
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+
+function page(overrides: Partial<AppliedPageRecord> = {}): AppliedPageRecord {
+  return {
+    received: 2,
+    inserted: 2,
+    duplicates: 0,
+    statusChanges: 1,
+    matched: 1,
+    quarantined: { malformed: 0, unmatched: 1, ambiguous: 0 },
+    durationMs: 12,
+    done: false,
+    ...overrides,
+  };
+}
+
+/** value of one series in the exposition text, exact labels */
+function value(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+function setup(extra: Partial<SyncMetricsOptions> = {}) {
+  let now = T0;
+  const clock = { now: () => now };
+  const state = new WorkerState(clock);
+  const metrics = createSyncMetrics(state, clock, { feed: 'main', pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000, ...extra });
+  return {
+    state,
+    metrics,
+    advance: (ms: number) => (now += ms),
+    text: () => metrics.registry.metrics(),
+  };
+}
+
+describe('upstreamFailureReason', () => {
+  it.each([
+    [new UnauthorizedError(context, undefined), 'unauthorized'],
+    [new UpstreamError(context, 429, 1000), 'rate_limited'],
+    [new UpstreamError(context, 503, undefined), 'server_error'],
+    [new RequestTimeoutError(context, 100), 'timeout'],
+    [new NetworkError(context, 'ECONNRESET'), 'network'],
+    [new Error('something else with a patient name in it'), 'other'],
+    ['not an error', 'other'],
+  ])('%s -> %s', (error, reason) => {
+    expect(upstreamFailureReason(error)).toBe(reason);
+  });
+});
+
+describe('feedLagSeconds', () => {
+  it.each([
+    { name: 'leader draining a backlog', inputs: { role: 'leader', backlog: true, newestOccurredAt: T0 - 90_000 }, lag: 90 },
+    { name: 'leader caught up', inputs: { role: 'leader', backlog: false, newestOccurredAt: T0 - 90_000 }, lag: 0 },
+    { name: 'standby', inputs: { role: 'standby', backlog: true, newestOccurredAt: T0 - 90_000 }, lag: 0 },
+    { name: 'no event yet', inputs: { role: 'leader', backlog: true, newestOccurredAt: null }, lag: 0 },
+    { name: 'event from the future', inputs: { role: 'leader', backlog: true, newestOccurredAt: T0 + 5_000 }, lag: 0 },
+  ])('$name', ({ inputs, lag }) => {
+    expect(feedLagSeconds(inputs, T0)).toBe(lag);
+  });
+
+  it('newestOccurredAt picks the latest parseable timestamp', () => {
+    expect(newestOccurredAt(['2026-01-01T00:00:01.000Z', '2026-01-01T00:00:03.000Z', 'garbage', '2026-01-01T00:00:02.000Z'])).toBe(T0 + 3_000);
+    expect(newestOccurredAt([])).toBeUndefined();
+  });
+});
+
+describe('createSyncMetrics', () => {
+  it('creates every labelled series at 0 before anything happened, all with the feed label', async () => {
+    const { text } = setup();
+    const body = await text();
+    for (const series of [
+      'intake_sync_leader{feed="main"} 0',
+      'intake_sync_standby{feed="main"} 0',
+      'intake_sync_lease_acquisitions_total{feed="main"} 0',
+      'intake_sync_upstream_failures_total{feed="main",reason="unauthorized"} 0',
+      'intake_sync_upstream_failures_total{feed="main",reason="server_error"} 0',
+      'intake_sync_upstream_retries_total{feed="main",reason="rate_limited"} 0',
+      'intake_sync_poll_failures_total{feed="main",source="database"} 0',
+      'intake_sync_quarantine_open{feed="main",reason="ambiguous"} 0',
+      'intake_sync_outbox_pending{feed="main"} 0',
+      'intake_sync_outbox_oldest_pending_age_seconds{feed="main"} 0',
+      'intake_sync_poll_interval_seconds{feed="main"} 5',
+      'intake_sync_ready_max_poll_age_seconds{feed="main"} 60',
+      'intake_sync_consuming_stopped{feed="main"} 0',
+    ]) {
+      expect(body).toContain(series);
+    }
+    // no intake_sync_ series without the feed label
+    const unlabelled = body.split('\n').filter((l) => l.startsWith('intake_sync_') && !l.includes('feed="main"'));
+    expect(unlabelled).toEqual([]);
+  });
+
+  it('follows the state: role, lease acquisitions, heartbeat, newest event, lag, failures by reason', async () => {
+    const { state, advance, text } = setup();
+    state.becameLeader();
+    state.pageApplied(page({ newestOccurredAt: T0 - 600_000 }), { iterator: 'a', version: 1 }, false);
+    advance(30_000);
+    let body = await text();
+    expect(value(body, 'intake_sync_leader{feed="main"}')).toBe(1);
+    expect(value(body, 'intake_sync_lease_acquisitions_total{feed="main"}')).toBe(1);
+    expect(value(body, 'intake_sync_last_success_timestamp_seconds{feed="main"}')).toBe(T0 / 1000);
+    expect(value(body, 'intake_sync_newest_event_timestamp_seconds{feed="main"}')).toBe((T0 - 600_000) / 1000);
+    // backlog: the lag grows with the clock while nothing is applied
+    expect(value(body, 'intake_sync_lag_seconds{feed="main"}')).toBe(630);
+    expect(value(body, 'intake_sync_events_quarantined_total{feed="main",reason="unmatched"}')).toBe(1);
+
+    state.upstreamRetry('rate_limited');
+    state.pollFailed('upstream', 'UpstreamError: GET /events: 503 from the operator', 'server_error');
+    state.pollFailed('database', 'PostgresError (code 57P01)');
+    body = await text();
+    expect(value(body, 'intake_sync_upstream_retries_total{feed="main",reason="rate_limited"}')).toBe(1);
+    expect(value(body, 'intake_sync_upstream_failures_total{feed="main",reason="rate_limited"}')).toBe(1);
+    expect(value(body, 'intake_sync_upstream_failures_total{feed="main",reason="server_error"}')).toBe(1);
+    expect(value(body, 'intake_sync_poll_failures_total{feed="main",source="upstream"}')).toBe(1);
+    expect(value(body, 'intake_sync_poll_failures_total{feed="main",source="database"}')).toBe(1);
+    // the heartbeat moved with the failed polls, the last success did not
+    expect(value(body, 'intake_sync_last_poll_timestamp_seconds{feed="main"}')).toBe((T0 + 30_000) / 1000);
+    expect(value(body, 'intake_sync_last_success_timestamp_seconds{feed="main"}')).toBe(T0 / 1000);
+
+    // caught up: lag 0; an older page (replay) does not move the newest event back
+    state.pageApplied(page({ done: true, newestOccurredAt: T0 - 900_000 }), { iterator: 'b', version: 2 }, false);
+    body = await text();
+    expect(value(body, 'intake_sync_lag_seconds{feed="main"}')).toBe(0);
+    expect(value(body, 'intake_sync_newest_event_timestamp_seconds{feed="main"}')).toBe((T0 - 600_000) / 1000);
+
+    state.becameStandby();
+    state.becameLeader();
+    state.fatal('UnauthorizedError: GET /events: 401');
+    body = await text();
+    expect(value(body, 'intake_sync_lease_acquisitions_total{feed="main"}')).toBe(2);
+    expect(value(body, 'intake_sync_consuming_stopped{feed="main"}')).toBe(1);
+    expect(value(body, 'intake_sync_upstream_failures_total{feed="main",reason="unauthorized"}')).toBe(1);
+  });
+
+  it('reads the outbox and quarantine sources at scrape time; a failing source keeps the last value and is counted', async () => {
+    let outbox: { pending: number; oldestAgeSeconds: number } | Error = { pending: 7, oldestAgeSeconds: 42 };
+    let reads = 0;
+    const { text } = setup({
+      outbox: async () => {
+        reads += 1;
+        if (outbox instanceof Error) throw outbox;
+        return outbox;
+      },
+      quarantine: async () => ({ malformed: 1, unmatched: 2, ambiguous: 3 }),
+    });
+    let body = await text();
+    expect(value(body, 'intake_sync_outbox_pending{feed="main"}')).toBe(7);
+    expect(value(body, 'intake_sync_outbox_oldest_pending_age_seconds{feed="main"}')).toBe(42);
+    expect(value(body, 'intake_sync_quarantine_open{feed="main",reason="unmatched"}')).toBe(2);
+    // one read serves both outbox gauges
+    expect(reads).toBe(1);
+    outbox = new Error('database away');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    body = await text();
+    expect(value(body, 'intake_sync_outbox_pending{feed="main"}')).toBe(7);
+    expect(value(body, 'intake_sync_metrics_source_errors_total{feed="main",source="outbox"}')).toBe(1);
+  });
+});
