@@ -31,7 +31,11 @@ export function registerFeedGauges(registers: Registry[], state: WorkerState, cl
   const snap = (): WorkerSnapshot => state.snapshot();
   const seconds = (ms: number | null) => (ms ?? 0) / 1000;
 
-  feedGauge(registers, feed, 'intake_sync_leader', '1 while this process holds the feed lease', () => (snap().role === 'leader' ? 1 : 0));
+  // a worker parked by a 401 has released the lease, though its role still reads leader
+  feedGauge(registers, feed, 'intake_sync_leader', '1 while this process holds the feed lease and consumes', () => {
+    const { role, fatalReason } = snap();
+    return role === 'leader' && fatalReason === null ? 1 : 0;
+  });
   feedGauge(registers, feed, 'intake_sync_standby', '1 while this process waits for the feed lease as standby', () => (snap().role === 'standby' ? 1 : 0));
   feedGauge(registers, feed, 'intake_sync_last_success_timestamp_seconds', 'Unix time of the last committed page (0 before the first)', () => seconds(snap().lastSuccessAt));
   feedGauge(
