@@ -58,6 +58,14 @@ export const envSchema = z
     INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: z.enum(['0', '1'], { message: 'must be 0 or 1' }).default('0'),
     /** embedded sandbox only: how many times faster than real time it runs */
     SANDBOX_TIME_SCALE: z.coerce.number().positive().max(100_000).default(300),
+    /**
+     * a direct postgres:// URL of the same database for the session-level advisory locks (feed
+     * lease, migration lock); required when DATABASE_URL goes through a pooler such as PgBouncer
+     */
+    LEASE_DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+      .optional(),
   })
   .superRefine((env, ctx) => {
     if (env.LEASE_TTL_MS < 2 * env.LEASE_RETRY_MS) {

@@ -18,7 +18,7 @@ import { startEmbeddedSandbox } from './embedded-demo.js';
 import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
-import { openStoreFromConfig } from './store-context.js';
+import { openStore } from './store-context.js';
 
 interface RunOptions {
   once?: boolean;
@@ -67,13 +67,14 @@ async function runWorker(options: RunOptions): Promise<number> {
   });
   try {
     // migrations are applied here, serialised across processes
-    const database = await openStoreFromConfig(config);
+    const { database, sessions } = await openStore(config);
     closers.push({ what: 'database', close: () => database.close() });
     const upstream = await connectUpstream(config, database, log, state);
     closers.push({ what: 'upstream', close: upstream.close });
     worker = composeWorker({
       database,
-      databaseUrl: config.DATABASE_URL,
+      // the lease's own session: LEASE_DATABASE_URL behind a pooler, else DATABASE_URL
+      databaseUrl: sessions?.sessionUrl,
       client: upstream.client,
       outboxClient: upstream.client,
       settings: workerSettingsFrom(config),

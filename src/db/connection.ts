@@ -43,12 +43,19 @@ export interface OpenDatabaseOptions {
   idleInTransactionTimeoutMs?: number;
   /** called for server notices; postgres.js logs them to console otherwise */
   onnotice?: (notice: postgres.Notice) => void;
+  /**
+   * the URL goes through a connection pooler (see session-plan.ts): no startup parameters, no
+   * named prepared statements, and the idle-in-transaction timeout set inside each page transaction
+   */
+  pooled?: boolean;
 }
 
 /** Opens Postgres (when a URL is given) or embedded PGlite. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const names = storeNames(options.schema ?? schema.DEFAULT_SCHEMA);
   if (options.url) {
+    const idleInTransactionTimeoutMs = options.idleInTransactionTimeoutMs ?? 30_000;
+    const pooled = options.pooled === true;
     const clientOptions = {
       onnotice: options.onnotice ?? (() => {}),
       // a dead server must surface as an error the worker can pause on, not hang forever
@@ -57,18 +64,28 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       // no array-type lookup on connect: postgres.js runs it as an internal query whose promise it drops, so a
       // backend terminated during it was an unhandled rejection that ended the process (we use no array types)
       fetch_types: false,
-      connection: { idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 30_000 },
+      // behind a pooler: PgBouncer refuses the startup parameter, and a named statement prepared on one
+      // server connection is missing (or another client's) on the next; see page-client.ts for the timeout
+      ...(pooled ? { prepare: false } : {}),
+      connection: {
+        application_name: applicationName(),
+        ...(pooled ? {} : { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs }),
+      },
     };
     const client = postgres(options.url, { ...clientOptions, max: options.max ?? 4 });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     // page transactions run on a connection of their own (see page-client.ts); drizzle() configures
     // its value serializers exactly as for the pool, so both send the same parameters
     const url = options.url;
-    attachPageClient(db, () => {
-      const pageClient = postgres(url, { ...clientOptions, max: 1 });
-      drizzlePostgres(pageClient);
-      return pageClient;
-    });
+    attachPageClient(
+      db,
+      () => {
+        const pageClient = postgres(url, { ...clientOptions, max: 1 });
+        drizzlePostgres(pageClient);
+        return pageClient;
+      },
+      pooled ? { prepare: false, idleInTransactionTimeoutMs } : { prepare: true },
+    );
     // by close time the worker has stopped (its page committed or rolled back): a query still
     // pending is a stranded one, and waiting for it would only eat the shutdown grace period
     const close = async () => {
@@ -83,6 +100,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   attachStoreNames(db, names);
   return { kind: 'pglite', db, names, sql: undefined, pglite, close: () => pglite.close() };
+}
+
+/** How this process shows in pg_stat_activity (through PgBouncer too, which passes application_name on). */
+export function applicationName(): string {
+  return `intake-sync[${process.pid}]`;
 }
 
 /** Runs a raw statement and returns its rows, whichever driver is underneath. */

@@ -15,13 +15,27 @@ interface PageClientSlot {
   open: () => postgres.Sql;
   current: postgres.Sql;
   retired: postgres.Sql[];
+  settings: PageClientSettings;
 }
+
+/**
+ * How page transactions run on the page client. Directly connected, the page statements are
+ * prepared once per connection and the session carries idle_in_transaction_session_timeout from
+ * its startup. Behind a pooler neither holds across transactions: statements go unnamed, and the
+ * timeout is set with SET LOCAL inside each transaction (pipelined with BEGIN: no extra round trip).
+ */
+export type PageClientSettings = { prepare: true } | { prepare: false; idleInTransactionTimeoutMs: number };
 
 const slots = new WeakMap<object, PageClientSlot>();
 
 /** Registers how `db` opens its page client; the first one is opened now. */
-export function attachPageClient(db: object, open: () => postgres.Sql): void {
-  slots.set(db, { open, current: open(), retired: [] });
+export function attachPageClient(db: object, open: () => postgres.Sql, settings: PageClientSettings = { prepare: true }): void {
+  slots.set(db, { open, current: open(), retired: [], settings });
+}
+
+/** The page transaction settings of `db` (prepared statements unless it goes through a pooler). */
+export function pageClientSettingsOf(db: object): PageClientSettings {
+  return slots.get(db)?.settings ?? { prepare: true };
 }
 
 /** The current page client of `db`, or undefined (embedded PGlite, or a handle opened elsewhere). */

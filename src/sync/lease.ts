@@ -1,6 +1,6 @@
 import { sql as drizzleSql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { queryRows, type Database } from '../db/connection.js';
+import { applicationName, queryRows, type Database } from '../db/connection.js';
 import { withDeadline } from '../db/deadline.js';
 
 /**
@@ -82,7 +82,7 @@ class AdvisoryLease implements FeedLease {
       connect_timeout: 10,
       // see connection.ts: the lookup's dropped promise could end the process on a terminated backend
       fetch_types: false,
-      connection: { application_name: `intake-sync lease ${this.options.feed}`, idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)) },
+      connection: { application_name: `${applicationName()} lease ${this.options.feed}`, idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)) },
     }));
     try {
       const key = await this.resolveLockKey(client);

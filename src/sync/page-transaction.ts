@@ -4,7 +4,7 @@ import type postgres from 'postgres';
 import { queryRows, type Db } from '../db/connection.js';
 import { isConnectionLoss } from '../db/connection-loss.js';
 import { withDeadline } from '../db/deadline.js';
-import { pageClientOf, replacePageClient } from '../db/page-client.js';
+import { pageClientOf, pageClientSettingsOf, replacePageClient, type PageClientSettings } from '../db/page-client.js';
 
 /** Runs one statement of the transaction and returns its rows. */
 export type RunStatement = <T extends Record<string, unknown>>(query: SQL) => Promise<T[]>;
@@ -42,7 +42,7 @@ export async function inTransaction<T>(
   const previous = queues.get(client) ?? Promise.resolve();
   const current = previous
     .catch(() => {})
-    .then(() => withDeadline(onConnection(client, body), deadlineMs, 'page transaction'))
+    .then(() => withDeadline(onConnection(client, pageClientSettingsOf(db), body), deadlineMs, 'page transaction'))
     .catch((error: unknown) => {
       // the session is gone (or stopped answering), and with it the transaction: nothing to roll back, and the client is not reused
       if (isConnectionLoss(error)) replacePageClient(db, client);
@@ -52,13 +52,17 @@ export async function inTransaction<T>(
   return current;
 }
 
-async function onConnection<T>(client: postgres.Sql, body: (run: RunStatement) => Promise<T>): Promise<T> {
+async function onConnection<T>(client: postgres.Sql, settings: PageClientSettings, body: (run: RunStatement) => Promise<T>): Promise<T> {
   const run: RunStatement = async <R extends Record<string, unknown>>(query: SQL) => {
     const { sql, params } = dialect.sqlToQuery(query);
     // postgres.js queries are lazy; execute() sends them now, so they go out in call order
-    return (await client.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: true }).execute()) as unknown as R[];
+    return (await client.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: settings.prepare }).execute()) as unknown as R[];
   };
-  const begun = client.unsafe('begin').execute();
+  const begun = settings.prepare
+    ? client.unsafe('begin').execute()
+    : // behind a pooler: the server connection of this transaction gets the timeout for this transaction only
+      // (an integer this code computed, never input)
+      client.unsafe(`begin; set local idle_in_transaction_session_timeout = ${Math.round(settings.idleInTransactionTimeoutMs)}`).simple().execute();
   let result: T;
   try {
     [, result] = await Promise.all([begun, body(run)]);
