@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeConnection } from '../../src/db/connection-probe.js';
-import { openDatabase, type Database } from '../../src/db/connection.js';
+import { openDatabase, queryRows, type Database } from '../../src/db/connection.js';
 import { inTransaction } from '../../src/sync/page-transaction.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
@@ -80,7 +80,7 @@ describe.skipIf(!ready)(`behind PgBouncer 1.18 (${NEEDS_PGBOUNCER})`, () => {
         pids.add(Number(row?.pid));
       }
       // outside a page transaction the server connection has no such timeout: it was SET LOCAL
-      const [outside] = await database.db.execute<{ timeout: string }>(sql`select current_setting('idle_in_transaction_session_timeout') as timeout`);
+      const [outside] = await queryRows<{ timeout: string }>(database.db, sql`select current_setting('idle_in_transaction_session_timeout') as timeout`);
       expect(outside?.timeout).toBe('0');
     } finally {
       await other.end({ timeout: 1 });
@@ -101,7 +101,7 @@ describe.skipIf(!ready)(`behind PgBouncer 1.18 (${NEEDS_PGBOUNCER})`, () => {
       expect(row?.timeout).toBe('15s');
       expect(row?.prepared).toBeGreaterThan(0);
     }
-    const [outside] = await database.db.execute<{ timeout: string }>(sql`select current_setting('idle_in_transaction_session_timeout') as timeout`);
+    const [outside] = await queryRows<{ timeout: string }>(database.db, sql`select current_setting('idle_in_transaction_session_timeout') as timeout`);
     expect(outside?.timeout).toBe('15s');
   });
 });
