@@ -43,6 +43,8 @@ export class SyncWorker {
   private stopping = false;
   private readonly stopSignal = new AbortController();
   private poller: Poller | undefined;
+  /** the last lease attempt failed: its lock session may still be open (a leader's is closed when its term ends) */
+  private standbySessionOpen = false;
   private running: Promise<unknown> | undefined;
 
   constructor(private readonly deps: SyncWorkerDeps) {}
@@ -60,6 +62,7 @@ export class SyncWorker {
         }
         if (lost) this.deps.state.becameStandby();
       }
+      await this.closeStandbySession();
       this.deps.state.stopped();
     });
   }
@@ -80,6 +83,7 @@ export class SyncWorker {
         }
         return undefined;
       } finally {
+        await this.closeStandbySession();
         this.deps.state.stopped();
       }
     });
@@ -114,7 +118,9 @@ export class SyncWorker {
   private async acquire(): Promise<boolean> {
     const { state, log } = this.deps;
     try {
+      this.standbySessionOpen = true;
       if (await this.deps.lease.tryAcquire()) {
+        this.standbySessionOpen = false;
         state.becameLeader();
         log.info('holding the feed lease: polling as leader');
         return true;
@@ -167,6 +173,16 @@ export class SyncWorker {
       await this.deps.lease.release();
     }
     return lost;
+  }
+
+  /**
+   * A standby keeps its lock session open between attempts; on the way out it is closed, or its
+   * socket keeps the process alive past its shutdown (a rollout SIGTERMs standbys too).
+   */
+  private async closeStandbySession(): Promise<void> {
+    if (!this.standbySessionOpen) return;
+    this.standbySessionOpen = false;
+    await this.deps.lease.release();
   }
 
   private async parkUntilStopped(): Promise<void> {

@@ -9,11 +9,11 @@ import { waitFor } from './helpers/wait-for.js';
 
 const silent = pino({ level: 'silent' });
 
-/** A lease that is always free and records its releases. */
-function recordingLease(): FeedLease & { releases: number } {
+/** A lease that is always free (or always taken) and records its releases. */
+function recordingLease(free = true): FeedLease & { releases: number } {
   return {
     releases: 0,
-    tryAcquire: async () => true,
+    tryAcquire: async () => free,
     stillHeld: async () => true,
     async release() {
       this.releases += 1;
@@ -74,6 +74,16 @@ describe('SyncWorker.stop', () => {
     const took = Date.now() - started;
     expect(took).toBeGreaterThanOrEqual(190);
     expect(took).toBeLessThan(1_000);
+    expect(lease.releases).toBe(1);
+  });
+
+  it('a standby that is stopped closes its lock session (its open socket would keep the process alive)', async () => {
+    const lease = recordingLease(false);
+    const { syncWorker, state } = worker(() => new Promise<never>(() => {}), lease, 200);
+    const running = syncWorker.run();
+    await waitFor(() => state.snapshot().role === 'standby', { timeoutMs: 2_000, what: 'standby' });
+    await syncWorker.stop();
+    await running;
     expect(lease.releases).toBe(1);
   });
 });

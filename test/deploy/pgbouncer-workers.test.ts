@@ -1,0 +1,185 @@
+import { getTableConfig } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/connection.js';
+import { events, feedCheckpoints, prescriptions, quarantine } from '../../src/db/schema.js';
+import { ManualClock } from '../../src/sandbox/clock.js';
+import { sampleIdentity, seedRejects } from '../../src/sandbox/fixtures.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { leaseHolder, LEASE_NAMESPACE } from '../../src/sync/lease.js';
+import { registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
+import { waitFor } from '../runtime/helpers/wait-for.js';
+import { spawnCli, type WorkerProcess } from '../runtime/helpers/worker-process.js';
+
+const ready = (await postgresReachable()) && PGBOUNCER !== undefined;
+if (!ready) console.warn(`SKIPPED test/deploy/pgbouncer-workers.test.ts: ${PGBOUNCER ? NEEDS_POSTGRES : NEEDS_PGBOUNCER}`);
+const COUNT = 400;
+const REJECT_EVERY = 7;
+const PREFIX = 'pgb';
+const KILLS = 3;
+
+/** "schema"."table" of a drizzle table, wherever the schema puts it. */
+function qualified(table: Parameters<typeof getTableConfig>[0]): string {
+  const config = getTableConfig(table);
+  return config.schema ? `"${config.schema}"."${config.name}"` : `"${config.name}"`;
+}
+
+/**
+ * Issue 10 §7, with real processes: DATABASE_URL through a real PgBouncer in transaction mode.
+ * With LEASE_DATABASE_URL straight to Postgres, workers killed with SIGKILL one after the other
+ * hand the feed over and the store ends exactly as the feed dictates; a trigger records, for
+ * every committed page, which process committed it and which process held the feed lease at
+ * that instant: always the same one. Without LEASE_DATABASE_URL, `run` refuses to start.
+ */
+describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_PGBOUNCER})`, () => {
+  let test: TestDatabase;
+  let pooler: PgBouncer;
+  let sandbox: Sandbox;
+  let env: Record<string, string>;
+  let expectedEvents = 0;
+  const children: WorkerProcess[] = [];
+
+  function start(args: string[], extra: Record<string, string> = {}): WorkerProcess {
+    const worker = spawnCli(args, { ...env, ...extra });
+    children.push(worker);
+    return worker;
+  }
+
+  const checkpointVersion = async () =>
+    Number((await queryRows<{ version: number }>(test.database.db, sql`select coalesce(max(version), 0)::int as version from ${feedCheckpoints}`))[0]?.version ?? 0);
+  const eventCount = async () => Number((await queryRows<{ n: number }>(test.database.db, sql`select count(*)::int as n from ${events}`))[0]?.n ?? 0);
+
+  beforeAll(async () => {
+    test = await createTestDatabase('pgbouncer_workers');
+    pooler = await startPgBouncer('transaction', 6);
+    sandbox = await startSandbox({ clock: new ManualClock() });
+    const [credential] = sandbox.credentials;
+    expectedEvents = sandbox.store.seedBulk({ count: COUNT, rejectEvery: REJECT_EVERY, prefix: PREFIX }).events;
+    await registerLocalPrescriptions(
+      test.database.db,
+      Array.from({ length: COUNT }, (_, i) => ({ external_id: `${PREFIX}-${i}`, prescription_identity: sampleIdentity(i) })),
+    );
+    // test-only audit: who committed each page, and who held the feed lease at that moment
+    await test.database.db.execute(
+      sql.raw(`
+        create table page_audit (version bigint primary key, committer text not null, lease_holder text);
+        create function audit_page() returns trigger language plpgsql as $$
+        begin
+          insert into page_audit (version, committer, lease_holder)
+          select new.version, current_setting('application_name'),
+                 (select string_agg(a.application_name, ',') from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                   where l.locktype = 'advisory' and l.granted and l.objsubid = 2 and l.classid = ${LEASE_NAMESPACE}::oid
+                     and l.objid = (hashtext('intake-sync:default')::bigint & 4294967295)::oid
+                     and l.database = (select oid from pg_database where datname = current_database()));
+          return new;
+        end $$;
+        create trigger audit_page after update on ${qualified(feedCheckpoints)} for each row execute function audit_page();
+      `),
+    );
+    env = {
+      DATABASE_URL: pooler.through(test.url as string),
+      INTAKE_API_BASE_URL: sandbox.baseUrl,
+      INTAKE_API_KEY: credential?.key ?? '',
+      INTAKE_API_SECRET: credential?.secret ?? '',
+      PAGE_LIMIT: '5',
+      POLL_INTERVAL_MS: '50',
+      LEASE_RETRY_MS: '200',
+      HEALTH_HOST: '127.0.0.1',
+      HEALTH_PORT: '0',
+    };
+  });
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
+      await child.exited;
+    }
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await pooler?.stop();
+    await test?.drop();
+  });
+
+  it('without LEASE_DATABASE_URL, run refuses at start and says what to configure; nothing is taken or written', async () => {
+    const refused = start(['run']);
+    expect(await refused.exited).toBe(2);
+    const text = refused.logs().map((l) => String(l.raw ?? l.msg ?? '')).join('\n');
+    expect(text).toMatch(/LEASE_DATABASE_URL: is required: DATABASE_URL goes through a transaction-mode connection pooler/);
+    expect(text).toMatch(/direct postgres:\/\/ URL of the same database/);
+    // the URL may hold a password: not echoed
+    expect(text).not.toContain(String(pooler.port));
+    expect(await checkpointVersion()).toBe(0);
+    expect(await leaseHolder(test.database, 'default')).toBeNull();
+  });
+
+  it('with LEASE_DATABASE_URL also through the pooler, run refuses', async () => {
+    const refused = start(['run'], { LEASE_DATABASE_URL: pooler.through(test.url as string) });
+    expect(await refused.exited).toBe(2);
+    const text = refused.logs().map((l) => String(l.raw ?? l.msg ?? '')).join('\n');
+    expect(text).toMatch(/LEASE_DATABASE_URL: must be a direct connection to Postgres, not through a pooler/);
+    expect(await checkpointVersion()).toBe(0);
+  });
+
+  it(`with LEASE_DATABASE_URL direct: ${KILLS} leaders killed with SIGKILL mid-drain, exact store, every page committed by the lease holder`, async () => {
+    const workerEnv = { LEASE_DATABASE_URL: test.url as string };
+    for (let i = 0; i < 3; i += 1) start(['run'], workerEnv);
+    let killed = 0;
+    let lastVersion = 0;
+    while (killed < KILLS) {
+      await waitFor(async () => (await checkpointVersion()) >= lastVersion + 12, { timeoutMs: 60_000, what: `12 more pages after kill ${killed}` });
+      const holder = await leaseHolder(test.database, 'default');
+      const [row] = holder
+        ? await queryRows<{ name: string }>(test.database.db, sql`select application_name as name from pg_stat_activity where pid = ${holder.pid}`)
+        : [];
+      const pid = Number(/intake-sync\[(\d+)\]/.exec(row?.name ?? '')?.[1] ?? 0);
+      const leader = children.find((c) => c.child.pid === pid && c.child.exitCode === null);
+      if (!leader) continue; // between leaders: look again
+      lastVersion = await checkpointVersion();
+      if ((await eventCount()) >= expectedEvents) break; // drained before all kills landed: the test below says so
+      leader.child.kill('SIGKILL');
+      expect(await leader.exited).toBe('SIGKILL');
+      killed += 1;
+      start(['run'], workerEnv);
+    }
+    expect(killed, 'the drain ended before every kill landed: seed a longer feed').toBe(KILLS);
+    await waitFor(async () => (await eventCount()) === expectedEvents, { timeoutMs: 120_000, what: 'the whole feed to be applied' });
+    // a couple more pages: the survivors keep polling (caught up) through the pooler
+    const drainedAt = await checkpointVersion();
+    await waitFor(async () => (await checkpointVersion()) >= drainedAt + 3, { timeoutMs: 30_000, what: 'caught-up polls after the drain' });
+    for (const child of children) if (child.child.exitCode === null) child.child.kill('SIGTERM');
+    for (const child of children) {
+      const exit = await child.exited;
+      const tail = child.logs().slice(-8).map((l) => JSON.stringify(l)).join('\n');
+      expect([0, 'SIGKILL'], `a worker ended with ${exit}:\n${tail}`).toContain(exit);
+    }
+
+    const rows = await queryRows<{ external_id: string; status: string; events: number }>(
+      test.database.db,
+      sql`select p.external_id, p.status, (select count(*)::int from ${events} e where e.prescription_id = p.id) as events
+            from ${prescriptions} p`,
+    );
+    expect(rows).toHaveLength(COUNT);
+    for (const row of rows) {
+      const rejected = seedRejects(Number(row.external_id.slice(PREFIX.length + 1)), REJECT_EVERY);
+      expect([row.external_id, row.status, row.events]).toEqual([row.external_id, rejected ? 'rejected' : 'delivered', rejected ? 1 : 4]);
+    }
+    const [totals] = await queryRows<{ events: number; quarantined: number }>(
+      test.database.db,
+      sql`select (select count(*)::int from ${events}) as events, (select count(*)::int from ${quarantine}) as quarantined`,
+    );
+    expect(totals).toEqual({ events: expectedEvents, quarantined: 0 });
+
+    const audit = await queryRows<{ version: number; committer: string; lease_holder: string | null }>(
+      test.database.db,
+      sql.raw('select version::int as version, committer, lease_holder from page_audit order by version'),
+    );
+    const strangers = audit.filter((a) => a.lease_holder !== `${a.committer} lease default`);
+    expect(strangers, 'pages committed by a process that did not hold the lease at that instant').toEqual([]);
+    const committers = new Set(audit.map((a) => a.committer));
+    // the original leader, then one per kill at least
+    expect(committers.size).toBeGreaterThanOrEqual(KILLS + 1);
+    console.log(`pgbouncer: ${audit.length} pages committed by ${committers.size} workers through the pooler, ${KILLS} leaders killed, 0 pages by a non-holder`);
+  }, 300_000);
+});
