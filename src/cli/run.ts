@@ -122,7 +122,7 @@ async function startHealth(
     feed: config.FEED_NAME,
     pollIntervalMs: config.POLL_INTERVAL_MS,
     readyMaxPollAgeMs: maxPollAgeMs,
-    quarantine: quarantineSource(database.db, config.FEED_NAME),
+    quarantine: quarantineSource(database, config.FEED_NAME),
   });
   closers.push({ what: 'metrics', close: async () => metrics.close() });
   const server = await startHealthServer({

@@ -1,8 +1,6 @@
-import { getTableConfig } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/connection.js';
-import { events, feedCheckpoints, prescriptions, quarantine } from '../../src/db/schema.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { sampleIdentity, seedRejects } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -19,12 +17,6 @@ const COUNT = 400;
 const REJECT_EVERY = 7;
 const PREFIX = 'pgb';
 const KILLS = 3;
-
-/** "schema"."table" of a drizzle table, wherever the schema puts it. */
-function qualified(table: Parameters<typeof getTableConfig>[0]): string {
-  const config = getTableConfig(table);
-  return config.schema ? `"${config.schema}"."${config.name}"` : `"${config.name}"`;
-}
 
 /**
  * Issue 10 §7, with real processes: DATABASE_URL through a real PgBouncer in transaction mode.
@@ -47,9 +39,11 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
     return worker;
   }
 
+  // the store's tables, in its schema
+  const names = () => test.database.names;
   const checkpointVersion = async () =>
-    Number((await queryRows<{ version: number }>(test.database.db, sql`select coalesce(max(version), 0)::int as version from ${feedCheckpoints}`))[0]?.version ?? 0);
-  const eventCount = async () => Number((await queryRows<{ n: number }>(test.database.db, sql`select count(*)::int as n from ${events}`))[0]?.n ?? 0);
+    Number((await queryRows<{ version: number }>(test.database.db, sql`select coalesce(max(version), 0)::int as version from ${names().feedCheckpoints}`))[0]?.version ?? 0);
+  const eventCount = async () => Number((await queryRows<{ n: number }>(test.database.db, sql`select count(*)::int as n from ${names().events}`))[0]?.n ?? 0);
 
   beforeAll(async () => {
     test = await createTestDatabase('pgbouncer_workers');
@@ -62,6 +56,7 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
       Array.from({ length: COUNT }, (_, i) => ({ external_id: `${PREFIX}-${i}`, prescription_identity: sampleIdentity(i) })),
     );
     // test-only audit: who committed each page, and who held the feed lease at that moment
+    const schema = test.database.names.schema;
     await test.database.db.execute(
       sql.raw(`
         create table page_audit (version bigint primary key, committer text not null, lease_holder text);
@@ -71,11 +66,11 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
           select new.version, current_setting('application_name'),
                  (select string_agg(a.application_name, ',') from pg_locks l join pg_stat_activity a on a.pid = l.pid
                    where l.locktype = 'advisory' and l.granted and l.objsubid = 2 and l.classid = ${LEASE_NAMESPACE}::oid
-                     and l.objid = (hashtext('intake-sync:default')::bigint & 4294967295)::oid
+                     and l.objid = (hashtext('intake-sync:${schema}:default')::bigint & 4294967295)::oid
                      and l.database = (select oid from pg_database where datname = current_database()));
           return new;
         end $$;
-        create trigger audit_page after update on ${qualified(feedCheckpoints)} for each row execute function audit_page();
+        create trigger audit_page after update on "${schema}".feed_checkpoints for each row execute function audit_page();
       `),
     );
     env = {
@@ -157,8 +152,8 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
 
     const rows = await queryRows<{ external_id: string; status: string; events: number }>(
       test.database.db,
-      sql`select p.external_id, p.status, (select count(*)::int from ${events} e where e.prescription_id = p.id) as events
-            from ${prescriptions} p`,
+      sql`select p.external_id, p.status, (select count(*)::int from ${names().events} e where e.prescription_id = p.id) as events
+            from ${names().prescriptions} p`,
     );
     expect(rows).toHaveLength(COUNT);
     for (const row of rows) {
@@ -167,7 +162,7 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
     }
     const [totals] = await queryRows<{ events: number; quarantined: number }>(
       test.database.db,
-      sql`select (select count(*)::int from ${events}) as events, (select count(*)::int from ${quarantine}) as quarantined`,
+      sql`select (select count(*)::int from ${names().events}) as events, (select count(*)::int from ${names().quarantine}) as quarantined`,
     );
     expect(totals).toEqual({ events: expectedEvents, quarantined: 0 });
 
