@@ -67,7 +67,7 @@ async function runWorker(options: RunOptions): Promise<number> {
   });
   try {
     // migrations are applied here, serialised across processes
-    const { database, sessions } = await openStore(config);
+    const { database, sessions } = await openStore(config, { lease: true });
     closers.push({ what: 'database', close: () => database.close() });
     const upstream = await connectUpstream(config, database, log, state);
     closers.push({ what: 'upstream', close: upstream.close });

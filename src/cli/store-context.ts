@@ -26,16 +26,19 @@ export interface OpenedStore {
 /**
  * The store the configuration points at: DATABASE_URL, or embedded PGlite under
  * DATA_DIR/pglite, in the schema DATABASE_SCHEMA. DATABASE_URL is probed first: behind a
- * connection pooler the feed lease (a session advisory lock) needs LEASE_DATABASE_URL, and a
- * ConfigError (exit 2) says so before anything is read or written. Pending migrations are applied
+ * connection pooler the feed lease (a session advisory lock) needs LEASE_DATABASE_URL, and with
+ * `options.lease` (run) a ConfigError (exit 2) says so before anything is read or written; a
+ * LEASE_DATABASE_URL that is pooled or reaches another database is refused. Pending migrations are applied
  * (serialised across processes) unless MIGRATE_ON_START=false, which only checks the schema is
  * current; `options.migrate` overrides it (`migrate` always migrates).
  */
-export async function openStore(config: Config, options: { migrate?: boolean } = {}): Promise<OpenedStore> {
+export async function openStore(config: Config, options: { migrate?: boolean; lease?: boolean } = {}): Promise<OpenedStore> {
   if (!config.DATABASE_URL && config.LEASE_DATABASE_URL) {
     throw new ConfigError('invalid environment:\n  LEASE_DATABASE_URL: is only used with DATABASE_URL (embedded PGlite has no lease to place)');
   }
   const sessions = config.DATABASE_URL ? await planSessionsFor(config.DATABASE_URL, config.LEASE_DATABASE_URL) : undefined;
+  // refused before anything is read or written: nothing may run a lease where it does not hold
+  if (options.lease && sessions?.noSession) throw new ConfigError(`invalid environment:\n  ${sessions.noSession.variable}: ${sessions.noSession.message}`);
   const database = await openDatabase(storeOptions(config, sessions?.pooled ?? false));
   try {
     await migrateOnStart(database, { migrate: options.migrate ?? config.MIGRATE_ON_START });

@@ -3,12 +3,15 @@ import type { ConnectionProbe } from './connection-probe.js';
 /**
  * How the daemon talks to Postgres once the URLs are probed. `pooled` switches the pool and the
  * page transactions to what a pooler allows (no startup parameters, no named prepared statements,
- * the idle-in-transaction timeout set per transaction); `sessionUrl` is where the session-level
- * advisory locks go (the feed lease and the migration lock).
+ * the idle-in-transaction timeout set per transaction); `sessionUrl` is where the feed lease (a
+ * session advisory lock) goes. Behind a pooler without LEASE_DATABASE_URL there is none:
+ * commands that take no lease still work, `run` refuses with `noSession`.
  */
 export interface SessionPlan {
   pooled: boolean;
-  sessionUrl: string;
+  sessionUrl: string | undefined;
+  /** why there is no session URL, as a problem to report */
+  noSession?: SessionPlanProblem;
 }
 
 /** A variable to fix and what is wrong with it (never the URL itself: it may hold a password). */
@@ -24,7 +27,7 @@ export interface SessionPlanInput {
   lease?: ConnectionProbe | undefined;
 }
 
-/** Decides the plan, or says what to configure. Pure: the probes come in. */
+/** Decides the plan, or says what is wrong with LEASE_DATABASE_URL. Pure: the probes come in. */
 export function planSessions(input: SessionPlanInput): { ok: true; plan: SessionPlan } | { ok: false; problems: SessionPlanProblem[] } {
   const { database, lease } = input;
   const pooled = database.transactionPooling || !database.acceptsStartupParameters;
@@ -33,18 +36,14 @@ export function planSessions(input: SessionPlanInput): { ok: true; plan: Session
     const why = database.transactionPooling
       ? `goes through a transaction-mode connection pooler (${database.evidence})`
       : 'goes through a connection pooler (it refused the session setting idle_in_transaction_session_timeout at connect)';
-    return {
-      ok: false,
-      problems: [
-        {
-          variable: 'LEASE_DATABASE_URL',
-          message:
-            `is required: DATABASE_URL ${why}, where the feed lease and the migration lock (session advisory locks) ` +
-            'would not hold and two workers could both apply pages. Set LEASE_DATABASE_URL to a direct postgres:// URL ' +
-            'of the same database (not through the pooler); DATABASE_URL may stay on the pooler',
-        },
-      ],
+    const noSession: SessionPlanProblem = {
+      variable: 'LEASE_DATABASE_URL',
+      message:
+        `is required: DATABASE_URL ${why}, where the feed lease (a session advisory lock) would not hold and two ` +
+        'workers could both apply pages. Set LEASE_DATABASE_URL to a direct postgres:// URL of the same database ' +
+        '(not through the pooler); DATABASE_URL may stay on the pooler',
     };
+    return { ok: true, plan: { pooled, sessionUrl: undefined, noSession } };
   }
   const problems: SessionPlanProblem[] = [];
   if (lease.transactionPooling || !lease.acceptsStartupParameters) {

@@ -19,8 +19,18 @@ describe('planSessions', () => {
   });
 
   it.each([
-    { name: 'transaction pooler, no lease URL', input: { database: transactionPooler }, problem: /LEASE_DATABASE_URL.*is required: DATABASE_URL goes through a transaction-mode connection pooler \(the server session changed/ },
-    { name: 'session pooler refusing startup parameters, no lease URL', input: { database: sessionPooler }, problem: /is required: DATABASE_URL goes through a connection pooler \(it refused/ },
+    { name: 'transaction pooler', input: { database: transactionPooler }, problem: /is required: DATABASE_URL goes through a transaction-mode connection pooler \(the server session changed/ },
+    { name: 'session pooler refusing startup parameters', input: { database: sessionPooler }, problem: /is required: DATABASE_URL goes through a connection pooler \(it refused/ },
+  ])('pooled without a lease URL: no session URL, and what to configure for run ($name)', ({ input, problem }) => {
+    const result = planSessions({ databaseUrl: DB, ...input });
+    expect(result.ok && result.plan.pooled && result.plan.sessionUrl === undefined).toBe(true);
+    const noSession = result.ok ? result.plan.noSession : undefined;
+    expect(noSession?.variable).toBe('LEASE_DATABASE_URL');
+    expect(noSession?.message).toMatch(problem);
+    expect(noSession?.message).not.toContain('pooler:6432');
+  });
+
+  it.each([
     { name: 'lease URL through the pooler too', input: { database: transactionPooler, leaseUrl: DB, lease: transactionPooler }, problem: /LEASE_DATABASE_URL.*must be a direct connection/ },
     { name: 'lease URL to another database', input: { database: transactionPooler, leaseUrl: LEASE, lease: { ...direct, database: 'other' } }, problem: /must reach the same database as DATABASE_URL \(it reaches database "other"/ },
     { name: 'lease URL to another server', input: { database: direct, leaseUrl: LEASE, lease: { ...direct, serverStartedAt: 'T2' } }, problem: /must reach the same database/ },

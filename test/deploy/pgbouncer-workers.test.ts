@@ -109,6 +109,12 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
     expect(await leaseHolder(test.database, 'default')).toBeNull();
   });
 
+  it('commands that take no lease work through the pooler without LEASE_DATABASE_URL (status)', async () => {
+    const status = start(['status', '--json']);
+    expect(await status.exited).toBe(0);
+    expect(JSON.parse(status.stdout())).toMatchObject({ feed: 'default', leader: { held: false } });
+  });
+
   it('with LEASE_DATABASE_URL also through the pooler, run refuses', async () => {
     const refused = start(['run'], { LEASE_DATABASE_URL: pooler.through(test.url as string) });
     expect(await refused.exited).toBe(2);
