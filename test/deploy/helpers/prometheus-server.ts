@@ -18,7 +18,7 @@ export interface PrometheusServer {
 
 /**
  * A real Prometheus (the Debian package's binary) on a free port, scraping `targets` as job
- * intake-sync every second and evaluating `ruleFile` every second: short intervals so alerts
+ * intake-sync every 2 s and evaluating `ruleFile` every second: short intervals so alerts
  * change state in seconds; the rules' own `for:` only decides when pending turns firing.
  */
 export async function startPrometheus(binary: string, options: { targets: string[]; ruleFile: string }): Promise<PrometheusServer> {
@@ -27,7 +27,8 @@ export async function startPrometheus(binary: string, options: { targets: string
   writeFileSync(
     join(dir, 'prometheus.yml'),
     stringify({
-      global: { scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' },
+      // scrapes every 2 s with a generous timeout: a busy 2-core machine must not read as a target down
+      global: { scrape_interval: '2s', scrape_timeout: '1900ms', evaluation_interval: '1s' },
       rule_files: [options.ruleFile],
       scrape_configs: [{ job_name: 'intake-sync', static_configs: [{ targets: options.targets }] }],
     }),
