@@ -18,13 +18,3 @@ export function feedLagSeconds(inputs: LagInputs, now: number): number {
   if (inputs.role !== 'leader' || !inputs.backlog || inputs.newestOccurredAt === null) return 0;
   return Math.max(0, now - inputs.newestOccurredAt) / 1000;
 }
-
-/** The newest occurred_at (ms) among ISO-8601 timestamps, or undefined for none. */
-export function newestOccurredAt(occurredAt: Iterable<string>): number | undefined {
-  let newest: number | undefined;
-  for (const value of occurredAt) {
-    const ms = Date.parse(value);
-    if (Number.isFinite(ms) && (newest === undefined || ms > newest)) newest = ms;
-  }
-  return newest;
-}

@@ -38,6 +38,8 @@ export interface PreparedPage {
   rowsJson: PageRowsJson;
   /** how long preparePage() took (validation and serialisation), for the page timings */
   prepareMs: number;
+  /** the newest occurred_at of the page's well-formed events, in ms (the lag metrics); undefined for none */
+  newestOccurredAt?: number | undefined;
 }
 
 // JSON.stringify escapes NUL and lone surrogates as \uXXXX; Postgres jsonb refuses both, which
@@ -68,6 +70,8 @@ export function preparePage(rawEvents: readonly unknown[]): PreparedPage {
   const malformed: MalformedEvent[] = [];
   const seen = new Set<string>();
   let duplicatesInPage = 0;
+  // occurredAt is normalised by toISOString() (years 0001-9999): the text order is the time order
+  let newest: string | undefined;
   for (const raw of rawEvents) {
     // undefined (a hole, or a value JSON cannot carry) has no JSON text of its own
     const json = JSON.stringify(raw) ?? 'null';
@@ -87,6 +91,7 @@ export function preparePage(rawEvents: readonly unknown[]): PreparedPage {
       continue;
     }
     seen.add(event.id);
+    if (newest === undefined || classified.occurredAt > newest) newest = classified.occurredAt;
     events.push({
       id: event.id,
       name: event.name,
@@ -101,5 +106,6 @@ export function preparePage(rawEvents: readonly unknown[]): PreparedPage {
     });
   }
   const rowsJson = pageRowsJson({ events, malformed });
-  return { events, malformed, duplicatesInPage, rowsJson, prepareMs: performance.now() - started };
+  const newestOccurredAt = newest === undefined ? undefined : Date.parse(newest);
+  return { events, malformed, duplicatesInPage, rowsJson, prepareMs: performance.now() - started, newestOccurredAt };
 }

@@ -136,7 +136,11 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
         : [];
       const pid = Number(/intake-sync\[(\d+)\]/.exec(row?.name ?? '')?.[1] ?? 0);
       const leader = children.find((c) => c.child.pid === pid && c.child.exitCode === null);
-      if (!leader) continue; // between leaders: look again
+      if (!leader) {
+        // between leaders: look again shortly
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
       lastVersion = await checkpointVersion();
       if ((await eventCount()) >= expectedEvents) break; // drained before all kills landed: the test below says so
       leader.child.kill('SIGKILL');

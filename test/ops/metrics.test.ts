@@ -5,7 +5,9 @@ import { UnauthorizedError } from '../../src/intake/errors/unauthorized-error.js
 import { UpstreamError } from '../../src/intake/errors/upstream-error.js';
 import { createSyncMetrics, type SyncMetricsOptions } from '../../src/ops/metrics.js';
 import { upstreamFailureReason } from '../../src/sync/failure-reason.js';
-import { feedLagSeconds, newestOccurredAt } from '../../src/sync/feed-lag.js';
+import { feedLagSeconds } from '../../src/sync/feed-lag.js';
+import { preparePage } from '../../src/sync/prepare-page.js';
+import { event } from '../sync/fixtures.js';
 import { WorkerState, type AppliedPageRecord } from '../../src/sync/worker-state.js';
 
 const context = { method: 'GET', path: '/events' };
@@ -69,9 +71,16 @@ describe('feedLagSeconds', () => {
     expect(feedLagSeconds(inputs, T0)).toBe(lag);
   });
 
-  it('newestOccurredAt picks the latest parseable timestamp', () => {
-    expect(newestOccurredAt(['2026-01-01T00:00:01.000Z', '2026-01-01T00:00:03.000Z', 'garbage', '2026-01-01T00:00:02.000Z'])).toBe(T0 + 3_000);
-    expect(newestOccurredAt([])).toBeUndefined();
+  it('preparePage finds the newest occurred_at of the well-formed events (zone-less read as UTC, malformed ignored)', () => {
+    const page = preparePage([
+      event('a', 'ordered', '2026-01-01T00:00:01.000Z'),
+      event('b', 'ordered', '2026-01-01T00:00:03'),
+      event('c', 'ordered', 'garbage'),
+      event('d', 'ordered', '2026-01-01T00:00:02Z'),
+    ]);
+    expect(page.events.map((e) => e.id)).toEqual(['a', 'b', 'd']);
+    expect(page.newestOccurredAt).toBe(T0 + 3_000);
+    expect(preparePage([]).newestOccurredAt).toBeUndefined();
   });
 });
 
