@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../log.js';
 import { databaseProbe } from '../ops/database-probe.js';
 import { startHealthServer } from '../ops/health-server.js';
 import { createSyncMetrics } from '../ops/metrics.js';
+import { outboxSource } from '../ops/outbox-source.js';
 import { quarantineSource } from '../ops/quarantine-source.js';
 import { defaultMaxPollAgeMs } from '../ops/readiness.js';
 import { composeWorker, workerSettingsFrom } from '../sync/compose-worker.js';
@@ -123,6 +124,7 @@ async function startHealth(
     pollIntervalMs: config.POLL_INTERVAL_MS,
     readyMaxPollAgeMs: maxPollAgeMs,
     quarantine: quarantineSource(database, config.FEED_NAME),
+    outbox: outboxSource(database),
   });
   closers.push({ what: 'metrics', close: async () => metrics.close() });
   const server = await startHealthServer({
