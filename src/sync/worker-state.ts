@@ -1,3 +1,5 @@
+import type { CursorProblemKind } from './cursor-problem.js';
+
 /** Where this process stands with respect to the feed lease. */
 export type WorkerRole = 'starting' | 'standby' | 'leader' | 'stopped';
 
@@ -54,6 +56,8 @@ export interface WorkerSnapshot {
   loopDeathReason: string | null;
   /** set when consuming stopped for good (401): readyz 503 with this reason */
   fatalReason: string | null;
+  /** set while the feed is stopped at a position the operator will not (or may not) serve: cleared when resync or a reset moves it */
+  cursorProblem: { feed: string; kind: CursorProblemKind; since: number } | null;
   leaderSince: number | null;
   lastSuccessAt: number | null;
   consecutiveFailures: number;
@@ -81,6 +85,7 @@ export class WorkerState {
   private loopAlive = true;
   private loopDeathReason: string | null = null;
   private fatalReason: string | null = null;
+  private cursorProblem: WorkerSnapshot['cursorProblem'] = null;
   private leaderSince: number | null = null;
   private lastSuccessAt: number | null = null;
   private consecutiveFailures = 0;
@@ -151,6 +156,14 @@ export class WorkerState {
     this.fatalReason = reason;
   }
 
+  cursorStopped(feed: string, kind: CursorProblemKind): void {
+    if (this.cursorProblem?.kind !== kind) this.cursorProblem = { feed, kind, since: this.clock.now() };
+  }
+
+  cursorCleared(): void {
+    this.cursorProblem = null;
+  }
+
   loopDied(reason: string): void {
     this.loopAlive = false;
     this.loopDeathReason = reason;
@@ -162,6 +175,7 @@ export class WorkerState {
       loopAlive: this.loopAlive,
       loopDeathReason: this.loopDeathReason,
       fatalReason: this.fatalReason,
+      cursorProblem: this.cursorProblem,
       leaderSince: this.leaderSince,
       lastSuccessAt: this.lastSuccessAt,
       consecutiveFailures: this.consecutiveFailures,
