@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../log.js';
 import { databaseProbe } from '../ops/database-probe.js';
 import { startHealthServer } from '../ops/health-server.js';
 import { createSyncMetrics } from '../ops/metrics.js';
+import { registerCursorGauge } from '../ops/metrics-cursor-gauge.js';
 import { defaultMaxPollAgeMs } from '../ops/readiness.js';
 import { composeWorker, workerSettingsFrom } from '../sync/compose-worker.js';
 import type { SyncWorker } from '../sync/worker.js';
@@ -114,6 +115,7 @@ async function startHealth(
   closers: Array<{ what: string; close: () => Promise<void> }>,
 ): Promise<void> {
   const metrics = createSyncMetrics(state, clock);
+  registerCursorGauge(metrics.registry, state, config.FEED_NAME);
   closers.push({ what: 'metrics', close: async () => metrics.close() });
   const server = await startHealthServer({
     host: config.HEALTH_HOST,
