@@ -37,6 +37,8 @@ export const envSchema = z
     PAGE_LIMIT: intFromEnv(1, 250).default(250),
     HTTP_TIMEOUT_MS: intFromEnv(100, 300_000).default(15_000),
     FEED_NAME: z.string().regex(/^[a-z0-9_-]{1,64}$/, { message: 'must be 1-64 of a-z 0-9 _ -' }).default('default'),
+    /** how long the operator keeps events (set it a little below theirs): a checkpoint idle this long stops the feed as a suspected gap */
+    FEED_RETENTION_MS: intFromEnv(60_000, 10 * 365 * 86_400_000).optional(),
     LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     /** /readyz fails when the last successful poll is older than this */
     READY_MAX_POLL_AGE_MS: intFromEnv(1_000, 86_400_000).optional(),

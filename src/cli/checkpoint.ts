@@ -7,7 +7,7 @@ import { printFields, printJson } from './output.js';
 import { withStore } from './store-context.js';
 
 /** Who runs a reset, for the audit trail. */
-function operator(): string {
+export function operator(): string {
   return `${userInfo().username}@${hostname()}`;
 }
 

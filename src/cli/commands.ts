@@ -7,6 +7,7 @@ import { registerMigrateCommand } from './migrate.js';
 import { registerPrescriptionLocalCommands } from './prescriptions-local.js';
 import { registerPrescriptionRemoteCommands } from './prescriptions-remote.js';
 import { registerQuarantineCommands, registerRematchCommand } from './quarantine.js';
+import { registerResyncCommand } from './resync.js';
 import { registerRunCommand } from './run.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerStatusCommand } from './status.js';
@@ -27,6 +28,7 @@ export function registerCommands(program: Command): void {
   registerQuarantineCommands(program);
   registerRematchCommand(program);
   registerCheckpointCommands(program);
+  registerResyncCommand(program);
   registerRunCommand(program);
   registerStatusCommand(program);
   registerChangesCommands(program);

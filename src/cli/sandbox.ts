@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createLogger } from '../log.js';
+import { EXPIRED_ITERATOR_MODES } from '../sandbox/retention.js';
 import { startSandbox, type Sandbox } from '../sandbox/server.js';
 import { CliUsageError } from './errors.js';
 import { shutdownOnSignal } from './signals.js';
@@ -27,9 +28,12 @@ const optionsSchema = z
     secret: z.string().min(1, { message: '--secret must not be empty' }).optional(),
     seedEvents: intText('--seed-events', 0, 5_000_000).default(0),
     rejectEvery: intText('--reject-every', 1, 1_000_000).optional(),
+    retentionMs: intText('--retention-ms', 1, Number.MAX_SAFE_INTEGER).optional(),
+    expiredIterator: z.enum(EXPIRED_ITERATOR_MODES, { message: `--expired-iterator must be one of ${EXPIRED_ITERATOR_MODES.join(', ')}` }).optional(),
     json: z.boolean().default(false),
   })
-  .refine((o) => (o.key === undefined) === (o.secret === undefined), { message: '--key and --secret must be given together' });
+  .refine((o) => (o.key === undefined) === (o.secret === undefined), { message: '--key and --secret must be given together' })
+  .refine((o) => o.expiredIterator === undefined || o.retentionMs !== undefined, { message: '--expired-iterator only applies together with --retention-ms' });
 
 /** Smallest prescription count whose sandbox histories hold at least `events` events. */
 export function prescriptionsForEvents(events: number, rejectEvery: number | undefined): number {
@@ -72,6 +76,8 @@ export function registerSandboxCommand(program: Command): void {
     .option('--secret <secret>', 'API secret to accept (default: random)')
     .option('--seed-events <n>', 'pre-seed prescriptions whose already-due histories hold at least N events')
     .option('--reject-every <k>', 'with --seed-events: every k-th seeded prescription takes the rejection path')
+    .option('--retention-ms <n>', 'entries published more than N ms ago (sandbox time) disappear from the feed')
+    .option('--expired-iterator <mode>', 'with --retention-ms, the answer to an iterator before the oldest retained event: error (400, the default) or jump (silently from the oldest)')
     .option('--json', 'print one JSON line {base_url, key, secret, admin_url}')
     .action(async (raw: unknown) => {
       const options = parseOptions(raw);
@@ -79,6 +85,7 @@ export function registerSandboxCommand(program: Command): void {
         host: options.host,
         port: options.port,
         timeScale: options.timeScale,
+        ...(options.retentionMs === undefined ? {} : { retention: { ms: options.retentionMs, expiredIterator: options.expiredIterator ?? 'error' } }),
         ...(options.key && options.secret ? { credentials: [{ key: options.key, secret: options.secret }] } : {}),
       });
       const seeded =

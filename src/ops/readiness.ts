@@ -1,3 +1,4 @@
+import { describeCursorProblem } from '../sync/cursor-problem.js';
 import type { WorkerSnapshot } from '../sync/worker-state.js';
 
 export interface ReadinessThresholds {
@@ -32,6 +33,7 @@ export function evaluateReadiness(
   const reasons: string[] = [];
   if (!databaseReachable) reasons.push('database unreachable');
   if (snapshot.fatalReason !== null) reasons.push(`stopped consuming: ${snapshot.fatalReason}`);
+  if (snapshot.cursorProblem !== null) reasons.push(describeCursorProblem(snapshot.cursorProblem.feed, snapshot.cursorProblem.kind));
   if (!snapshot.loopAlive) reasons.push(`worker loop died: ${snapshot.loopDeathReason ?? 'unknown'}`);
   if (snapshot.role === 'starting') reasons.push('worker starting');
   if (snapshot.role === 'stopped') reasons.push('worker stopped');
@@ -39,7 +41,8 @@ export function evaluateReadiness(
     const last = snapshot.lastFailure ? ` (last, ${snapshot.lastFailure.source}: ${snapshot.lastFailure.summary})` : '';
     reasons.push(`${snapshot.consecutiveFailures} consecutive poll failures${last}`);
   }
-  if (snapshot.role === 'leader' && snapshot.fatalReason === null) {
+  // a feed stopped on purpose (401, cursor) already says why; its poll age would only repeat it
+  if (snapshot.role === 'leader' && snapshot.fatalReason === null && snapshot.cursorProblem === null) {
     // a new leader is given the same allowance, counted from when it took over
     const since = snapshot.lastSuccessAt ?? snapshot.leaderSince ?? now;
     const ageMs = now - since;

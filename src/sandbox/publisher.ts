@@ -11,16 +11,16 @@ export const UNKNOWN_EVENT_NAME = 'transferred';
  * earlier event (same id), a malformed entry, an extra event with an unknown name.
  * Faults are written into the feed itself, so every re-read sees them identically.
  */
-export function publishEvent(feed: Feed, parts: EventParts, faults: FaultConfig, random: Random): void {
-  feed.appendEvent(parts);
+export function publishEvent(feed: Feed, parts: EventParts, faults: FaultConfig, random: Random, publishedAtMs?: number): void {
+  feed.appendEvent(parts, publishedAtMs);
   if (faults.duplicateRate > 0 && random() < faults.duplicateRate) {
-    feed.appendCopyOf(randomIndex(random, feed.eventCount));
+    feed.appendCopyOf(randomIndex(random, feed.eventCount), publishedAtMs);
   }
   if (faults.malformedRate > 0 && random() < faults.malformedRate) {
     const variant = MALFORMED_VARIANTS[randomIndex(random, MALFORMED_VARIANTS.length)] ?? 'not-an-object';
-    feed.appendRaw(serializeMalformedEvent(feed.nextId(), parts, variant));
+    feed.appendRaw(serializeMalformedEvent(feed.nextId(), parts, variant), publishedAtMs);
   }
   if (faults.unknownNameRate > 0 && random() < faults.unknownNameRate) {
-    feed.appendEvent({ ...parts, name: UNKNOWN_EVENT_NAME });
+    feed.appendEvent({ ...parts, name: UNKNOWN_EVENT_NAME }, publishedAtMs);
   }
 }

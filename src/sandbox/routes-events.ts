@@ -1,6 +1,7 @@
 import { pickEventListFault } from './faults.js';
 import { sendError, sendJsonText } from './http.js';
 import { decodeIterator, encodeIterator } from './iterator.js';
+import { decidePageStart, EXPIRED_ITERATOR_MESSAGE } from './retention.js';
 import { methodNotAllowed, type RouteContext } from './route-context.js';
 
 export const MAX_PAGE_LIMIT = 250;
@@ -21,8 +22,11 @@ function listEvents(ctx: RouteContext): void {
   if (limit === undefined) return sendError(ctx.res, 400, `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
   const rawIterator = ctx.url.searchParams.get('iterator');
   const feed = ctx.tenant.feed;
-  const start = rawIterator === null ? 0 : decodeIterator(rawIterator);
-  if (start === null || start > feed.length) return sendError(ctx.res, 400, 'iterator is not valid for this feed');
+  const requested = rawIterator === null ? null : (decodeIterator(rawIterator) ?? undefined);
+  const mode = ctx.store.retention?.expiredIterator ?? 'error';
+  const decision = decidePageStart(requested, ctx.store.oldestRetained(ctx.tenant), feed.length, mode);
+  if (!decision.ok) return sendError(ctx.res, 400, decision.reason === 'expired' ? EXPIRED_ITERATOR_MESSAGE : 'iterator is not valid for this feed');
+  const start = decision.start;
   const entries = feed.slice(start, start + limit);
   const end = start + entries.length;
   // 'at' mode (fault): the iterator points at the last returned event, so the next page repeats it
@@ -42,7 +46,7 @@ export function routeEvents(ctx: RouteContext, rest: readonly string[]): void {
   if (rest.length === 0) return listEvents(ctx);
   const id = rest[0];
   if (rest.length !== 1 || id === undefined) return sendError(ctx.res, 404, `no route for ${ctx.url.pathname}`);
-  const entry = ctx.tenant.feed.entryById(id);
+  const entry = ctx.tenant.feed.entryById(id, ctx.store.oldestRetained(ctx.tenant));
   if (entry === undefined) return sendError(ctx.res, 404, `event ${id} not found`);
   sendJsonText(ctx.res, 200, `{"event":${entry}}`);
 }

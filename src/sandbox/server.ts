@@ -12,6 +12,7 @@ import type { RouteContext } from './route-context.js';
 import { routeEvents } from './routes-events.js';
 import { routePrescriptions } from './routes-prescriptions.js';
 import { routeSubscriptions } from './routes-subscriptions.js';
+import { retentionSchema, type Retention } from './retention.js';
 import { SandboxStore, type Credential } from './store.js';
 import { actOutTransportFault } from './transport-faults.js';
 
@@ -28,6 +29,8 @@ export interface SandboxOptions {
   faults?: Partial<FaultConfig>;
   /** serve /_sandbox admin endpoints; default true */
   admin?: boolean;
+  /** entries published longer ago than this disappear from the feed; default: kept forever */
+  retention?: Retention;
 }
 
 export interface Sandbox {
@@ -60,6 +63,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const credentials = options.credentials ?? [randomCredential()];
   const faults = new FaultControl(options.faults);
   const store = new SandboxStore(() => clock.now(), faults, credentials);
+  if (options.retention) store.retention = retentionSchema.parse(options.retention);
   const adminEnabled = options.admin ?? true;
   const latencyTimers = new Set<NodeJS.Timeout>();
   let closing = false;

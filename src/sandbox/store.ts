@@ -8,6 +8,7 @@ import { compositeKey, erxCompatible, identityOfRequest } from './identity-match
 import { shuffleInPlace } from './prng.js';
 import { publishEvent } from './publisher.js';
 import { RequestLedger } from './request-ledger.js';
+import type { Retention } from './retention.js';
 import { HAPPY_PATH, REJECTION_PATH, sandboxPath, stepDueAt } from './rules.js';
 import { SeedConflictError } from './seed-conflict-error.js';
 import { Tenant, type PrescriptionRecord, type PrescriptionSource, type SubscriptionRecord } from './tenant.js';
@@ -43,6 +44,8 @@ export class SandboxStore {
   private nextSeq = 0;
   /** what POST / DELETE /prescriptions did per external_id (admin: GET /_sandbox/prescription-requests) */
   readonly requests = new RequestLedger();
+  /** undefined: every entry stays visible forever (the spec's "currently indefinite") */
+  retention: Retention | undefined;
 
   constructor(
     private readonly now: () => number,
@@ -55,7 +58,7 @@ export class SandboxStore {
   /** Adds (or re-enables) a credential; a key keeps its data across revoke and re-add. */
   addCredential(credential: Credential): void {
     this.secrets.set(credential.key, credential.secret);
-    if (!this.tenants.has(credential.key)) this.tenants.set(credential.key, new Tenant(this.tenants.size + 1));
+    if (!this.tenants.has(credential.key)) this.tenants.set(credential.key, new Tenant(this.tenants.size + 1, this.now));
   }
 
   /** Revokes a credential: its requests get 401 from now on. Returns whether it was active. */
@@ -82,6 +85,11 @@ export class SandboxStore {
     const tenant = chosen === undefined ? undefined : this.tenants.get(chosen);
     if (!tenant || chosen === undefined) throw new UnknownCredentialError(chosen ?? '(none)');
     return tenant;
+  }
+
+  /** Position of a tenant's oldest feed entry still retained at now() (0 without retention). */
+  oldestRetained(tenant: Tenant): number {
+    return this.retention ? tenant.feed.firstPublishedAfter(this.now() - this.retention.ms) : 0;
   }
 
   /** Logs and publishes every step due at now(), in due-time order (ties: prescription creation order). */
@@ -126,14 +134,17 @@ export class SandboxStore {
   }
 
   /** Publishes one logged step to each active candidate subscription whose identity matches. */
-  private publishStep(record: PrescriptionRecord, step: number, candidates: readonly SubscriptionRecord[]): void {
+  // `backfill`: published now for a new subscription; otherwise at its due time (publication is lazy)
+  private publishStep(record: PrescriptionRecord, step: number, candidates: readonly SubscriptionRecord[], backfill = false): void {
     const name = record.path[step] as string;
-    const occurredAtIso = new Date(stepDueAt(record.receivedAt, step)).toISOString();
+    const dueAt = stepDueAt(record.receivedAt, step);
+    const occurredAtIso = new Date(dueAt).toISOString();
+    const publishedAtMs = backfill ? this.now() : dueAt;
     for (const subscription of candidates) {
       if (subscription.cancelledAt !== null || subscription.identityKey !== record.identityKey) continue;
       if (!erxCompatible(subscription.identity, record.identity)) continue;
       const parts = { name, occurredAtIso, identityJson: record.identityJson, subscription };
-      publishEvent(record.tenant.feed, parts, this.faults.config, this.faults.contentRandom);
+      publishEvent(record.tenant.feed, parts, this.faults.config, this.faults.contentRandom, publishedAtMs);
     }
   }
 
@@ -202,7 +213,7 @@ export class SandboxStore {
       for (let step = 0; step < record.logged; step++) logged.push({ record, step, at: stepDueAt(record.receivedAt, step) });
     }
     logged.sort((a, b) => a.at - b.at || a.record.seq - b.record.seq || a.step - b.step);
-    for (const { record, step } of logged) this.publishStep(record, step, [subscription]);
+    for (const { record, step } of logged) this.publishStep(record, step, [subscription], true);
     return subscription;
   }
 

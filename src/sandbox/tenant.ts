@@ -45,8 +45,11 @@ export class Tenant {
   private readonly subscriptionsByKey = new Map<string, SubscriptionRecord[]>();
   private subscriptionCount = 0;
 
-  constructor(readonly ordinal: number) {
-    this.feed = new Feed(`evt_${ordinal.toString(36)}_`);
+  constructor(
+    readonly ordinal: number,
+    now?: () => number,
+  ) {
+    this.feed = new Feed(`evt_${ordinal.toString(36)}_`, now);
   }
 
   /** Creates an active subscription (id `sub_<tenant>_<n>`). */

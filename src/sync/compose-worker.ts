@@ -23,6 +23,8 @@ export interface WorkerSettings {
   drainMaxFailures: number;
   /** how long a stop waits for the page in flight before leaving it to the server */
   stopWaitMs: number;
+  /** FEED_RETENTION_MS: a checkpoint idle this long stops the feed (suspected gap); undefined = no check */
+  retentionMs?: number;
 }
 
 /** The worker's settings as the environment configures them. */
@@ -37,6 +39,7 @@ export function workerSettingsFrom(config: Config): WorkerSettings {
     drainMaxFailures: config.ONCE_MAX_FAILURES,
     // 40% of the grace period: the rest covers releasing the lease (<= 2 s + 1 s) and closing connections
     stopWaitMs: Math.floor(config.SHUTDOWN_GRACE_MS * 0.4),
+    ...(config.FEED_RETENTION_MS === undefined ? {} : { retentionMs: config.FEED_RETENTION_MS }),
   };
 }
 
@@ -84,6 +87,8 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
       state,
       log: log.child({ component: 'poller' }),
       drainMaxFailures: settings.drainMaxFailures,
+      feed: settings.feed,
+      ...(settings.retentionMs === undefined ? {} : { retentionMs: settings.retentionMs }),
     });
   const outboxClient = options.outboxClient;
   const createLeaderTasks = () =>

@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import { UnauthorizedError } from '../intake/errors/unauthorized-error.js';
+import { classifyEventsFailure, describeCursorProblem, eventsFailureFacts, suspectsGap, type CursorProblemKind } from './cursor-problem.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { DrainIncompleteError } from './errors/drain-incomplete-error.js';
 import { upstreamFailureReason } from './failure-reason.js';
@@ -43,6 +44,10 @@ export interface PollerDeps {
   log: Logger;
   /** drain mode gives up (rejects) after this many consecutive failures; the daemon never does */
   drainMaxFailures?: number;
+  /** the feed's name, for the cursor-problem reason (default 'default') */
+  feed?: string;
+  /** FEED_RETENTION_MS: a checkpoint idle this long is a suspected gap (see suspectsGap); undefined = no check */
+  retentionMs?: number;
 }
 
 /** What a drain did, for `run --once`. */
@@ -59,6 +64,10 @@ type PassOutcome =
   | { kind: 'conflict' }
   | { kind: 'failure'; source: FailureSource; error: unknown }
   | { kind: 'fatal'; error: unknown }
+  /** the stored position cannot (or may not) be read on: wait for resync or a reset to move it */
+  | { kind: 'cursor'; problem: CursorProblemKind; version: number }
+  /** still stopped at the same checkpoint version */
+  | { kind: 'held' }
   | { kind: 'stopped' };
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -77,6 +86,8 @@ export class Poller {
   private conflictStreak = 0;
   /** clock.now() when the last page fetch of a pass started: caught-up polls are paced start to start */
   private lastFetchStartedAt = 0;
+  /** set while stopped on a cursor problem: the checkpoint version it was found at */
+  private heldAtVersion: number | undefined;
 
   constructor(private readonly deps: PollerDeps) {}
 
@@ -165,6 +176,20 @@ export class Poller {
           if (untilCaughtUp) throw new DrainIncompleteError(`stopped: ${summary}`, { cause: outcome.error });
           return false;
         }
+        case 'cursor': {
+          const reason = describeCursorProblem(this.feed, outcome.problem);
+          const entering = this.heldAtVersion === undefined;
+          this.heldAtVersion = outcome.version;
+          state.cursorStopped(this.feed, outcome.problem);
+          if (entering) log.error({ problem: outcome.problem, version: outcome.version }, reason);
+          if (untilCaughtUp) throw new DrainIncompleteError(reason);
+          // no request to the operator until the checkpoint moves: each wait re-reads only the checkpoint
+          wait = { kind: 'caught-up' };
+          break;
+        }
+        case 'held':
+          wait = { kind: 'caught-up' };
+          break;
         case 'stopped':
           break;
       }
@@ -183,12 +208,27 @@ export class Poller {
     }
     state.checkpointLoaded(checkpoint);
     let { iterator, version } = checkpoint;
+    if (this.heldAtVersion !== undefined) {
+      if (version === this.heldAtVersion) return { kind: 'held' };
+      this.heldAtVersion = undefined;
+      state.cursorCleared();
+      this.deps.log.warn({ version }, 'the checkpoint moved (resync or reset): consuming the feed again');
+    }
+    const updatedAtMs = checkpoint.updatedAt instanceof Date ? checkpoint.updatedAt.getTime() : checkpoint.updatedAt;
+    if (suspectsGap({ iterator, updatedAtMs }, this.deps.clock.now(), this.deps.retentionMs)) {
+      return { kind: 'cursor', problem: 'gap-suspected', version };
+    }
     let pending = this.fetch(iterator, this.stopSignal.signal);
     for (;;) {
       const fetchStartedAt = pending.startedAt;
       this.lastFetchStartedAt = fetchStartedAt;
       const fetched = await pending.result;
-      if (!fetched.ok) return this.failure('upstream', fetched.error);
+      if (!fetched.ok) {
+        // the page was asked for at `iterator` (the prefetch too: it is the position just committed)
+        const problem = this.stopping ? null : classifyEventsFailure(eventsFailureFacts(fetched.error, iterator !== null));
+        if (problem) return { kind: 'cursor', problem, version };
+        return this.failure('upstream', fetched.error);
+      }
       if (this.stopping) return { kind: 'stopped' };
       const page = fetched.value;
       const advanced = page.meta.iterator !== iterator;
@@ -230,6 +270,10 @@ export class Poller {
       // same iterator but new events: ask again at once; a repeat that brings nothing is no-progress
       pending = prefetch ?? this.fetch(iterator, this.stopSignal.signal);
     }
+  }
+
+  private get feed(): string {
+    return this.deps.feed ?? 'default';
   }
 
   private fetch(iterator: string | null, signal: AbortSignal): { startedAt: number; result: Promise<Settled<FetchedPage>> } {

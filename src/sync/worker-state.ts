@@ -1,3 +1,5 @@
+import type { CursorProblemKind } from './cursor-problem.js';
+
 /** Where this process stands with respect to the feed lease. */
 export type WorkerRole = 'starting' | 'standby' | 'leader' | 'stopped';
 
@@ -60,6 +62,8 @@ export interface WorkerSnapshot {
   loopDeathReason: string | null;
   /** set when consuming stopped for good (401): readyz 503 with this reason */
   fatalReason: string | null;
+  /** set while the feed is stopped at a position the operator will not (or may not) serve: cleared when resync or a reset moves it */
+  cursorProblem: { feed: string; kind: CursorProblemKind; since: number } | null;
   leaderSince: number | null;
   lastSuccessAt: number | null;
   /** when the last poll ended, successful or not: the loop's heartbeat */
@@ -98,6 +102,7 @@ export class WorkerState {
   private loopAlive = true;
   private loopDeathReason: string | null = null;
   private fatalReason: string | null = null;
+  private cursorProblem: WorkerSnapshot['cursorProblem'] = null;
   private leaderSince: number | null = null;
   private lastSuccessAt: number | null = null;
   private lastPollAt: number | null = null;
@@ -180,6 +185,14 @@ export class WorkerState {
     for (const listener of this.listeners) listener.fatal?.();
   }
 
+  cursorStopped(feed: string, kind: CursorProblemKind): void {
+    if (this.cursorProblem?.kind !== kind) this.cursorProblem = { feed, kind, since: this.clock.now() };
+  }
+
+  cursorCleared(): void {
+    this.cursorProblem = null;
+  }
+
   loopDied(reason: string): void {
     this.loopAlive = false;
     this.loopDeathReason = reason;
@@ -191,6 +204,7 @@ export class WorkerState {
       loopAlive: this.loopAlive,
       loopDeathReason: this.loopDeathReason,
       fatalReason: this.fatalReason,
+      cursorProblem: this.cursorProblem,
       leaderSince: this.leaderSince,
       lastSuccessAt: this.lastSuccessAt,
       lastPollAt: this.lastPollAt,

@@ -12,6 +12,7 @@ function snapshot(overrides: Partial<WorkerSnapshot>): WorkerSnapshot {
     loopAlive: true,
     loopDeathReason: null,
     fatalReason: null,
+    cursorProblem: null,
     leaderSince: NOW - 120_000,
     lastSuccessAt: NOW - 1_000,
     lastPollAt: NOW - 1_000,
@@ -40,6 +41,16 @@ describe('evaluateReadiness', () => {
       reasons: [/5 consecutive poll failures \(last, upstream: UpstreamError/],
     },
     { name: 'failures under the threshold', state: { consecutiveFailures: 4 }, reasons: [] },
+    {
+      name: 'feed stopped on an expired cursor (its stale poll is not repeated)',
+      state: { cursorProblem: { feed: 'east', kind: 'expired', since: NOW - 600_000 }, lastSuccessAt: NOW - 600_000 },
+      reasons: [/^feed east stopped consuming: the operator says the stored iterator expired .*intake-sync resync --feed east/],
+    },
+    {
+      name: 'feed stopped on a suspected gap',
+      state: { cursorProblem: { feed: 'default', kind: 'gap-suspected', since: NOW } },
+      reasons: [/^feed default stopped consuming: no page was committed for longer than FEED_RETENTION_MS/],
+    },
     {
       name: '401: stopped for good, staleness not reported on top',
       state: { fatalReason: 'UnauthorizedError: GET /events: 401 Unauthorized', lastSuccessAt: NOW - 600_000 },
