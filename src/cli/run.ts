@@ -7,7 +7,6 @@ import { createLogger, type Logger } from '../log.js';
 import { databaseProbe } from '../ops/database-probe.js';
 import { startHealthServer } from '../ops/health-server.js';
 import { createSyncMetrics } from '../ops/metrics.js';
-import { registerCursorGauge } from '../ops/metrics-cursor-gauge.js';
 import { outboxSource } from '../ops/outbox-source.js';
 import { quarantineSource } from '../ops/quarantine-source.js';
 import { defaultMaxPollAgeMs } from '../ops/readiness.js';
@@ -127,7 +126,6 @@ async function startHealth(
     quarantine: quarantineSource(database, config.FEED_NAME),
     outbox: outboxSource(database),
   });
-  registerCursorGauge(metrics.registry, state, config.FEED_NAME);
   closers.push({ what: 'metrics', close: async () => metrics.close() });
   const server = await startHealthServer({
     host: config.HEALTH_HOST,

@@ -1,3 +1,4 @@
+import { registerCursorGauge } from './metrics-cursor-gauge.js';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { QUARANTINE_REASONS } from '../sync/quarantine.js';
 import { UPSTREAM_FAILURE_REASONS, type WorkerState } from '../sync/worker-state.js';
@@ -122,5 +123,6 @@ export function createSyncMetrics(state: WorkerState, clock: { now(): number }, 
       leaseAcquisitions.inc({ feed });
     },
   });
+  registerCursorGauge(registry, state, feed);
   return { registry, close: unsubscribe };
 }

@@ -35,6 +35,7 @@ describe('deploy/prometheus/alerts.yaml', () => {
       [
         'IntakeSyncAllDown',
         'IntakeSyncCredentialsRejected',
+        'IntakeSyncCursorExpired',
         'IntakeSyncFeedStalled',
         'IntakeSyncInstanceDown',
         'IntakeSyncLagGrowing',
