@@ -144,7 +144,8 @@ describe.skipIf(skip)(`the alerts and the dashboard against a real Prometheus${r
       },
       { timeoutMs: 30_000, what: `no alert on a healthy draining feed (still active: ${active.join(', ')})`, intervalMs: 250 },
     );
-  });
+    // the waits above have deadlines of their own, which must be what fails: they name the cause
+  }, 90_000);
 
   it('the upstream stops mid-backlog: the stall alert goes pending', async () => {
     const before = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
