@@ -1,5 +1,6 @@
 import { DEFAULT_SCHEMA } from '../src/db/schema-name.js';
 import { storeNames } from '../src/db/store-names.js';
+import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
 import { matchLockShared } from '../src/sync/match-lock.js';
@@ -21,7 +22,8 @@ const FEED = 'ceiling';
 // the production SQL fragments, rendered once, so the ceiling cannot drift from what applyPage() runs
 const dialect = new PgDialect();
 const NAMES = storeNames(DEFAULT_SCHEMA);
-const MATCH_LATERAL = dialect.sqlToQuery(matchCandidatesLateral(NAMES)).sql;
+// the filler prescriptions are registered in the feed 'default'
+const MATCH_LATERAL = dialect.sqlToQuery(matchCandidatesLateral(NAMES, sql.raw(`'default'::text`))).sql;
 const MATCH_DECISION = dialect.sqlToQuery(matchDecisionColumns).sql;
 const MATCH_LOCK = dialect.sqlToQuery(matchLockShared(NAMES)).sql;
 

@@ -5,6 +5,7 @@ import { RequestValidationError } from '../intake/errors/request-validation-erro
 import { schemaIssuesFrom } from '../intake/errors/schema-issues.js';
 import { prescriptionIdentityRequestSchema, type PrescriptionIdentityInput } from '../intake/identity.js';
 import { prescriptionRequestSchema, type PrescriptionRequestInput } from '../intake/prescription.js';
+import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../sync/feed-name.js';
 import { toStatusChange, type StatusChange } from '../sync/status-change.js';
 import type { OutboxEntry, PrescriptionStatus } from './rows.js';
 
@@ -14,6 +15,8 @@ export type SqlExecutor = postgres.Sql | postgres.TransactionSql;
 export interface IntakeSyncApiOptions {
   /** DATABASE_SCHEMA of the deployment; default intake_sync */
   schema?: string;
+  /** the feed (operator account, a FEEDS_FILE name) every call acts on; default `default` */
+  feed?: string;
 }
 
 /**
@@ -25,6 +28,7 @@ export interface IntakeSyncApiOptions {
  */
 export interface IntakeSyncApi {
   readonly schema: string;
+  readonly feed: string;
   /** the same API, each call joining this transaction */
   in(tx: SqlExecutor): IntakeSyncApi;
   /** registers or updates a prescription received by fax or eRx; held events for it are rematched in the same transaction */
@@ -61,34 +65,37 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const problem = schemaNameProblem(schema);
   if (problem) throw new RequestValidationError('intakeSyncApi', [{ path: 'schema', message: problem }]);
+  const feed = options.feed ?? DEFAULT_FEED;
+  if (!FEED_NAME_PATTERN.test(feed)) throw new RequestValidationError('intakeSyncApi', [{ path: 'feed', message: FEED_NAME_RULE }]);
   const fn = (name: string) => `"${schema}".${name}`;
   return {
     schema,
-    in: (tx) => intakeSyncApi(tx, { schema }),
+    feed,
+    in: (tx) => intakeSyncApi(tx, { schema, feed }),
     async registerPrescription(externalId, identity) {
       const id = checkedId(externalId, 'registerPrescription');
       const body = checked(prescriptionIdentityRequestSchema, identity, 'registerPrescription', 'identity');
-      const [row] = await sql.unsafe(`select * from ${fn('register_prescription')}($1::text, $2::text::jsonb)`, [id, JSON.stringify(body)]);
+      const [row] = await sql.unsafe(`select * from ${fn('register_prescription')}($1::text, $2::text::jsonb, $3::text)`, [id, JSON.stringify(body), feed]);
       return (row ?? {}) as Record<string, unknown>;
     },
     async sendPrescription(prescription) {
       const body = checked(prescriptionRequestSchema, prescription, 'sendPrescription', 'prescription');
-      const [row] = await sql.unsafe(`select ${fn('send_prescription')}($1::text::jsonb) as id`, [JSON.stringify(body)]);
+      const [row] = await sql.unsafe(`select ${fn('send_prescription')}($1::text::jsonb, $2::text) as id`, [JSON.stringify(body), feed]);
       return Number(row?.id);
     },
     async cancelPrescription(externalId) {
       const id = checkedId(externalId, 'cancelPrescription');
-      const [row] = await sql.unsafe(`select ${fn('cancel_prescription')}($1::text) as id`, [id]);
+      const [row] = await sql.unsafe(`select ${fn('cancel_prescription')}($1::text, $2::text) as id`, [id, feed]);
       return Number(row?.id);
     },
     async prescriptionStatus(externalId) {
       const id = checkedId(externalId, 'prescriptionStatus');
-      const [row] = await sql.unsafe(`select * from ${fn('prescription_status')} where external_id = $1::text`, [id]);
+      const [row] = await sql.unsafe(`select * from ${fn('prescription_status')} where feed = $2::text and external_id = $1::text`, [id, feed]);
       return row ? ({ ...row, events: Number(row.events) } as unknown as PrescriptionStatus) : null;
     },
     async outboxStatus(externalId) {
       const id = checkedId(externalId, 'outboxStatus');
-      const rows = await sql.unsafe(`select * from ${fn('outbox_status')} where external_id = $1::text`, [id]);
+      const rows = await sql.unsafe(`select * from ${fn('outbox_status')} where feed = $2::text and external_id = $1::text order by id`, [id, feed]);
       return rows.map((r) => ({ ...r, attempts: Number(r.attempts) })) as unknown as OutboxEntry[];
     },
     async changesSince(cursor, maxRows = 500) {

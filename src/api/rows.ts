@@ -1,6 +1,8 @@
 /** A local prescription's status, as the view `prescription_status` has it. */
 export interface PrescriptionStatus {
   external_id: string;
+  /** the feed (operator account) it belongs to */
+  feed: string;
   status: string | null;
   status_occurred_at: Date | null;
   cancellation_requested_at: Date | null;
@@ -12,6 +14,8 @@ export interface PrescriptionStatus {
 /** A request to the operator written through the outbox, as the view `outbox_status` has it. */
 export interface OutboxEntry {
   external_id: string;
+  /** the feed whose credentials deliver it */
+  feed: string;
   kind: 'send' | 'cancel';
   state: 'pending' | 'delivered' | 'failed';
   attempts: number;

@@ -20,15 +20,15 @@ export type Grant =
 
 /** The SQL API, by signature (argument types as Postgres prints them). */
 export const API_FUNCTIONS = [
-  'register_prescription(text, jsonb)',
-  'send_prescription(jsonb)',
-  'cancel_prescription(text)',
+  'register_prescription(text, jsonb, text)',
+  'send_prescription(jsonb, text)',
+  'cancel_prescription(text, text)',
   'status_changes_since(text, integer)',
   'identity_key(jsonb)',
 ] as const;
 
 /** Functions the daemon's own statements call: the page apply's match rule and the rematch. */
-const WORKER_FUNCTIONS = ['_match_prescription(text, text)', 'rematch_held(text[], text[])'] as const;
+const WORKER_FUNCTIONS = ['_match_prescription(text, text, text)', 'rematch_held(text[], text[], text)'] as const;
 
 export const API_VIEWS = ['prescription_status', 'outbox_status'] as const;
 

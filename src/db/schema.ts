@@ -27,6 +27,8 @@ export const prescriptions = intakeSync.table(
   'prescriptions',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** the feed (operator account) it belongs to: only that feed's events match it (0005) */
+    feed: text('feed').notNull().default('default'),
     externalId: text('external_id').notNull(),
     patientFirstName: text('patient_first_name').notNull(),
     patientLastName: text('patient_last_name').notNull(),
@@ -49,9 +51,11 @@ export const prescriptions = intakeSync.table(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('prescriptions_external_id_key').on(t.externalId),
-    index('prescriptions_identity_key_idx').on(t.identityKey),
-    index('prescriptions_erx_message_id_idx').on(t.erxMessageId),
+    // external_id is unique per credential at the operator, so per feed here; the match indexes
+    // lead with the feed, so _match_prescription(key, erx, feed) stays two index lookups
+    uniqueIndex('prescriptions_feed_external_id_key').on(t.feed, t.externalId),
+    index('prescriptions_feed_identity_key_idx').on(t.feed, t.identityKey),
+    index('prescriptions_feed_erx_message_id_idx').on(t.feed, t.erxMessageId),
     // no index on status: every applied event updates it, and an indexed status would make each
     // of those updates non-HOT, writing into all five indexes; listing by status can scan
   ],
@@ -145,6 +149,8 @@ export const statusChanges = intakeSync.table(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
     prescriptionId: bigint('prescription_id', { mode: 'number' }).notNull(),
+    /** the prescription's feed (0005) */
+    feed: text('feed').notNull().default('default'),
     externalId: text('external_id').notNull(),
     previousStatus: text('previous_status'),
     newStatus: text('new_status').notNull(),
@@ -187,6 +193,8 @@ export const outbox = intakeSync.table(
   'outbox',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** the feed whose credentials deliver it (0005) */
+    feed: text('feed').notNull().default('default'),
     externalId: text('external_id').notNull(),
     /** 'send' | 'cancel' */
     kind: text('kind').notNull(),
@@ -207,7 +215,7 @@ export const outbox = intakeSync.table(
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (t) => [
-    index('outbox_pending_idx').on(t.externalId, t.id).where(sql`state = 'pending'`),
-    index('outbox_external_id_idx').on(t.externalId, t.id),
+    index('outbox_feed_pending_idx').on(t.feed, t.externalId, t.id).where(sql`state = 'pending'`),
+    index('outbox_feed_external_id_idx').on(t.feed, t.externalId, t.id),
   ],
 );

@@ -57,7 +57,7 @@ export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
   ),
   matched as materialized (
     select ev.*, ${matchDecisionColumns}
-    from ev ${matchCandidatesLateral(n)}
+    from ev ${matchCandidatesLateral(n, sql`${p.feed}::text`)}
   ),
   -- payload is required, so a missing one is a JSON null (recordsets read it as SQL null)
   inserted as (

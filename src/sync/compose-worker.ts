@@ -97,6 +97,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
           new OutboxLoop({
             delivery: {
               db: database.db,
+              feed: settings.feed,
               client: outboxClient,
               // a row's retries follow the poll cadence: the first within about an interval, capped like the poller's backoff
               backoff: { baseMs: settings.pollIntervalMs, capMs: settings.pollBackoffMaxMs },

@@ -3,6 +3,7 @@ import { queryRows, type Db } from '../db/connection.js';
 import { namesOf } from '../db/store-names.js';
 import type { PrescriptionIdentityInput } from '../intake/identity.js';
 import type { PrescriptionRequest } from '../intake/prescription.js';
+import { DEFAULT_FEED } from './feed-name.js';
 import { identityKey, normaliseErx } from './identity.js';
 import { matchLockExclusive } from './match-lock.js';
 import { rematch } from './rematch.js';
@@ -16,6 +17,7 @@ export interface LocalPrescriptionInput {
 }
 
 export interface LocalPrescription {
+  feed: string;
   external_id: string;
   /** null before any event applied */
   status: string | null;
@@ -54,7 +56,12 @@ function rowJson(row: LocalPrescriptionInput): string {
   });
 }
 
-async function upsertBatch(db: Db, batch: readonly LocalPrescriptionInput[]): Promise<{ inserted: number; updated: number }> {
+/** Which feed (operator account) local prescriptions belong to; DEFAULT_FEED when omitted. */
+export interface FeedScope {
+  feed?: string | undefined;
+}
+
+async function upsertBatch(db: Db, feed: string, batch: readonly LocalPrescriptionInput[]): Promise<{ inserted: number; updated: number }> {
   const n = namesOf(db);
   return db.transaction(async (tx) => {
     // exclusive against page applies: a page must not match against a half-registered set (see match-lock.ts)
@@ -62,14 +69,14 @@ async function upsertBatch(db: Db, batch: readonly LocalPrescriptionInput[]): Pr
     const [row] = await queryRows<{ inserted: number; updated: number }>(
       tx,
       sql`with upserted as (
-        insert into ${n.prescriptions} as p (external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
+        insert into ${n.prescriptions} as p (feed, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
           prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at)
-        select external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
+        select ${feed}::text, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
           prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at
         from jsonb_to_recordset(${`[${batch.map(rowJson).join(',')}]`}::jsonb) as r(external_id text, patient_first_name text,
           patient_last_name text, patient_state text, patient_dob text, prescriber_npi text, written_date text, drug_ndc text,
           erx_message_id text, identity_key text, subscription_id text, cancellation_requested_at timestamptz)
-        on conflict (external_id) do update set
+        on conflict (feed, external_id) do update set
           patient_first_name = excluded.patient_first_name, patient_last_name = excluded.patient_last_name,
           patient_state = excluded.patient_state, patient_dob = excluded.patient_dob,
           prescriber_npi = excluded.prescriber_npi, written_date = excluded.written_date, drug_ndc = excluded.drug_ndc,
@@ -87,24 +94,26 @@ async function upsertBatch(db: Db, batch: readonly LocalPrescriptionInput[]): Pr
 }
 
 /**
- * Registers (upserts by external_id) the vendor's prescriptions in batches, then
- * rematches open unmatched/ambiguous quarantine against them.
+ * Registers (upserts by feed and external_id) the vendor's prescriptions in batches, then
+ * rematches the feed's open unmatched/ambiguous quarantine against them.
  */
 export async function registerLocalPrescriptions(
   db: Db,
   rows: readonly LocalPrescriptionInput[],
+  scope: FeedScope = {},
 ): Promise<{ inserted: number; updated: number }> {
+  const feed = scope.feed ?? DEFAULT_FEED;
   // a repeated external_id in one statement would make ON CONFLICT touch a row twice: the last one wins
   const unique = [...new Map(rows.map((r) => [r.external_id, r])).values()];
   let inserted = 0;
   let updated = 0;
   for (let start = 0; start < unique.length; start += REGISTER_BATCH_SIZE) {
-    const result = await upsertBatch(db, unique.slice(start, start + REGISTER_BATCH_SIZE));
+    const result = await upsertBatch(db, feed, unique.slice(start, start + REGISTER_BATCH_SIZE));
     inserted += result.inserted;
     updated += result.updated;
   }
   if (inserted >= ANALYZE_AFTER_INSERTED) await db.execute(sql`analyze ${namesOf(db).prescriptions}`);
-  if (unique.length > 0) await rematch(db);
+  if (unique.length > 0) await rematch(db, { feed });
   return { inserted, updated };
 }
 
@@ -114,6 +123,7 @@ export async function recordSentPrescription(
   request: PrescriptionRequest,
   response: { cancellation_requested_at: string | null },
   subscriptionId?: string,
+  scope: FeedScope = {},
 ): Promise<void> {
   await registerLocalPrescriptions(db, [
     {
@@ -130,23 +140,24 @@ export async function recordSentPrescription(
       subscription_id: subscriptionId ?? null,
       cancellation_requested_at: response.cancellation_requested_at,
     },
-  ]);
+  ], scope);
 }
 
 /** Mirrors a cancellation request on the local row; false when there is no such row. */
-export async function markCancellationRequested(db: Db, externalId: string, at: string): Promise<boolean> {
+export async function markCancellationRequested(db: Db, externalId: string, at: string, scope: FeedScope = {}): Promise<boolean> {
   const rows = await queryRows(
     db,
     sql`update ${namesOf(db).prescriptions} set cancellation_requested_at = coalesce(cancellation_requested_at, ${at}::timestamptz), updated_at = now()
-        where external_id = ${externalId}::text returning 1`,
+        where feed = ${scope.feed ?? DEFAULT_FEED}::text and external_id = ${externalId}::text returning 1`,
   );
   return rows.length > 0;
 }
 
 /** Sets the subscription created for an already registered prescription. */
-export async function setSubscriptionId(db: Db, externalId: string, subscriptionId: string): Promise<void> {
+export async function setSubscriptionId(db: Db, externalId: string, subscriptionId: string, scope: FeedScope = {}): Promise<void> {
   await db.execute(
-    sql`update ${namesOf(db).prescriptions} set subscription_id = ${subscriptionId}::text, updated_at = now() where external_id = ${externalId}::text`,
+    sql`update ${namesOf(db).prescriptions} set subscription_id = ${subscriptionId}::text, updated_at = now()
+        where feed = ${scope.feed ?? DEFAULT_FEED}::text and external_id = ${externalId}::text`,
   );
 }
 
@@ -156,15 +167,20 @@ const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v a
  * Local prescriptions with their current status, ordered by external_id: the SQL API's view
  * prescription_status (drizzle/0002_api_register.sql), so the CLI and applications read one definition.
  */
-export async function listLocalPrescriptions(db: Db, options: { status?: string | undefined } = {}): Promise<LocalPrescription[]> {
+export async function listLocalPrescriptions(
+  db: Db,
+  options: { status?: string | undefined } & FeedScope = {},
+): Promise<LocalPrescription[]> {
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`select external_id, status, status_occurred_at, cancellation_requested_at, subscription_id, events
+    sql`select feed, external_id, status, status_occurred_at, cancellation_requested_at, subscription_id, events
         from ${namesOf(db).qualified('prescription_status')}
-        where ${options.status ?? null}::text is null or status = ${options.status ?? null}::text
+        where feed = ${options.feed ?? DEFAULT_FEED}::text
+          and (${options.status ?? null}::text is null or status = ${options.status ?? null}::text)
         order by external_id`,
   );
   return rows.map((r) => ({
+    feed: r.feed as string,
     external_id: r.external_id as string,
     status: (r.status as string | null) ?? null,
     status_occurred_at: iso(r.status_occurred_at),

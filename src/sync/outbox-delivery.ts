@@ -15,6 +15,8 @@ import { claimAttempt, failUnsent, settleRow, type Claim, type DueRow } from './
 
 export interface OutboxDeliveryDeps {
   db: Db;
+  /** the feed whose rows these are; `client` holds that feed's credentials */
+  feed: string;
   client: Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
   backoff: OutboxBackoff;
   random: () => number;
@@ -55,7 +57,7 @@ async function attempt(deps: OutboxDeliveryDeps, row: DueRow, claim: Claim, sign
   try {
     if (row.kind === 'cancel') {
       const response = await client.cancelPrescription(row.externalId, { signal });
-      await markCancellationRequested(db, row.externalId, response.cancellation_requested_at ?? new Date().toISOString());
+      await markCancellationRequested(db, row.externalId, response.cancellation_requested_at ?? new Date().toISOString(), { feed: deps.feed });
       return { kind: 'delivered', status: 200 };
     }
     const parsed = prescriptionRequestSchema.safeParse(row.body);
@@ -74,7 +76,7 @@ async function attempt(deps: OutboxDeliveryDeps, row: DueRow, claim: Claim, sign
       },
     });
     // its events must match: recorded before the row is settled (a kill in between re-records, idempotently)
-    await recordSentPrescription(db, parsed.data, response);
+    await recordSentPrescription(db, parsed.data, response, undefined, { feed: deps.feed });
     return { kind: 'delivered', status: found ? 200 : 201 };
   } catch (error) {
     return outcomeOfError(row.kind, error, signal.aborted);

@@ -65,7 +65,7 @@ export class OutboxLoop {
 
   /** One pass over the due rows; returns how many it attempted. */
   private async cycle(): Promise<number> {
-    const rows = await dueRows(this.deps.delivery.db, this.deps.batchSize);
+    const rows = await dueRows(this.deps.delivery.db, this.deps.delivery.feed, this.deps.batchSize);
     let next = 0;
     let errors = 0;
     let lastError: unknown;

@@ -17,10 +17,11 @@ export interface DueRow {
 }
 
 /**
- * Pending rows that are due and first in line for their external_id (rows of one external_id go
- * in id order: nothing overtakes an earlier pending row, even one waiting out its backoff).
+ * One feed's pending rows that are due and first in line for their external_id (rows of one
+ * (feed, external_id) go in id order: nothing overtakes an earlier pending row, even one waiting
+ * out its backoff).
  */
-export async function dueRows(db: Db, limit: number): Promise<DueRow[]> {
+export async function dueRows(db: Db, feed: string, limit: number): Promise<DueRow[]> {
   const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
     db,
@@ -28,11 +29,12 @@ export async function dueRows(db: Db, limit: number): Promise<DueRow[]> {
         from ${n.outbox} o
         left join lateral (
           select s.id, s.state from ${n.outbox} s
-          where o.kind = 'cancel' and s.external_id = o.external_id and s.kind = 'send' and s.id < o.id
+          where o.kind = 'cancel' and s.feed = o.feed and s.external_id = o.external_id and s.kind = 'send' and s.id < o.id
           order by s.id desc limit 1
         ) s on true
-        where o.state = 'pending' and o.next_attempt_at <= now()
-          and not exists (select 1 from ${n.outbox} e where e.external_id = o.external_id and e.state = 'pending' and e.id < o.id)
+        where o.feed = ${feed}::text and o.state = 'pending' and o.next_attempt_at <= now()
+          and not exists (select 1 from ${n.outbox} e
+                          where e.feed = o.feed and e.external_id = o.external_id and e.state = 'pending' and e.id < o.id)
         order by o.id
         limit ${limit}`,
   );

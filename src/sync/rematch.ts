@@ -10,16 +10,17 @@ export interface RematchResult {
 }
 
 /**
- * Re-evaluates every open unmatched/ambiguous finding against the local prescriptions, set-based,
+ * Re-evaluates every open unmatched/ambiguous finding (of one feed, or of every feed when none is given) against the local prescriptions, set-based,
  * in one transaction: the SQL API's rematch_held() (drizzle/0002_api_register.sql), which takes
  * the match lock exclusively and applies the page apply's rule. Single matches link their event,
  * advance the prescription's status (never backwards) and resolve the finding; the rest keep or
  * change their reason.
  */
-export async function rematch(db: Db): Promise<RematchResult> {
+export async function rematch(db: Db, scope: { feed?: string | undefined } = {}): Promise<RematchResult> {
   const [row] = await queryRows<{ examined: number; matched: number; still_unmatched: number; still_ambiguous: number }>(
     db,
-    sql`select examined, matched, still_unmatched, still_ambiguous from ${namesOf(db).qualified('rematch_held')}()`,
+    sql`select examined, matched, still_unmatched, still_ambiguous
+        from ${namesOf(db).qualified('rematch_held')}(null, null, ${scope.feed ?? null}::text)`,
   );
   return {
     examined: row?.examined ?? 0,

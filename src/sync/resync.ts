@@ -57,7 +57,7 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
   const { db, client, feed, log } = options;
   const reset = await resetCheckpoint(db, feed, { to: null, by: `resync by ${options.by}` });
   log?.info({ feed, version: reset.version }, 'resync: cursor restarted at the oldest retained event');
-  const { candidates, terminal } = await loadCandidates(db);
+  const { candidates, terminal } = await loadCandidates(db, feed);
   let resubscribed = 0;
   let cancelled = 0;
   for (const candidate of candidates) {
@@ -71,7 +71,7 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
         { cause: error },
       );
     }
-    await setSubscriptionId(db, candidate.external_id, created);
+    await setSubscriptionId(db, candidate.external_id, created, { feed });
     resubscribed += 1;
     for (const old of candidate.old_subscriptions) {
       if (old === created) continue;
@@ -87,7 +87,8 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
   return { feed, from: reset.from, version: reset.version, resubscribed, cancelled, terminal };
 }
 
-async function loadCandidates(db: Db): Promise<{ candidates: Candidate[]; terminal: number }> {
+/** The feed's own local prescriptions: another feed's belong to another credential. */
+async function loadCandidates(db: Db, feed: string): Promise<{ candidates: Candidate[]; terminal: number }> {
   const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
     db,
@@ -96,7 +97,7 @@ async function loadCandidates(db: Db): Promise<{ candidates: Candidate[]; termin
           array_to_json(array_remove(array(
             select p.subscription_id union select distinct e.subscription_id from ${n.events} e where e.prescription_id = p.id
           ), null)) as old_subscriptions
-        from ${n.prescriptions} p order by p.external_id`,
+        from ${n.prescriptions} p where p.feed = ${feed}::text order by p.external_id`,
   );
   const candidates: Candidate[] = [];
   let terminal = 0;

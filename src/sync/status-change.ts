@@ -12,6 +12,8 @@ export interface StatusChange {
   occurred_at: string | null;
   /** when the changing transaction started (ISO 8601) */
   changed_at: string;
+  /** the prescription's feed (operator account) */
+  feed: string;
 }
 
 const iso = (value: unknown): string | null =>
@@ -27,5 +29,6 @@ export function toStatusChange(row: Record<string, unknown>): StatusChange {
     event_id: (row.event_id as string | null) ?? null,
     occurred_at: iso(row.occurred_at),
     changed_at: iso(row.changed_at) ?? '',
+    feed: String(row.feed),
   };
 }

@@ -103,7 +103,9 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('moved prescriptions, events, feed_checkpoints, checkpoint_resets, quarantine');
 
-    expect(await tableRows(legacy, 'intake_sync')).toEqual(before);
+    // 0005 gave prescriptions a feed: a 0.1 install ran the one feed `default`
+    const withFeed = { ...before, prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default' })) };
+    expect(await tableRows(legacy, 'intake_sync')).toEqual(withFeed);
     const left = await legacy.sql`select tablename from pg_tables where schemaname = 'public'`;
     expect(left).toEqual([]);
     const ledger = await legacy.sql<{ hash: string }[]>`select hash from drizzle.__drizzle_migrations order by id`;

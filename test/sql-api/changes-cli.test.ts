@@ -60,7 +60,7 @@ describe.skipIf(!onPostgres)(`intake-sync changes follow (${NEEDS_POSTGRES})`, (
       ['rx-1', 'accepted', 'ordered', 'ev-1'],
       ['rx-2', 'accepted', 'dispensed', 'ev-2'],
     ]);
-    expect(Object.keys(changes[0]!)).toEqual(['cursor', 'external_id', 'previous_status', 'new_status', 'event_id', 'occurred_at', 'changed_at']);
+    expect(Object.keys(changes[0]!)).toEqual(['cursor', 'external_id', 'previous_status', 'new_status', 'event_id', 'occurred_at', 'changed_at', 'feed']);
     expect(json.stdout()).not.toMatch(/Firstname|Lastname|1990-01-01/);
 
     // resume after the third change, in readable form

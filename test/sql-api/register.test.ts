@@ -197,7 +197,7 @@ describe.skipIf(!realServer)(`with other sessions (${NEEDS_POSTGRES})`, () => {
     await app.query(`create role ${role} login`);
     try {
       await app.query(`grant usage on schema "intake_sync" to ${role}`);
-      await app.query(`grant execute on function "intake_sync".register_prescription(text, jsonb) to ${role}`);
+      await app.query(`grant execute on function "intake_sync".register_prescription(text, jsonb, text) to ${role}`);
       await app.query(`grant select on "intake_sync".prescription_status to ${role}`);
       const url = new URL(tdb.url as string);
       url.username = role;

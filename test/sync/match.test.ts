@@ -80,10 +80,11 @@ function expectedDetail(outcome: MatchOutcome): string | null {
   return `${outcome.ids.length} local prescriptions match (external_id ${outcome.ids.map((id) => `ext-${id}`).join(', ')})`;
 }
 
-async function insertLocals(db: Db, locals: readonly LocalIdentity[]): Promise<void> {
+async function insertLocals(db: Db, locals: readonly LocalIdentity[], feed = 'default'): Promise<void> {
   for (const l of locals) {
     await db.insert(prescriptions).values({
       id: l.id,
+      feed,
       externalId: `ext-${l.id}`,
       patientFirstName: 'x',
       patientLastName: 'x',
@@ -118,6 +119,17 @@ describe('applyPage matching (the SQL path of the same rule)', () => {
     expect(stored.detail).toBe(expectedDetail(expected));
   });
 
+  // an event of feed A never matches a prescription of feed B: the same table, the locals in another feed
+  test.each(CASES)('another feed\'s locals never match: %s', async (_label, event, locals) => {
+    const { db } = tdb.database;
+    await truncateStore(db);
+    await insertLocals(db, locals, 'other');
+    const { version } = await loadCheckpoint(db, 'default');
+    await applyPage(db, { feed: 'default', expectedVersion: version, nextIterator: 'it-1', events: [{}], prepared: preparedPage(event) });
+    const stored = await storedOutcome(db);
+    expect(stored.outcome).toEqual({ kind: 'unmatched' });
+  });
+
   test('an ambiguous finding names at most five external ids', async () => {
     const { db } = tdb.database;
     await truncateStore(db);
@@ -128,17 +140,25 @@ describe('applyPage matching (the SQL path of the same rule)', () => {
   });
 
   test('matching uses index lookups, not a scan of the local prescriptions', async () => {
+    const { db } = tdb.database;
+    await truncateStore(db);
+    // two feeds of 2,000 prescriptions each, statistics fresh: an index that only narrows by feed costs a scan of half the table
+    await db.execute(sql`insert into intake_sync.prescriptions (feed, external_id, patient_first_name, patient_last_name, patient_state,
+      patient_dob, prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key)
+      select case when g % 2 = 0 then 'default' else 'other' end, 'f-' || g, 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'erx-' || g, 'key-' || g
+      from generate_series(1, 4000) g`);
+    await db.execute(sql`analyze intake_sync.prescriptions`);
     const json = JSON.stringify([{ id: 'ev-1', identity_key: K, erx_message_id: 'E1' }]);
     const matchOnly = sql`select ev.id, m.prescription_id from json_to_recordset(${json}::json) as ev(id text, identity_key text, erx_message_id text)
-      ${matchCandidatesLateral(tdb.database.names)}`;
+      ${matchCandidatesLateral(tdb.database.names, sql`'default'::text`)}`;
     // tiny tables make a scan cheapest; disabling it proves a usable index exists for every branch
     const plan = await tdb.database.db.transaction(async (tx) => {
       await tx.execute(sql`set local enable_seqscan = off`);
       return queryRows<Record<string, string>>(tx, sql`explain ${matchOnly}`);
     });
     const text = plan.map((row) => Object.values(row)[0]).join('\n');
-    expect(text).toContain('prescriptions_identity_key_idx');
-    expect(text).toContain('prescriptions_erx_message_id_idx');
+    expect(text).toMatch(/prescriptions_feed_identity_key_idx[^\n]*\n\s*Index Cond: \(\(feed = 'default'::text\) AND \(identity_key = /);
+    expect(text).toMatch(/prescriptions_feed_erx_message_id_idx[^\n]*\n\s*Index Cond: \(\(feed = 'default'::text\) AND \(erx_message_id = /);
     expect(text).not.toMatch(/Seq Scan on prescriptions/);
   });
 });

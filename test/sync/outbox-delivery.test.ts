@@ -32,12 +32,12 @@ const rows = () => run('select id, external_id, kind, state, attempts, in_doubt,
 const ledger = async (id: string) => sandbox.store.requests.report(id)[id];
 
 function deps(): OutboxDeliveryDeps {
-  return { db, client, backoff: { baseMs: 60_000, capMs: 60_000 }, random: () => 0.5, log: silent };
+  return { db, feed: 'default', client, backoff: { baseMs: 60_000, capMs: 60_000 }, random: () => 0.5, log: silent };
 }
 
 /** One cycle by hand: every due head-of-line row, in order. */
 async function deliverDue(signal = new AbortController().signal): Promise<number> {
-  const due = await dueRows(db, 100);
+  const due = await dueRows(db, 'default', 100);
   for (const row of due) await deliverRow(deps(), row, signal);
   return due.length;
 }
@@ -87,7 +87,7 @@ describe('outbox delivery', () => {
 
   test('killed after its POST landed (claimed, never settled): the next leader looks it up first', async () => {
     await send(3);
-    const [row] = await dueRows(db, 10);
+    const [row] = await dueRows(db, 'default', 10);
     expect(await claimAttempt(db, row?.id ?? 0)).toEqual({ attempt: 1, wasInDoubt: false });
     await client.createPrescription(samplePrescription(3, { prefix: 'obx' })); // the request that landed
     await deliverDue();
@@ -98,7 +98,7 @@ describe('outbox delivery', () => {
   test('in doubt, but the operator holds somebody else’s prescription under the id: failed, not delivered', async () => {
     await client.createPrescription({ ...samplePrescription(4, { prefix: 'obx' }), written_date: '2020-01-01' });
     await send(4);
-    const [row] = await dueRows(db, 10);
+    const [row] = await dueRows(db, 'default', 10);
     await claimAttempt(db, row?.id ?? 0);
     await deliverDue();
     const [settled] = await rows();
@@ -150,12 +150,12 @@ describe('outbox delivery', () => {
     await send(7);
     await cancel('obx-7');
     await send(8);
-    expect((await dueRows(db, 10)).map((r) => [r.externalId, r.kind])).toEqual([
+    expect((await dueRows(db, 'default', 10)).map((r) => [r.externalId, r.kind])).toEqual([
       ['obx-7', 'send'],
       ['obx-8', 'send'],
     ]);
     await deliverDue(); // both sends fail and back off
-    expect(await dueRows(db, 10)).toEqual([]); // the cancel still waits behind its send
+    expect(await dueRows(db, 'default', 10)).toEqual([]); // the cancel still waits behind its send
   });
 
   test('the loop stops promptly with a request in flight; the row stays in doubt for the next leader', async () => {
