@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_SCHEMA, schemaNameProblem } from './db/schema-name.js';
 import { isLoopbackHost } from './intake/base-url.js';
+import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './sync/feed-name.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -36,7 +37,9 @@ export const envSchema = z
     POLL_INTERVAL_MS: intFromEnv(10, 3_600_000).default(5_000),
     PAGE_LIMIT: intFromEnv(1, 250).default(250),
     HTTP_TIMEOUT_MS: intFromEnv(100, 300_000).default(15_000),
-    FEED_NAME: z.string().regex(/^[a-z0-9_-]{1,64}$/, { message: 'must be 1-64 of a-z 0-9 _ -' }).default('default'),
+    FEED_NAME: z.string().regex(FEED_NAME_PATTERN, { message: FEED_NAME_RULE }).default(DEFAULT_FEED),
+    /** a JSON file listing several feeds (operator accounts); see src/feeds-file.ts. Replaces INTAKE_API_* and FEED_NAME */
+    FEEDS_FILE: z.string().min(1).optional(),
     /** how long the operator keeps events (set it a little below theirs): a checkpoint idle this long stops the feed as a suspected gap */
     FEED_RETENTION_MS: intFromEnv(60_000, 10 * 365 * 86_400_000).optional(),
     LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -83,6 +86,12 @@ export const envSchema = z
         path: ['INTAKE_API_BASE_URL'],
         message: `must use https:// (${url.protocol}// is allowed only for a loopback host)`,
       });
+    }
+    if (env.FEEDS_FILE) {
+      // one source of truth for the feeds: a variable beside the file would be silently ignored
+      for (const key of ['INTAKE_API_BASE_URL', 'INTAKE_API_KEY', 'INTAKE_API_SECRET'] as const) {
+        if (env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'must not be set with FEEDS_FILE (give each feed its values in the file)' });
+      }
     }
     if (env.INTAKE_API_BASE_URL) {
       for (const key of ['INTAKE_API_KEY', 'INTAKE_API_SECRET'] as const) {

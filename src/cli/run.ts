@@ -43,7 +43,9 @@ const clock = { now: () => Date.now() };
 /** Refuses the embedded fallbacks where they would be a deployment mistake (the Docker image sets the switch). */
 export function requireExplicitConfig(config: Config): void {
   if (config.INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG !== '1') return;
-  const missing = (['INTAKE_API_BASE_URL', 'DATABASE_URL'] as const).filter((key) => !config[key]);
+  // with FEEDS_FILE every feed names its base_url (the file's schema requires it)
+  const required = config.FEEDS_FILE ? (['DATABASE_URL'] as const) : (['INTAKE_API_BASE_URL', 'DATABASE_URL'] as const);
+  const missing = required.filter((key) => !config[key]);
   if (missing.length === 0) return;
   const lines = missing.map((key) => `  ${key}: is required here (INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG=1 disables the embedded sandbox and PGlite)`);
   throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
