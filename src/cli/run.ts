@@ -1,26 +1,19 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/connection.js';
-import { IntakeClient } from '../intake/client.js';
-import type { RetryInfo } from '../intake/retry-runner.js';
+import { resolveFeeds } from '../feeds-file.js';
 import { createLogger, type Logger } from '../log.js';
 import { databaseProbe } from '../ops/database-probe.js';
 import { startHealthServer } from '../ops/health-server.js';
-import { createSyncMetrics } from '../ops/metrics.js';
+import { createFeedsMetrics } from '../ops/metrics.js';
 import { outboxSource } from '../ops/outbox-source.js';
 import { quarantineSource } from '../ops/quarantine-source.js';
 import { defaultMaxPollAgeMs } from '../ops/readiness.js';
-import { composeWorker, workerSettingsFrom } from '../sync/compose-worker.js';
-import { upstreamFailureReason } from '../sync/failure-reason.js';
-import type { SyncWorker } from '../sync/worker.js';
-import { WorkerState } from '../sync/worker-state.js';
-import { requireRemoteConfig } from './client-context.js';
-import { startEmbeddedSandbox } from './embedded-demo.js';
+import { composeFeedWorkers, type Closers, type FeedWorker } from './feed-workers.js';
 import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
 import { openStore } from './store-context.js';
-
 interface RunOptions {
   once?: boolean;
   json?: boolean;
@@ -54,49 +47,44 @@ export function requireExplicitConfig(config: Config): void {
 async function runWorker(options: RunOptions): Promise<number> {
   const config = loadConfig();
   requireExplicitConfig(config);
+  // read before anything opens: a bad FEEDS_FILE exits 2 naming the file and field
+  const feeds = resolveFeeds(config);
   const log = createLogger({ level: config.LOG_LEVEL, pretty: Boolean(process.stderr.isTTY) });
-  const state = new WorkerState(clock);
   // closed in reverse order of opening, whatever happens
-  const closers: Array<{ what: string; close: () => Promise<void> }> = [];
-  let worker: SyncWorker | undefined;
+  const closers: Closers = [];
+  let workers: FeedWorker[] = [];
   let stopRequested = false;
   shutdownOnSignal({
     graceMs: config.SHUTDOWN_GRACE_MS,
     log,
     shutdown: async () => {
       stopRequested = true;
-      await worker?.stop();
+      await Promise.all(workers.map(({ worker }) => worker.stop()));
     },
   });
   try {
     // migrations are applied here, serialised across processes
     const { database, sessions } = await openStore(config, { lease: true });
     closers.push({ what: 'database', close: () => database.close() });
-    const upstream = await connectUpstream(config, database, log, state);
-    closers.push({ what: 'upstream', close: upstream.close });
-    worker = composeWorker({
-      database,
-      // the lease's own session: LEASE_DATABASE_URL behind a pooler, else DATABASE_URL
-      databaseUrl: sessions?.sessionUrl,
-      client: upstream.client,
-      outboxClient: upstream.client,
-      settings: workerSettingsFrom(config),
-      state,
-      log,
-      clock,
-    });
-    const stopProgress = startProgressReporter({
-      state,
-      clock,
-      log: log.child({ component: 'progress' }),
-      tty: process.stderr.isTTY ? process.stderr : undefined,
-      intervalMs: config.PROGRESS_LOG_INTERVAL_MS,
-    });
-    closers.push({ what: 'progress', close: async () => stopProgress() });
+    workers = await composeFeedWorkers({ config, feeds, database, leaseUrl: sessions?.sessionUrl, log, clock, closers });
+    for (const { feed, state } of workers) {
+      const stopProgress = startProgressReporter({
+        state,
+        clock,
+        log: log.child({ component: 'progress', ...(workers.length > 1 ? { feed } : {}) }),
+        // one live line per terminal: several feeds log their progress instead
+        tty: process.stderr.isTTY && workers.length === 1 ? process.stderr : undefined,
+        intervalMs: config.PROGRESS_LOG_INTERVAL_MS,
+      });
+      closers.push({ what: 'progress', close: async () => stopProgress() });
+    }
     if (stopRequested) return 0;
-    if (options.once) return await drainOnce(worker, options.json === true);
-    await startHealth(config, database, state, log, closers);
-    await worker.run();
+    if (options.once) return await drainOnce(workers, options.json === true);
+    await startHealth(config, database, workers, log, closers);
+    // one feed's worker ending (a bug) must not end the others: each is awaited to its own end
+    const ended = await Promise.allSettled(workers.map(({ worker }) => worker.run()));
+    const failed = ended.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     return 0;
   } finally {
     for (const { what, close } of closers.reverse()) {
@@ -106,33 +94,34 @@ async function runWorker(options: RunOptions): Promise<number> {
   }
 }
 
-async function drainOnce(worker: SyncWorker, json: boolean): Promise<number> {
-  const summary = await worker.drain();
-  if (!summary) return 0;
-  process.stdout.write(json ? `${JSON.stringify(summaryJson(summary))}\n` : `${summaryText(summary)}\n`);
+/** `run --once`: drains every feed side by side; prints each summary; fails (after printing the rest) if any feed did. */
+async function drainOnce(workers: readonly FeedWorker[], json: boolean): Promise<number> {
+  const results = await Promise.allSettled(workers.map(({ worker }) => worker.drain()));
+  const several = workers.length > 1;
+  results.forEach((result, index) => {
+    const feed = workers[index]?.feed ?? '';
+    if (result.status !== 'fulfilled' || !result.value) return;
+    const summary = result.value;
+    if (json) process.stdout.write(`${JSON.stringify(several ? { feed, ...summaryJson(summary) } : summaryJson(summary))}\n`);
+    else process.stdout.write(`${several ? `feed ${feed}\n` : ''}${summaryText(summary)}\n`);
+  });
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
   return 0;
 }
 
-async function startHealth(
-  config: Config,
-  database: Database,
-  state: WorkerState,
-  log: Logger,
-  closers: Array<{ what: string; close: () => Promise<void> }>,
-): Promise<void> {
+async function startHealth(config: Config, database: Database, workers: readonly FeedWorker[], log: Logger, closers: Closers): Promise<void> {
   const maxPollAgeMs = defaultMaxPollAgeMs(config.POLL_INTERVAL_MS, config.READY_MAX_POLL_AGE_MS);
-  const metrics = createSyncMetrics(state, clock, {
-    feed: config.FEED_NAME,
-    pollIntervalMs: config.POLL_INTERVAL_MS,
-    readyMaxPollAgeMs: maxPollAgeMs,
-    quarantine: quarantineSource(database, config.FEED_NAME),
-    outbox: outboxSource(database),
-  });
+  const metrics = createFeedsMetrics(
+    workers.map(({ feed, state }) => ({ feed, state, quarantine: quarantineSource(database, feed), outbox: outboxSource(database, feed) })),
+    clock,
+    { pollIntervalMs: config.POLL_INTERVAL_MS, readyMaxPollAgeMs: maxPollAgeMs },
+  );
   closers.push({ what: 'metrics', close: async () => metrics.close() });
   const server = await startHealthServer({
     host: config.HEALTH_HOST,
     port: config.HEALTH_PORT,
-    state,
+    feeds: workers,
     metrics,
     probeDatabase: databaseProbe(database),
     thresholds: {
@@ -143,21 +132,4 @@ async function startHealth(
     log: log.child({ component: 'health' }),
   });
   closers.push({ what: 'health endpoint', close: () => server.close() });
-}
-
-/** The configured operator, or (no INTAKE_API_BASE_URL) the built-in sandbox, seeded. */
-async function connectUpstream(
-  config: Config,
-  database: Database,
-  log: Logger,
-  state: WorkerState,
-): Promise<{ client: IntakeClient; close: () => Promise<void> }> {
-  const onRetry = (info: RetryInfo) => state.upstreamRetry(upstreamFailureReason(info.error));
-  if (!config.INTAKE_API_BASE_URL) {
-    const sandbox = await startEmbeddedSandbox(config, database, log.child({ component: 'sandbox' }), { onRetry });
-    return { client: sandbox.client, close: sandbox.close };
-  }
-  const remote = requireRemoteConfig(config);
-  const client = new IntakeClient({ ...remote, logger: log, onRetry });
-  return { client, close: async () => {} };
 }

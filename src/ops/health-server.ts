@@ -2,15 +2,19 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import type { WorkerState } from '../sync/worker-state.js';
+import { evaluateFeedsLiveness, evaluateFeedsReadiness, type FeedSnapshot } from './feeds-health.js';
 import { evaluateLiveness } from './liveness.js';
 import type { SyncMetrics } from './metrics.js';
-import { evaluateReadiness, type ReadinessThresholds } from './readiness.js';
+import type { ReadinessThresholds } from './readiness.js';
 
 export interface HealthServerOptions {
   host: string;
   /** 0 = an ephemeral port; the bound one is on the returned server */
   port: number;
-  state: WorkerState;
+  /** a single-feed process's state (the feed's name is then not needed); or `feeds` */
+  state?: WorkerState;
+  /** every feed of the process with its state: /healthz and /readyz report each */
+  feeds?: ReadonlyArray<{ feed: string; state: WorkerState }>;
   metrics: SyncMetrics;
   /** true when the database answers a trivial query; must not throw */
   probeDatabase(): Promise<boolean>;
@@ -60,21 +64,30 @@ async function handle(options: HealthServerOptions, request: IncomingMessage, re
     return;
   }
   const path = new URL(request.url ?? '/', 'http://health').pathname;
-  const snapshot = options.state.snapshot();
+  const feeds = snapshotsOf(options);
   switch (path) {
     case '/healthz': {
-      const liveness = evaluateLiveness(snapshot);
-      sendJson(response, liveness.alive ? 200 : 503, { status: liveness.alive ? 'ok' : 'dead', role: snapshot.role, reason: liveness.reason });
+      const liveness = evaluateFeedsLiveness(feeds);
+      const perFeed = Object.fromEntries(feeds.map(({ feed, snapshot }) => [feed, { role: snapshot.role, reason: evaluateLiveness(snapshot).reason }]));
+      sendJson(response, liveness.alive ? 200 : 503, {
+        status: liveness.alive ? 'ok' : 'dead',
+        role: evaluateFeedsReadiness(feeds, true, options.thresholds, 0).role,
+        reason: liveness.reasons.length === 0 ? null : liveness.reasons.join('; '),
+        feeds: perFeed,
+      });
       return;
     }
     case '/readyz': {
-      const readiness = evaluateReadiness(snapshot, await options.probeDatabase(), options.thresholds, options.clock.now());
+      const readiness = evaluateFeedsReadiness(feeds, await options.probeDatabase(), options.thresholds, options.clock.now());
+      const only = feeds.length === 1 ? feeds[0]?.snapshot : undefined;
       sendJson(response, readiness.ready ? 200 : 503, {
         status: readiness.ready ? 'ready' : 'not ready',
-        role: snapshot.role,
+        role: readiness.role,
         reasons: readiness.reasons,
-        consecutive_failures: snapshot.consecutiveFailures,
-        last_success_at: snapshot.lastSuccessAt === null ? null : new Date(snapshot.lastSuccessAt).toISOString(),
+        // process-wide: the worst feed's count, the oldest feed's success (per feed under `feeds`)
+        consecutive_failures: Math.max(0, ...feeds.map((f) => f.snapshot.consecutiveFailures)),
+        last_success_at: only ? (only.lastSuccessAt === null ? null : new Date(only.lastSuccessAt).toISOString()) : oldestSuccess(feeds),
+        feeds: readiness.feeds,
       });
       return;
     }
@@ -87,6 +100,18 @@ async function handle(options: HealthServerOptions, request: IncomingMessage, re
     default:
       sendJson(response, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics'] });
   }
+}
+
+function snapshotsOf(options: HealthServerOptions): FeedSnapshot[] {
+  if (options.feeds) return options.feeds.map(({ feed, state }) => ({ feed, snapshot: state.snapshot() }));
+  if (!options.state) throw new Error('the health server needs a state or feeds');
+  return [{ feed: 'default', snapshot: options.state.snapshot() }];
+}
+
+function oldestSuccess(feeds: readonly FeedSnapshot[]): string | null {
+  const times = feeds.map((f) => f.snapshot.lastSuccessAt);
+  if (times.some((t) => t === null)) return null;
+  return new Date(Math.min(...(times as number[]))).toISOString();
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

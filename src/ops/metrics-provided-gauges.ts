@@ -18,14 +18,17 @@ export const SOURCE_DEADLINE_MS = 2_000;
  * in (so this file knows no table). Without a source a gauge reports 0: the series exists from
  * the start, so rules and dashboards that use it always parse and evaluate.
  */
-export function registerProvidedGauges(
-  registers: Registry[],
-  feed: string,
-  sources: { quarantine?: QuarantineSource | undefined; outbox?: OutboxSource | undefined },
-): void {
+/** One feed's database-backed sources. */
+export interface ProvidedSources {
+  feed: string;
+  quarantine?: QuarantineSource | undefined;
+  outbox?: OutboxSource | undefined;
+}
+
+export function registerProvidedGauges(registers: Registry[], feeds: readonly ProvidedSources[]): void {
   // reads of this scrape: the error counter waits for them, so a miss shows in the same scrape
   const inFlight = new Set<Promise<unknown>>();
-  const read = <T>(source: 'quarantine' | 'outbox', get: () => Promise<T>): Promise<T | undefined> => {
+  const read = <T>(feed: string, source: 'quarantine' | 'outbox', get: () => Promise<T>): Promise<T | undefined> => {
     const reading = withDeadline(get(), SOURCE_DEADLINE_MS, `reading the ${source} gauge`).catch(() => {
       sourceErrors.inc({ feed, source });
       return undefined;
@@ -41,20 +44,28 @@ export function registerProvidedGauges(
     labelNames: ['feed', 'reason'],
     registers,
     async collect() {
-      if (!sources.quarantine) return;
-      const counts = await read('quarantine', sources.quarantine);
-      if (counts) for (const reason of QUARANTINE_REASONS) this.set({ feed, reason }, counts[reason]);
+      // the feeds are read side by side: a scrape waits for the slowest, not their sum
+      await Promise.all(
+        feeds.map(async ({ feed, quarantine }) => {
+          if (!quarantine) return;
+          const counts = await read(feed, 'quarantine', quarantine);
+          if (counts) for (const reason of QUARANTINE_REASONS) this.set({ feed, reason }, counts[reason]);
+        }),
+      );
     },
   });
-  for (const reason of QUARANTINE_REASONS) quarantineOpen.set({ feed, reason }, 0);
 
-  // both outbox gauges are collected in the same scrape: one read serves the two
-  let outboxRead: Promise<{ pending: number; oldestAgeSeconds: number } | undefined> | undefined;
-  const readOutbox = () => {
-    if (!sources.outbox) return Promise.resolve(undefined);
-    const outbox = sources.outbox;
-    outboxRead ??= read('outbox', outbox).finally(() => setTimeout(() => (outboxRead = undefined), 250).unref());
-    return outboxRead;
+  // both outbox gauges are collected in the same scrape: one read per feed serves the two
+  const outboxReads = new Map<string, Promise<{ pending: number; oldestAgeSeconds: number } | undefined>>();
+  const readOutbox = (sources: ProvidedSources) => {
+    const { feed, outbox } = sources;
+    if (!outbox) return Promise.resolve(undefined);
+    let reading = outboxReads.get(feed);
+    if (!reading) {
+      reading = read(feed, 'outbox', outbox).finally(() => setTimeout(() => outboxReads.delete(feed), 250).unref());
+      outboxReads.set(feed, reading);
+    }
+    return reading;
   };
   const pending = new Gauge({
     name: 'intake_sync_outbox_pending',
@@ -62,8 +73,12 @@ export function registerProvidedGauges(
     labelNames: ['feed'],
     registers,
     async collect() {
-      const outbox = await readOutbox();
-      if (outbox) this.set({ feed }, outbox.pending);
+      await Promise.all(
+        feeds.map(async (sources) => {
+          const outbox = await readOutbox(sources);
+          if (outbox) this.set({ feed: sources.feed }, outbox.pending);
+        }),
+      );
     },
   });
   const oldestAge = new Gauge({
@@ -72,12 +87,19 @@ export function registerProvidedGauges(
     labelNames: ['feed'],
     registers,
     async collect() {
-      const outbox = await readOutbox();
-      if (outbox) this.set({ feed }, outbox.oldestAgeSeconds);
+      await Promise.all(
+        feeds.map(async (sources) => {
+          const outbox = await readOutbox(sources);
+          if (outbox) this.set({ feed: sources.feed }, outbox.oldestAgeSeconds);
+        }),
+      );
     },
   });
-  pending.set({ feed }, 0);
-  oldestAge.set({ feed }, 0);
+  for (const { feed } of feeds) {
+    for (const reason of QUARANTINE_REASONS) quarantineOpen.set({ feed, reason }, 0);
+    pending.set({ feed }, 0);
+    oldestAge.set({ feed }, 0);
+  }
   // registered after the gauges, so its collect runs after theirs have started their reads
   const sourceErrors = new Counter({
     name: 'intake_sync_metrics_source_errors_total',
@@ -88,5 +110,5 @@ export function registerProvidedGauges(
       await Promise.allSettled([...inFlight]);
     },
   });
-  for (const source of ['quarantine', 'outbox']) sourceErrors.inc({ feed, source }, 0);
+  for (const { feed } of feeds) for (const source of ['quarantine', 'outbox']) sourceErrors.inc({ feed, source }, 0);
 }

@@ -14,6 +14,14 @@ export interface SyncMetrics {
   close(): void;
 }
 
+/** One feed of a process: its name (the `feed` label), its worker state and its database-backed sources. */
+export interface FeedMetricsSource {
+  feed: string;
+  state: WorkerState;
+  quarantine?: QuarantineSource;
+  outbox?: OutboxSource;
+}
+
 export interface SyncMetricsOptions {
   /** FEED_NAME: every intake_sync_* series carries it as its `feed` label */
   feed: string;
@@ -33,22 +41,31 @@ export interface SyncMetricsOptions {
  * see it (and rate() works) before the first failure.
  */
 export function createSyncMetrics(state: WorkerState, clock: { now(): number }, options: SyncMetricsOptions): SyncMetrics {
+  const { feed, quarantine, outbox, ...limits } = options;
+  return createFeedsMetrics([{ feed, state, ...(quarantine ? { quarantine } : {}), ...(outbox ? { outbox } : {}) }], clock, limits);
+}
+
+/**
+ * The metrics of every feed of one process on ONE registry: each intake_sync_* series once per
+ * feed label, so a feed that fails (401, upstream down) shows in its own series beside the others.
+ */
+export function createFeedsMetrics(
+  feeds: readonly FeedMetricsSource[],
+  clock: { now(): number },
+  limits: Pick<SyncMetricsOptions, 'pollIntervalMs' | 'readyMaxPollAgeMs'>,
+): SyncMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const feed = options.feed;
 
   const applied = new Counter({ name: 'intake_sync_events_applied_total', help: 'Events newly written to the event history', labelNames: ['feed'], registers });
-  applied.inc({ feed }, 0);
   const quarantined = new Counter({
     name: 'intake_sync_events_quarantined_total',
     help: 'Events quarantined by this process, by reason',
     labelNames: ['feed', 'reason'],
     registers,
   });
-  for (const reason of QUARANTINE_REASONS) quarantined.inc({ feed, reason }, 0);
   const pages = new Counter({ name: 'intake_sync_pages_total', help: 'Pages fetched and committed', labelNames: ['feed'], registers });
-  pages.inc({ feed }, 0);
   const retries = new Counter({
     name: 'intake_sync_upstream_retries_total',
     help: 'Requests to the operator retried by the client, by why the attempt failed',
@@ -61,24 +78,18 @@ export function createSyncMetrics(state: WorkerState, clock: { now(): number }, 
     labelNames: ['feed', 'reason'],
     registers,
   });
-  for (const reason of UPSTREAM_FAILURE_REASONS) {
-    retries.inc({ feed, reason }, 0);
-    upstreamFailures.inc({ feed, reason }, 0);
-  }
   const pollFailures = new Counter({
     name: 'intake_sync_poll_failures_total',
     help: "Polls that failed after the client's retries, by side (upstream: the operator; database: ours)",
     labelNames: ['feed', 'source'],
     registers,
   });
-  for (const source of ['upstream', 'database']) pollFailures.inc({ feed, source }, 0);
   const leaseAcquisitions = new Counter({
     name: 'intake_sync_lease_acquisitions_total',
     help: 'Times this process took the feed lease (a fleet that keeps taking it is flapping)',
     labelNames: ['feed'],
     registers,
   });
-  leaseAcquisitions.inc({ feed }, 0);
   const pollDuration = new Histogram({
     name: 'intake_sync_poll_duration_seconds',
     help: 'Time from the start of a page fetch to its commit',
@@ -94,35 +105,47 @@ export function createSyncMetrics(state: WorkerState, clock: { now(): number }, 
     registers,
   });
 
-  registerFeedGauges(registers, state, clock, options);
-  registerProvidedGauges(registers, feed, options);
+  registerFeedGauges(registers, feeds, clock, limits);
+  registerProvidedGauges(registers, feeds);
+  registerCursorGauge(registry, feeds);
 
-  const unsubscribe = state.subscribe({
-    pageApplied(page) {
-      if (page.timingsMs) {
-        for (const phase of ['prepare', 'validate', 'write', 'commit'] as const) pagePhase.observe({ feed, phase }, page.timingsMs[phase] / 1000);
-      }
-      pages.inc({ feed });
-      applied.inc({ feed }, page.inserted);
-      for (const reason of QUARANTINE_REASONS) quarantined.inc({ feed, reason }, page.quarantined[reason]);
-      pollDuration.observe({ feed }, page.durationMs / 1000);
-    },
-    upstreamRetry(reason) {
-      retries.inc({ feed, reason });
-      upstreamFailures.inc({ feed, reason });
-    },
-    pollFailed(source, reason) {
-      pollFailures.inc({ feed, source });
-      if (reason) upstreamFailures.inc({ feed, reason });
-    },
-    fatal() {
-      // a 401 is not retried and not a poll failure: it stops consuming (see intake_sync_consuming_stopped)
-      upstreamFailures.inc({ feed, reason: 'unauthorized' });
-    },
-    becameLeader() {
-      leaseAcquisitions.inc({ feed });
-    },
+  const unsubscribes = feeds.map(({ feed, state }) => {
+    // every labelled series exists at 0 from the start (see above)
+    applied.inc({ feed }, 0);
+    for (const reason of QUARANTINE_REASONS) quarantined.inc({ feed, reason }, 0);
+    pages.inc({ feed }, 0);
+    for (const source of ['upstream', 'database']) pollFailures.inc({ feed, source }, 0);
+    leaseAcquisitions.inc({ feed }, 0);
+    for (const reason of UPSTREAM_FAILURE_REASONS) {
+      retries.inc({ feed, reason }, 0);
+      upstreamFailures.inc({ feed, reason }, 0);
+    }
+    return state.subscribe({
+      pageApplied(page) {
+        if (page.timingsMs) {
+          for (const phase of ['prepare', 'validate', 'write', 'commit'] as const) pagePhase.observe({ feed, phase }, page.timingsMs[phase] / 1000);
+        }
+        pages.inc({ feed });
+        applied.inc({ feed }, page.inserted);
+        for (const reason of QUARANTINE_REASONS) quarantined.inc({ feed, reason }, page.quarantined[reason]);
+        pollDuration.observe({ feed }, page.durationMs / 1000);
+      },
+      upstreamRetry(reason) {
+        retries.inc({ feed, reason });
+        upstreamFailures.inc({ feed, reason });
+      },
+      pollFailed(source, reason) {
+        pollFailures.inc({ feed, source });
+        if (reason) upstreamFailures.inc({ feed, reason });
+      },
+      fatal() {
+        // a 401 is not retried and not a poll failure: it stops consuming (see intake_sync_consuming_stopped)
+        upstreamFailures.inc({ feed, reason: 'unauthorized' });
+      },
+      becameLeader() {
+        leaseAcquisitions.inc({ feed });
+      },
+    });
   });
-  registerCursorGauge(registry, state, feed);
-  return { registry, close: unsubscribe };
+  return { registry, close: () => unsubscribes.forEach((unsubscribe) => unsubscribe()) };
 }

@@ -3,13 +3,13 @@ import { readOutboxStats } from '../sync/outbox-stats.js';
 import type { OutboxSource } from './metrics-provided-gauges.js';
 
 /**
- * Reads the outbox for intake_sync_outbox_pending and intake_sync_outbox_oldest_pending_age_seconds.
- * The outbox belongs to the deployment, not to a feed: every process reports the same rows under
- * its own feed label, and the rules take the max.
+ * Reads the outbox for intake_sync_outbox_pending and intake_sync_outbox_oldest_pending_age_seconds:
+ * the feed's rows (each feed's outbox is delivered by its own leader), or without a feed the whole
+ * deployment's. Every process reports its feeds, leader or not, and the rules take the max.
  */
-export function outboxSource(database: Database): OutboxSource {
+export function outboxSource(database: Database, feed?: string): OutboxSource {
   return async () => {
-    const stats = await readOutboxStats(database.db);
+    const stats = await readOutboxStats(database.db, feed);
     return { pending: stats.pending, oldestAgeSeconds: stats.oldestPendingAgeSeconds };
   };
 }

@@ -4,7 +4,7 @@ import type { IntakeClient } from '../intake/client.js';
 import type { Logger } from '../log.js';
 import { applyPage } from './apply-page.js';
 import { loadCheckpoint } from './checkpoint.js';
-import { createFeedLease } from './lease.js';
+import { createFeedLease, type FeedLease } from './lease.js';
 import { defaultDelayPolicy, nextDelay } from './next-delay.js';
 import { OutboxLoop } from './outbox-loop.js';
 import { Poller } from './poller.js';
@@ -27,10 +27,10 @@ export interface WorkerSettings {
   retentionMs?: number;
 }
 
-/** The worker's settings as the environment configures them. */
-export function workerSettingsFrom(config: Config): WorkerSettings {
+/** The worker's settings as the environment configures them, for `feed` (default FEED_NAME). */
+export function workerSettingsFrom(config: Config, feed: string = config.FEED_NAME): WorkerSettings {
   return {
-    feed: config.FEED_NAME,
+    feed,
     pageLimit: config.PAGE_LIMIT,
     pollIntervalMs: config.POLL_INTERVAL_MS,
     pollBackoffMaxMs: config.POLL_BACKOFF_MAX_MS,
@@ -51,6 +51,8 @@ export interface ComposeWorkerOptions {
   /** the client the leader delivers the outbox with; no outbox delivery when omitted */
   outboxClient?: Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
   settings: WorkerSettings;
+  /** the feed's lease on the process's shared lock session (createFeedLeases); default: a lock session of its own */
+  lease?: FeedLease;
   state: WorkerState;
   log: Logger;
   clock?: { now(): number };
@@ -71,7 +73,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
   const random = options.random ?? Math.random;
   const policy = defaultDelayPolicy(settings.pollIntervalMs, settings.pollBackoffMaxMs);
   const log = options.log.child({ component: 'worker', feed: settings.feed });
-  const lease = createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
+  const lease = options.lease ?? createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
   const createPoller = () =>
     new Poller({
       fetchPage: async ({ iterator }, signal) => {

@@ -10,15 +10,17 @@ export interface OutboxStats {
 }
 
 /**
- * Reads the outbox backlog by the database clock. Only pending rows are read (a partial index
+ * Reads the outbox backlog (of one feed, or of every feed) by the database clock. Only pending rows are read (a partial index
  * covers them), so a scrape costs the same however many rows were delivered over the years.
  */
-export async function readOutboxStats(db: Db): Promise<OutboxStats> {
+export async function readOutboxStats(db: Db, feed?: string): Promise<OutboxStats> {
   const n = namesOf(db);
+  // without a feed: the whole deployment's outbox
+  const ofFeed = feed === undefined ? sql`` : sql` and feed = ${feed}::text`;
   const [row] = await queryRows<Record<string, unknown>>(
     db,
     sql`select count(*) as pending, coalesce(extract(epoch from now() - min(created_at)), 0) as oldest
-        from ${n.outbox} where state = 'pending'`,
+        from ${n.outbox} where state = 'pending'${ofFeed}`,
   );
   return {
     pending: Number(row?.pending ?? 0),

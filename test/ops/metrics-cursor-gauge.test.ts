@@ -7,7 +7,7 @@ describe('intake_sync_feed_cursor_expired', () => {
   it('is 0 for the feed until its cursor is refused, 1 while stopped, 0 again once resync moves it', async () => {
     const registry = new Registry();
     const state = new WorkerState({ now: () => 0 });
-    registerCursorGauge(registry, state, 'east');
+    registerCursorGauge(registry, [{ feed: 'east', state }]);
     const value = async () => (await registry.getSingleMetricAsString('intake_sync_feed_cursor_expired')).split('\n').at(-1);
     expect(await value()).toBe('intake_sync_feed_cursor_expired{feed="east"} 0');
     state.cursorStopped('east', 'expired');

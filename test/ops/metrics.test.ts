@@ -3,7 +3,7 @@ import { NetworkError } from '../../src/intake/errors/network-error.js';
 import { RequestTimeoutError } from '../../src/intake/errors/request-timeout-error.js';
 import { UnauthorizedError } from '../../src/intake/errors/unauthorized-error.js';
 import { UpstreamError } from '../../src/intake/errors/upstream-error.js';
-import { createSyncMetrics, type SyncMetricsOptions } from '../../src/ops/metrics.js';
+import { createFeedsMetrics, createSyncMetrics, type SyncMetricsOptions } from '../../src/ops/metrics.js';
 import { upstreamFailureReason } from '../../src/sync/failure-reason.js';
 import { feedLagSeconds } from '../../src/sync/feed-lag.js';
 import { preparePage } from '../../src/sync/prepare-page.js';
@@ -174,5 +174,43 @@ describe('createSyncMetrics', () => {
     body = await text();
     expect(value(body, 'intake_sync_outbox_pending{feed="main"}')).toBe(7);
     expect(value(body, 'intake_sync_metrics_source_errors_total{feed="main",source="outbox"}')).toBe(1);
+  });
+});
+
+describe('several feeds on one registry', () => {
+  it('each series once per feed; one feed\'s 401 and pages show under its own label only', async () => {
+    const clock = { now: () => T0 };
+    const west = new WorkerState(clock);
+    const east = new WorkerState(clock);
+    const metrics = createFeedsMetrics(
+      [
+        { feed: 'west', state: west, quarantine: async () => ({ malformed: 0, unmatched: 2, ambiguous: 0 }), outbox: async () => ({ pending: 3, oldestAgeSeconds: 7 }) },
+        { feed: 'east', state: east, quarantine: async () => ({ malformed: 1, unmatched: 0, ambiguous: 0 }), outbox: async () => ({ pending: 0, oldestAgeSeconds: 0 }) },
+      ],
+      clock,
+      { pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000 },
+    );
+    west.becameLeader();
+    east.becameLeader();
+    west.pageApplied(page({ inserted: 4 }), { iterator: 'a', version: 1 }, false);
+    east.fatal('UnauthorizedError: GET /events: 401');
+    const text = await metrics.registry.metrics();
+    expect(value(text, 'intake_sync_pages_total{feed="west"}')).toBe(1);
+    expect(value(text, 'intake_sync_pages_total{feed="east"}')).toBe(0);
+    expect(value(text, 'intake_sync_events_applied_total{feed="west"}')).toBe(4);
+    expect(value(text, 'intake_sync_consuming_stopped{feed="west"}')).toBe(0);
+    expect(value(text, 'intake_sync_consuming_stopped{feed="east"}')).toBe(1);
+    expect(value(text, 'intake_sync_upstream_failures_total{feed="east",reason="unauthorized"}')).toBe(1);
+    expect(value(text, 'intake_sync_upstream_failures_total{feed="west",reason="unauthorized"}')).toBe(0);
+    expect(value(text, 'intake_sync_leader{feed="west"}')).toBe(1);
+    expect(value(text, 'intake_sync_leader{feed="east"}')).toBe(0);
+    expect(value(text, 'intake_sync_quarantine_open{feed="west",reason="unmatched"}')).toBe(2);
+    expect(value(text, 'intake_sync_quarantine_open{feed="east",reason="malformed"}')).toBe(1);
+    expect(value(text, 'intake_sync_outbox_pending{feed="west"}')).toBe(3);
+    expect(value(text, 'intake_sync_outbox_pending{feed="east"}')).toBe(0);
+    expect(value(text, 'intake_sync_feed_cursor_expired{feed="east"}')).toBe(0);
+    // one HELP/TYPE per metric, whatever the number of feeds
+    expect(text.split('\n').filter((l) => l === '# TYPE intake_sync_pages_total counter')).toHaveLength(1);
+    metrics.close();
   });
 });

@@ -1,0 +1,85 @@
+import { ConfigError, type Config } from '../config.js';
+import type { Database } from '../db/connection.js';
+import type { FeedConfig } from '../feeds-file.js';
+import { IntakeClient } from '../intake/client.js';
+import type { RetryInfo } from '../intake/retry-runner.js';
+import type { Logger } from '../log.js';
+import { composeWorker, workerSettingsFrom } from '../sync/compose-worker.js';
+import { upstreamFailureReason } from '../sync/failure-reason.js';
+import { createFeedLeases } from '../sync/lease.js';
+import type { SyncWorker } from '../sync/worker.js';
+import { WorkerState } from '../sync/worker-state.js';
+import { startEmbeddedSandbox } from './embedded-demo.js';
+
+/** One configured feed of this process: its own client, state (health, metrics) and worker. */
+export interface FeedWorker {
+  feed: string;
+  state: WorkerState;
+  worker: SyncWorker;
+}
+
+export type Closers = Array<{ what: string; close: () => Promise<void> }>;
+
+export interface FeedWorkersOptions {
+  config: Config;
+  feeds: readonly FeedConfig[];
+  database: Database;
+  /** the lease's own session: LEASE_DATABASE_URL behind a pooler, else DATABASE_URL; undefined on PGlite */
+  leaseUrl: string | undefined;
+  log: Logger;
+  clock: { now(): number };
+  /** what the caller closes, in reverse order, once the workers have stopped */
+  closers: Closers;
+}
+
+/**
+ * One SyncWorker per feed, each with its own IntakeClient, checkpoint and state, all on ONE lock
+ * session (createFeedLeases): a process costs one lock connection however many feeds it runs, and
+ * replicas spread the feeds by their share. A feed's failure (401, upstream down, expired cursor)
+ * stays in that feed's worker and state; the others go on.
+ */
+export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<FeedWorker[]> {
+  const { config, feeds, database, log, clock, closers } = options;
+  const leases = createFeedLeases(database, {
+    feeds: feeds.map((f) => f.name),
+    url: options.leaseUrl,
+    idleTtlMs: config.LEASE_TTL_MS,
+    log: log.child({ component: 'lease' }),
+  });
+  // closed after every worker stopped (closers run in reverse): a standby's session ends with it
+  closers.push({ what: 'lease session', close: () => leases.close() });
+  const workers: FeedWorker[] = [];
+  for (const feed of feeds) {
+    const state = new WorkerState(clock);
+    const feedLog = feeds.length > 1 ? log.child({ feed: feed.name }) : log;
+    const client = await connectUpstream(config, feed, database, feedLog, state, closers);
+    const worker = composeWorker({
+      database,
+      databaseUrl: options.leaseUrl,
+      lease: leases.lease(feed.name),
+      client,
+      outboxClient: client,
+      settings: workerSettingsFrom(config, feed.name),
+      state,
+      log,
+      clock,
+    });
+    workers.push({ feed: feed.name, state, worker });
+  }
+  return workers;
+}
+
+/** The feed's operator, or (a single feed without a base URL) the built-in sandbox, seeded. */
+async function connectUpstream(config: Config, feed: FeedConfig, database: Database, log: Logger, state: WorkerState, closers: Closers): Promise<IntakeClient> {
+  const onRetry = (info: RetryInfo) => state.upstreamRetry(upstreamFailureReason(info.error));
+  if (!feed.baseUrl) {
+    const sandbox = await startEmbeddedSandbox(config, database, log.child({ component: 'sandbox' }), { onRetry });
+    closers.push({ what: 'upstream', close: sandbox.close });
+    return sandbox.client;
+  }
+  if (!feed.apiKey || !feed.apiSecret) {
+    // config validation requires both with a base URL; a hand-built FeedConfig is still refused by name
+    throw new ConfigError(`invalid environment:\n  feed ${feed.name}: api_key and api_secret are required with a base_url`);
+  }
+  return new IntakeClient({ baseUrl: feed.baseUrl, apiKey: feed.apiKey, apiSecret: feed.apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS, logger: log, onRetry });
+}
