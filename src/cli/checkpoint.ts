@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { listCheckpointResets, loadCheckpoint, resetCheckpoint } from '../sync/checkpoint.js';
 import { CliUsageError } from './errors.js';
+import { commandFeed, withFeedOption } from './feed-context.js';
 import { printFields, printJson } from './output.js';
 import { withStore } from './store-context.js';
 
@@ -26,15 +27,15 @@ export function resetTarget(options: { beginning?: boolean; to?: string | true }
 export function registerCheckpointCommands(program: Command): void {
   const checkpoint = program.command('checkpoint').description("the feed's read position (replay by resetting it)");
 
-  checkpoint
-    .command('show')
+  withFeedOption(checkpoint.command('show'))
     .description('iterator, fencing version, totals and the reset history')
     .option('--json', 'print one JSON object')
-    .action(async (options: { json?: boolean }) => {
+    .action(async (options: { feed?: string; json?: boolean }) => {
       const config = loadConfig();
+      const feed = commandFeed(config, options.feed).name;
       const { current, resets } = await withStore(config, async ({ db }) => ({
-        current: await loadCheckpoint(db, config.FEED_NAME),
-        resets: await listCheckpointResets(db, config.FEED_NAME),
+        current: await loadCheckpoint(db, feed),
+        resets: await listCheckpointResets(db, feed),
       }));
       if (options.json) return printJson({ ...current, resets });
       printFields([
@@ -52,18 +53,18 @@ export function registerCheckpointCommands(program: Command): void {
       }
     });
 
-  checkpoint
-    .command('reset')
+  withFeedOption(checkpoint.command('reset'))
     .description('move the read position; a running worker picks it up (it never overwrites a reset)')
     .option('--beginning', 'replay the whole feed')
     .option('--to [iterator]', 'continue from this iterator')
     .option('--json', 'print the result as one JSON line')
-    .action(async (options: { beginning?: boolean; to?: string | true; json?: boolean }) => {
+    .action(async (options: { feed?: string; beginning?: boolean; to?: string | true; json?: boolean }) => {
       const to = resetTarget(options);
       const config = loadConfig();
+      const feed = commandFeed(config, options.feed).name;
       const by = operator();
-      const result = await withStore(config, ({ db }) => resetCheckpoint(db, config.FEED_NAME, { to, by }));
-      if (options.json) return printJson({ feed: config.FEED_NAME, ...result, by });
-      process.stdout.write(`checkpoint of feed ${config.FEED_NAME}: ${result.from ?? '(beginning)'} -> ${result.to ?? '(beginning)'} (version ${result.version}, by ${by})\n`);
+      const result = await withStore(config, ({ db }) => resetCheckpoint(db, feed, { to, by }));
+      if (options.json) return printJson({ feed, ...result, by });
+      process.stdout.write(`checkpoint of feed ${feed}: ${result.from ?? '(beginning)'} -> ${result.to ?? '(beginning)'} (version ${result.version}, by ${by})\n`);
     });
 }

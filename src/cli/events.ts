@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { IntakeEvent } from '../intake/event.js';
-import { clientFromEnvironment } from './client-context.js';
+import { clientForFeedOption, withFeedOption } from './feed-context.js';
 import { CliUsageError } from './errors.js';
 import { printFields, printJson, printTable, type Cell } from './output.js';
 
@@ -23,15 +23,14 @@ function textField(event: unknown, key: string): Cell {
 export function registerEventsCommands(program: Command): void {
   const events = program.command('events').description('read the operator event feed');
 
-  events
-    .command('list')
+  withFeedOption(events.command('list'))
     .description('one page of GET /events')
     .option('--iterator <iterator>', 'resume after this iterator (from meta.iterator)')
     .option('--limit <n>', 'page size, 1 to 250 (operator default 250)')
     .option('--json', 'print the response as one JSON line')
-    .action(async (options: { iterator?: string; limit?: string; json?: boolean }) => {
+    .action(async (options: { feed?: string; iterator?: string; limit?: string; json?: boolean }) => {
       const limit = options.limit === undefined ? undefined : parseLimit(options.limit);
-      const page = await clientFromEnvironment().listEvents({ iterator: options.iterator, limit });
+      const page = await clientForFeedOption(options.feed).listEvents({ iterator: options.iterator, limit });
       if (options.json) return printJson(page);
       const rows = page.events.map((event) => ({
         id: textField(event, 'id'),
@@ -47,13 +46,12 @@ export function registerEventsCommands(program: Command): void {
       ]);
     });
 
-  events
-    .command('get')
+  withFeedOption(events.command('get'))
     .description('GET /events/{id}')
     .argument('<id>', 'event id')
     .option('--json', 'print the event as one JSON line')
-    .action(async (id: string, options: { json?: boolean }) => {
-      const event = await clientFromEnvironment().getEvent(id);
+    .action(async (id: string, options: { feed?: string; json?: boolean }) => {
+      const event = await clientForFeedOption(options.feed).getEvent(id);
       if (options.json) return printJson(event);
       printEvent(event);
     });

@@ -4,32 +4,33 @@ import type { Db } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
 import { readPrescriptionImport, type ParsedImport } from '../sync/import-file.js';
 import { listLocalPrescriptions, registerLocalPrescriptions, setSubscriptionId } from '../sync/local-prescriptions.js';
-import { clientFromConfig } from './client-context.js';
 import { CliUsageError } from './errors.js';
+import { commandFeed, feedClient, withFeedOption } from './feed-context.js';
 import { printJson, printTable } from './output.js';
 import { withStore } from './store-context.js';
 
 /** Registers `prescriptions import` and `prescriptions list` (the local store) on the shared group. */
 export function registerPrescriptionLocalCommands(prescriptions: Command): void {
-  prescriptions
-    .command('import')
+  withFeedOption(prescriptions.command('import'))
     .description('register prescriptions received by fax or eRx, one {"external_id", "prescription_identity"} per line')
     .argument('<file>', 'NDJSON file')
     .option('--subscribe', 'also create a subscription for each imported prescription that has none yet')
     .option('--backfill', 'with --subscribe: publish events already logged for them')
     .option('--json', 'print the summary and each bad line as JSON lines')
-    .action(async (file: string, options: { subscribe?: boolean; backfill?: boolean; json?: boolean }) => {
+    .action(async (file: string, options: { feed?: string; subscribe?: boolean; backfill?: boolean; json?: boolean }) => {
       if (options.backfill && !options.subscribe) throw new CliUsageError('--backfill only applies together with --subscribe');
       const config = loadConfig();
-      const client = options.subscribe ? clientFromConfig(config) : undefined;
+      const selected = commandFeed(config, options.feed);
+      const feed = selected.name;
+      const client = options.subscribe ? feedClient(config, selected) : undefined;
       const parsed = await readImport(file);
       for (const bad of parsed.bad) {
         if (options.json) printJson({ line: bad.line, error: bad.error });
         else process.stderr.write(`${file}:${bad.line}: ${bad.error}\n`);
       }
       const summary = await withStore(config, async ({ db }) => {
-        const registered = await registerLocalPrescriptions(db, parsed.good);
-        const subscribed = client ? await subscribeAll(db, client, parsed, options.backfill === true) : 0;
+        const registered = await registerLocalPrescriptions(db, parsed.good, { feed });
+        const subscribed = client ? await subscribeAll(db, client, parsed, options.backfill === true, feed) : 0;
         return { ...registered, subscribed, bad: parsed.bad.length };
       });
       if (options.json) printJson(summary);
@@ -42,14 +43,15 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       if (summary.bad > 0) process.exitCode = 1;
     });
 
-  prescriptions
-    .command('list')
+  withFeedOption(prescriptions.command('list'))
     .description('local prescriptions with their current status')
     .option('--status <status>', 'only prescriptions in this status')
     .option('--json', 'one JSON object per line')
-    .action(async (options: { status?: string; json?: boolean }) => {
+    .action(async (options: { feed?: string; status?: string; json?: boolean }) => {
       if (options.status !== undefined && options.status.trim() === '') throw new CliUsageError('--status needs a status name');
-      const rows = await withStore(loadConfig(), ({ db }) => listLocalPrescriptions(db, { status: options.status }));
+      const config = loadConfig();
+      const feed = commandFeed(config, options.feed).name;
+      const rows = await withStore(config, ({ db }) => listLocalPrescriptions(db, { status: options.status, feed }));
       if (options.json) for (const row of rows) printJson(row);
       else printTable(['external_id', 'status', 'status_occurred_at', 'events', 'subscription_id', 'cancellation_requested_at'], rows);
     });
@@ -67,8 +69,8 @@ async function readImport(file: string): Promise<ParsedImport> {
  * Creates the missing subscriptions one by one, storing each id as soon as it
  * exists: a rerun after a failure resumes instead of subscribing twice.
  */
-async function subscribeAll(db: Db, client: IntakeClient, parsed: ParsedImport, backfill: boolean): Promise<number> {
-  const existing = new Map((await listLocalPrescriptions(db)).map((p) => [p.external_id, p.subscription_id]));
+async function subscribeAll(db: Db, client: IntakeClient, parsed: ParsedImport, backfill: boolean, feed: string): Promise<number> {
+  const existing = new Map((await listLocalPrescriptions(db, { feed })).map((p) => [p.external_id, p.subscription_id]));
   let subscribed = 0;
   for (const row of parsed.good) {
     if (existing.get(row.external_id)) continue;
@@ -82,7 +84,7 @@ async function subscribeAll(db: Db, client: IntakeClient, parsed: ParsedImport, 
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`subscribing line ${row.line} (external_id ${row.external_id}) failed after ${subscribed} new subscription(s); rerun to resume: ${reason}`, { cause: error });
     }
-    await setSubscriptionId(db, row.external_id, id);
+    await setSubscriptionId(db, row.external_id, id, { feed });
     subscribed++;
   }
   return subscribed;

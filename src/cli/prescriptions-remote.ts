@@ -7,8 +7,9 @@ import {
   type PrescriptionResponse,
 } from '../intake/prescription.js';
 import { loadConfig } from '../config.js';
+import { createLogger } from '../log.js';
 import { markCancellationRequested, recordSentPrescription } from '../sync/local-prescriptions.js';
-import { clientFromEnvironment } from './client-context.js';
+import { commandFeed, feedClient, withFeedOption } from './feed-context.js';
 import { withStore } from './store-context.js';
 import { printFields, printJson } from './output.js';
 import { readJsonFile } from './read-json-file.js';
@@ -27,51 +28,57 @@ export const prescriptionFileSchema = z.preprocess(
  * event that arrives before the local row is quarantined as unmatched and
  * rematched when the row lands.
  */
-export async function sendPrescription(client: IntakeClient, request: PrescriptionRequest): Promise<PrescriptionResponse> {
+export async function sendPrescription(client: IntakeClient, request: PrescriptionRequest, feed?: string): Promise<PrescriptionResponse> {
   const response = await client.createPrescription(request);
-  await withStore(loadConfig(), (database) => recordSentPrescription(database.db, request, response));
+  await withStore(loadConfig(), (database) => recordSentPrescription(database.db, request, response, undefined, { feed }));
   return response;
 }
 
 /** DELETE /prescriptions/{external_id}, mirrored on the local row when there is one. */
-export async function cancelPrescription(client: IntakeClient, externalId: string): Promise<PrescriptionResponse> {
+export async function cancelPrescription(client: IntakeClient, externalId: string, feed?: string): Promise<PrescriptionResponse> {
   const response = await client.cancelPrescription(externalId);
   if (response.cancellation_requested_at) {
     const at = response.cancellation_requested_at;
-    await withStore(loadConfig(), (database) => markCancellationRequested(database.db, externalId, at));
+    await withStore(loadConfig(), (database) => markCancellationRequested(database.db, externalId, at, { feed }));
   }
   return response;
 }
 
 /** Registers `send`, `get` and `cancel` on the shared `prescriptions` group. */
 export function registerPrescriptionRemoteCommands(prescriptions: Command): void {
-  prescriptions
-    .command('send')
+  withFeedOption(prescriptions.command('send'))
     .description('POST /prescriptions from a JSON file (validated first; nothing is sent if invalid) and record it locally')
     .argument('<file>', 'JSON: {"prescription": {...}} or the bare prescription')
     .option('--json', 'print the stored prescription as one JSON line')
-    .action(async (file: string, options: { json?: boolean }) => {
+    .action(async (file: string, options: { feed?: string; json?: boolean }) => {
+      const { client, feed } = feedOf(options.feed);
       const request = await readJsonFile(file, prescriptionFileSchema, 'prescription');
-      show(await sendPrescription(clientFromEnvironment(), request), options.json);
+      show(await sendPrescription(client, request, feed), options.json);
     });
 
-  prescriptions
-    .command('get')
+  withFeedOption(prescriptions.command('get'))
     .description('GET /prescriptions/{external_id}')
     .argument('<external_id>', "the prescription's external_id")
     .option('--json', 'print the prescription as one JSON line')
-    .action(async (externalId: string, options: { json?: boolean }) => {
-      show(await clientFromEnvironment().getPrescription(externalId), options.json);
+    .action(async (externalId: string, options: { feed?: string; json?: boolean }) => {
+      show(await feedOf(options.feed).client.getPrescription(externalId), options.json);
     });
 
-  prescriptions
-    .command('cancel')
+  withFeedOption(prescriptions.command('cancel'))
     .description('DELETE /prescriptions/{external_id}: flag it for the operator to cancel (and the local record)')
     .argument('<external_id>', "the prescription's external_id")
     .option('--json', 'print the flagged prescription as one JSON line')
-    .action(async (externalId: string, options: { json?: boolean }) => {
-      show(await cancelPrescription(clientFromEnvironment(), externalId), options.json);
+    .action(async (externalId: string, options: { feed?: string; json?: boolean }) => {
+      const { client, feed } = feedOf(options.feed);
+      show(await cancelPrescription(client, externalId, feed), options.json);
     });
+}
+
+/** The feed `--feed` names (see feed-context.ts) and a client for its account; logs (retries) on stderr. */
+function feedOf(requested: string | undefined): { client: IntakeClient; feed: string } {
+  const config = loadConfig();
+  const feed = commandFeed(config, requested);
+  return { client: feedClient(config, feed, createLogger({ level: config.LOG_LEVEL })), feed: feed.name };
 }
 
 // the readable view leaves the patient (PHI) out; --json prints the whole response

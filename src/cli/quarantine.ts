@@ -3,6 +3,7 @@ import { loadConfig } from '../config.js';
 import { listQuarantine, QUARANTINE_REASONS, type QuarantineReason } from '../sync/quarantine.js';
 import { rematch } from '../sync/rematch.js';
 import { CliUsageError } from './errors.js';
+import { commandFeed, withFeedOption } from './feed-context.js';
 import { printFields, printJson, printTable } from './output.js';
 import { withStore } from './store-context.js';
 
@@ -15,15 +16,16 @@ function parseReason(value: string | undefined): QuarantineReason | undefined {
 /** Registers `quarantine list`. */
 export function registerQuarantineCommands(program: Command): void {
   const quarantine = program.command('quarantine').description('events that could not be applied: malformed, unmatched, ambiguous');
-  quarantine
-    .command('list')
+  withFeedOption(quarantine.command('list'))
     .description('open findings, oldest first (raw bodies are never printed: they can hold PHI)')
     .option('--reason <reason>', `only this reason: ${QUARANTINE_REASONS.join(', ')}`)
     .option('--all', 'include findings already resolved by rematch')
     .option('--json', 'one JSON object per line')
-    .action(async (options: { reason?: string; all?: boolean; json?: boolean }) => {
+    .action(async (options: { feed?: string; reason?: string; all?: boolean; json?: boolean }) => {
       const reason = parseReason(options.reason);
-      const rows = await withStore(loadConfig(), ({ db }) => listQuarantine(db, { reason, includeResolved: options.all }));
+      const config = loadConfig();
+      const feed = commandFeed(config, options.feed).name;
+      const rows = await withStore(config, ({ db }) => listQuarantine(db, { feed, reason, includeResolved: options.all }));
       if (options.json) for (const row of rows) printJson(row);
       else printTable(['event_id', 'reason', 'seen_count', 'last_seen_at', 'resolved_at', 'detail'], rows);
     });
@@ -31,12 +33,13 @@ export function registerQuarantineCommands(program: Command): void {
 
 /** Registers `rematch`. */
 export function registerRematchCommand(program: Command): void {
-  program
-    .command('rematch')
+  withFeedOption(program.command('rematch'))
     .description('match unmatched and ambiguous events again against the local prescriptions')
     .option('--json', 'print the result as one JSON line')
-    .action(async (options: { json?: boolean }) => {
-      const result = await withStore(loadConfig(), ({ db }) => rematch(db));
+    .action(async (options: { feed?: string; json?: boolean }) => {
+      const config = loadConfig();
+      const feed = commandFeed(config, options.feed).name;
+      const result = await withStore(config, ({ db }) => rematch(db, { feed }));
       if (options.json) printJson(result);
       else {
         printFields([

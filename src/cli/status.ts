@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import { queryRows, type Database } from '../db/connection.js';
 import { leaseHolder } from '../sync/lease.js';
 import { readOutboxStats } from '../sync/outbox-stats.js';
+import { commandFeed, withFeedOption } from './feed-context.js';
 import { openStoreFromConfig } from './store-context.js';
 
 /** What `status` reports: counts and identifiers from the database, never PHI. */
@@ -30,15 +31,15 @@ export interface StoreStatus {
 
 /** Registers `intake-sync status [--json]`. */
 export function registerStatusCommand(program: Command): void {
-  program
-    .command('status')
+  withFeedOption(program.command('status'))
     .description('show the feed checkpoint, quarantine, lease holder, prescriptions by status and the outbox backlog')
     .option('--json', 'print one JSON object')
-    .action(async (options: { json?: boolean }) => {
+    .action(async (options: { feed?: string; json?: boolean }) => {
       const config = loadConfig();
+      const feed = commandFeed(config, options.feed).name;
       const database = await openStoreFromConfig(config);
       try {
-        const status = await readStoreStatus(database, config.FEED_NAME, Date.now());
+        const status = await readStoreStatus(database, feed, Date.now());
         process.stdout.write(options.json ? `${JSON.stringify(status)}\n` : `${statusText(status)}\n`);
       } finally {
         await database.close();
@@ -60,11 +61,11 @@ export async function readStoreStatus(database: Database, feed: string, now: num
   );
   const statusRows = await queryRows<{ status: string | null; count: unknown }>(
     db,
-    sql`select status, count(*) as count from ${n.prescriptions} group by status`,
+    sql`select status, count(*) as count from ${n.prescriptions} where feed = ${feed}::text group by status`,
   );
   const [eventRow] = await queryRows<{ count: unknown }>(db, sql`select count(*) as count from ${n.events} where feed = ${feed}::text`);
   const holder = database.kind === 'postgres' ? await leaseHolder(database, feed) : undefined;
-  const outbox = await readOutboxStats(db);
+  const outbox = await readOutboxStats(db, feed);
 
   const quarantine = { malformed: 0, unmatched: 0, ambiguous: 0 };
   for (const row of quarantineRows) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createSubscriptionBodySchema, type Subscription } from '../intake/subscription.js';
-import { clientFromEnvironment } from './client-context.js';
+import { clientForFeedOption, withFeedOption } from './feed-context.js';
 import { printFields, printJson } from './output.js';
 import { readJsonFile } from './read-json-file.js';
 
@@ -24,34 +24,31 @@ export function registerSubscriptionsCommands(program: Command): void {
     .command('subscriptions')
     .description('subscribe to events of prescriptions received outside the API (fax, eRx)');
 
-  subscriptions
-    .command('create')
+  withFeedOption(subscriptions.command('create'))
     .description('POST /subscriptions from a JSON file')
     .argument('<file>', 'JSON: {"subscription": {...}}, {"prescription_identity": {...}} or a bare identity')
     .option('--backfill', 'also publish events already logged for the prescription')
     .option('--json', 'print the subscription as one JSON line')
-    .action(async (file: string, options: { backfill?: boolean; json?: boolean }) => {
+    .action(async (file: string, options: { feed?: string; backfill?: boolean; json?: boolean }) => {
       const request = await readJsonFile(file, subscriptionFileSchema, 'subscription');
       if (options.backfill) request.backfill_previous_events = true;
-      show(await clientFromEnvironment().createSubscription(request), options.json);
+      show(await clientForFeedOption(options.feed).createSubscription(request), options.json);
     });
 
-  subscriptions
-    .command('get')
+  withFeedOption(subscriptions.command('get'))
     .description('GET /subscriptions/{id}')
     .argument('<id>', 'subscription id')
     .option('--json', 'print the subscription as one JSON line')
-    .action(async (id: string, options: { json?: boolean }) => {
-      show(await clientFromEnvironment().getSubscription(id), options.json);
+    .action(async (id: string, options: { feed?: string; json?: boolean }) => {
+      show(await clientForFeedOption(options.feed).getSubscription(id), options.json);
     });
 
-  subscriptions
-    .command('cancel')
+  withFeedOption(subscriptions.command('cancel'))
     .description('DELETE /subscriptions/{id}: stop publishing its events')
     .argument('<id>', 'subscription id')
     .option('--json', 'print the cancelled subscription as one JSON line')
-    .action(async (id: string, options: { json?: boolean }) => {
-      show(await clientFromEnvironment().cancelSubscription(id), options.json);
+    .action(async (id: string, options: { feed?: string; json?: boolean }) => {
+      show(await clientForFeedOption(options.feed).cancelSubscription(id), options.json);
     });
 }
 

@@ -21,6 +21,8 @@ export interface QuarantineEntry {
 }
 
 export interface ListQuarantineOptions {
+  /** only this feed's findings; every feed's when absent */
+  feed?: string | undefined;
   reason?: QuarantineReason | undefined;
   /** include findings rematch has resolved */
   includeResolved?: boolean | undefined;
@@ -37,6 +39,7 @@ export async function listQuarantine(db: Db, options: ListQuarantineOptions = {}
         ${options.includeRaw ? sql`, raw` : sql``}
         from ${namesOf(db).quarantine}
         where (${options.reason ?? null}::text is null or reason = ${options.reason ?? null}::text)
+          and (${options.feed ?? null}::text is null or feed = ${options.feed ?? null}::text)
           and (${options.includeResolved ?? false}::boolean or resolved_at is null)
         order by id`,
   );
