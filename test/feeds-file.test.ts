@@ -103,3 +103,16 @@ describe('selectFeed (--feed)', () => {
     expect(() => selectFeed(feeds, requested)).toThrow(message);
   });
 });
+
+describe('INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG with FEEDS_FILE', () => {
+  test.each<[string, Record<string, string>, RegExp | null]>([
+    ['FEEDS_FILE stands in for INTAKE_API_BASE_URL (each feed names its base_url)', { FEEDS_FILE: '/x.json', DATABASE_URL: 'postgres://h/db' }, null],
+    ['DATABASE_URL is still required', { FEEDS_FILE: '/x.json' }, /DATABASE_URL: is required here/],
+    ['without FEEDS_FILE, INTAKE_API_BASE_URL is required', { DATABASE_URL: 'postgres://h/db' }, /INTAKE_API_BASE_URL: is required here/],
+  ])('%s', async (_label, env, refused) => {
+    const { requireExplicitConfig } = await import('../src/cli/run.js');
+    const check = () => requireExplicitConfig(loadConfig({ ...env, INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: '1' }));
+    if (refused) expect(check).toThrow(refused);
+    else expect(check).not.toThrow();
+  });
+});
