@@ -47,15 +47,21 @@ function toCheckpoint(row: CheckpointRow): Checkpoint {
 const ensureRow = (n: StoreNames, feed: string) =>
   sql`insert into ${n.feedCheckpoints} (feed) values (${feed}::text) on conflict (feed) do nothing`;
 
-/** The feed's checkpoint, created at version 0 (the beginning) on first use. */
+const selectRow = (n: StoreNames, feed: string) =>
+  sql`select feed, iterator, version, updated_at, pages_applied, events_applied, events_quarantined
+      from ${n.feedCheckpoints} where feed = ${feed}::text`;
+
+/**
+ * The feed's checkpoint, created at version 0 (the beginning) on first use. One statement when the
+ * row exists: the poller reads it at the start of every pass, caught-up polls included.
+ */
 export async function loadCheckpoint(db: Db, feed: string): Promise<Checkpoint> {
   const n = namesOf(db);
-  await db.execute(ensureRow(n, feed));
-  const [row] = await queryRows<CheckpointRow>(
-    db,
-    sql`select feed, iterator, version, updated_at, pages_applied, events_applied, events_quarantined
-        from ${n.feedCheckpoints} where feed = ${feed}::text`,
-  );
+  let [row] = await queryRows<CheckpointRow>(db, selectRow(n, feed));
+  if (!row) {
+    await db.execute(ensureRow(n, feed));
+    [row] = await queryRows<CheckpointRow>(db, selectRow(n, feed));
+  }
   if (!row) throw new Error(`checkpoint of feed "${feed}" vanished right after it was ensured`);
   return toCheckpoint(row);
 }

@@ -76,11 +76,9 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
   const lease = options.lease ?? createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
   const createPoller = () =>
     new Poller({
-      fetchPage: async ({ iterator }, signal) => {
-        const page = await client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal });
-        // validated as it arrives: for a prefetched page that is while the previous page commits
-        return { ...page, prepared: preparePage(page.events) };
-      },
+      fetchPage: ({ iterator }, signal) => client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
+      // a prefetched page is validated as it arrives, while the previous one commits
+      preparePage,
       applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page }),
       loadCheckpoint: () => loadCheckpoint(database.db, settings.feed),
       clock,

@@ -34,6 +34,12 @@ export interface LoadedCheckpoint {
 /** Everything the loop needs, handed in so tests can fake each piece. */
 export interface PollerDeps {
   fetchPage(request: { iterator: string | null }, signal: AbortSignal): Promise<FetchedPage>;
+  /**
+   * Validates a fetched page's events (preparePage) as the page arrives, when the loop is busy applying
+   * the previous one. A page the loop was waiting for is passed on unprepared instead: the next fetch is
+   * sent first and applyPage validates it, so on a slow network validation hides behind that fetch.
+   */
+  preparePage?(events: unknown[]): PreparedPage;
   /** one transaction; throws CheckpointConflictError when expectedVersion is stale */
   applyPage(input: { expectedVersion: number; nextIterator: string; events: unknown[]; prepared?: PreparedPage }): Promise<AppliedPage>;
   loadCheckpoint(): Promise<LoadedCheckpoint>;
@@ -88,6 +94,8 @@ export class Poller {
   private lastFetchStartedAt = 0;
   /** set while stopped on a cursor problem: the checkpoint version it was found at */
   private heldAtVersion: number | undefined;
+  /** true while the loop waits for a fetch: a page arriving then is left unprepared, so the next fetch starts first */
+  private awaitingFetch = false;
 
   constructor(private readonly deps: PollerDeps) {}
 
@@ -197,7 +205,11 @@ export class Poller {
     return false;
   }
 
-  /** One checkpoint load followed by pages until done, a failure, a conflict or stop. */
+  /**
+   * One checkpoint load followed by pages until done, a failure, a conflict or stop. A page that
+   * brings nothing at the iterator it was asked for writes nothing: an empty poll costs the checkpoint
+   * read (which also notices a reset) and the request, no transaction.
+   */
   private async pass(): Promise<PassOutcome> {
     const { state } = this.deps;
     let checkpoint: LoadedCheckpoint;
@@ -222,7 +234,9 @@ export class Poller {
     for (;;) {
       const fetchStartedAt = pending.startedAt;
       this.lastFetchStartedAt = fetchStartedAt;
+      this.awaitingFetch = true;
       const fetched = await pending.result;
+      this.awaitingFetch = false;
       if (!fetched.ok) {
         // the page was asked for at `iterator` (the prefetch too: it is the position just committed)
         const problem = this.stopping ? null : classifyEventsFailure(eventsFailureFacts(fetched.error, iterator !== null));
@@ -232,12 +246,19 @@ export class Poller {
       if (this.stopping) return { kind: 'stopped' };
       const page = fetched.value;
       const advanced = page.meta.iterator !== iterator;
+      if (!advanced && page.events.length === 0) {
+        // nothing to store and no position to move: no transaction (the version stays, so does the audit of pages)
+        const noProgress = !page.meta.done;
+        state.pollSucceeded({ done: page.meta.done, noProgress });
+        return noProgress ? { kind: 'no-progress' } : { kind: 'caught-up' };
+      }
       // pipelining: the next page's position is known now, so fetch it while this one commits
       const prefetchAbort = new AbortController();
       const prefetch =
         !page.meta.done && advanced ? this.fetch(page.meta.iterator, AbortSignal.any([this.stopSignal.signal, prefetchAbort.signal])) : undefined;
       let applied: AppliedPage;
       try {
+        // a page that arrived while the loop waited for it comes unprepared: applyPage validates it, behind the prefetch
         applied = await this.deps.applyPage({
           expectedVersion: version,
           nextIterator: page.meta.iterator,
@@ -278,9 +299,19 @@ export class Poller {
 
   private fetch(iterator: string | null, signal: AbortSignal): { startedAt: number; result: Promise<Settled<FetchedPage>> } {
     const startedAt = this.deps.clock.now();
+    const prepare = this.deps.preparePage;
     // settled at once so a prefetch that fails while a page commits is never an unhandled rejection
     const result = this.deps.fetchPage({ iterator }, signal).then(
-      (value): Settled<FetchedPage> => ({ ok: true, value }),
+      (value): Settled<FetchedPage> => {
+        // arriving while the previous page is still being applied: validate it now, in that shadow
+        if (!prepare || value.prepared || this.awaitingFetch) return { ok: true, value };
+        try {
+          return { ok: true, value: { ...value, prepared: prepare(value.events) } };
+        } catch {
+          // applyPage validates it again and reports the failure where it belongs
+          return { ok: true, value };
+        }
+      },
       (error: unknown): Settled<FetchedPage> => ({ ok: false, error }),
     );
     return { startedAt, result };

@@ -162,6 +162,19 @@ export class WorkerState {
     for (const listener of this.listeners) listener.pageApplied?.(page);
   }
 
+  /**
+   * A poll that brought nothing new at the position it asked for: a success for readiness, nothing
+   * applied (no transaction, so no page in the totals and the checkpoint position unchanged).
+   */
+  pollSucceeded(poll: { done: boolean; noProgress: boolean }): void {
+    this.lastSuccessAt = this.clock.now();
+    this.lastPollAt = this.lastSuccessAt;
+    this.consecutiveFailures = 0;
+    this.lastFailure = null;
+    this.noProgressStreak = poll.noProgress ? this.noProgressStreak + 1 : 0;
+    this.backlog = !poll.done;
+  }
+
   pollFailed(source: FailureSource, summary: string, reason?: UpstreamFailureReason): number {
     this.consecutiveFailures += 1;
     this.lastPollAt = this.clock.now();

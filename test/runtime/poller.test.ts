@@ -131,11 +131,11 @@ describe('Poller', () => {
     const store = new FakeStore();
     const feed = new FakeFeed(1);
     holder.poller = new Poller({
-      fetchPage: ({ iterator }) => feed.fetch(iterator),
-      applyPage: async (input) => {
-        now += 300; // a page whose apply takes 300 ms
-        return store.apply(input);
+      fetchPage: async ({ iterator }) => {
+        now += 300; // a poll whose request takes 300 ms, the empty one included
+        return feed.fetch(iterator);
       },
+      applyPage: (input) => store.apply(input),
       loadCheckpoint: () => store.load(),
       clock: { now: () => now },
       sleep: async (ms) => {
@@ -177,8 +177,70 @@ describe('Poller', () => {
       { kind: 'failure', consecutiveFailures: 3 },
       { kind: 'caught-up' },
     ]);
-    expect(store.applies).toHaveLength(2);
+    // the poll after the drain found nothing new at its iterator: nothing applied, yet a success
+    expect(store.applies).toHaveLength(1);
     expect(state.snapshot().consecutiveFailures).toBe(0);
+  });
+
+  it('an empty poll at its own iterator writes nothing: no apply, the version stays, and it still counts as a success', async () => {
+    const { poller, feed, store, state, delays } = harness({ feed: new FakeFeed(2), stopAfterSleeps: 3 });
+    await poller.run();
+    expect(feed.requests).toEqual([null, '2', '2']);
+    expect(store.applies.map((a) => a.nextIterator)).toEqual(['2']);
+    expect(store.version).toBe(1);
+    // every pass reads the checkpoint again: a reset made while caught up is picked up at the next poll
+    expect(store.loads).toBe(3);
+    expect(delays).toEqual([{ kind: 'caught-up' }, { kind: 'caught-up' }, { kind: 'caught-up' }]);
+    expect(state.snapshot()).toMatchObject({ lastSuccessAt: expect.any(Number), consecutiveFailures: 0, backlog: false, totals: { pages: 1 } });
+  });
+
+  it('a caught-up worker picks up a reset at its next poll, though empty polls write nothing', async () => {
+    const { poller, feed, store } = harness({ feed: new FakeFeed(2), stopAfterSleeps: 3 });
+    const load = store.load.bind(store);
+    store.load = async () => {
+      // an operator resets to the beginning while the worker waits between its second and third poll
+      if (store.loads === 2) {
+        store.iterator = null;
+        store.version += 1;
+      }
+      return load();
+    };
+    await poller.run();
+    expect(feed.requests).toEqual([null, '2', null]);
+    expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([[0, '2'], [2, '2']]);
+  });
+
+  it('sends the next fetch before validating a page it was waiting for, and validates a page that arrives during an apply at once', async () => {
+    const feed = new FakeFeed(6);
+    const log: string[] = [];
+    let applying = false;
+    const { poller, store } = harness({
+      feed,
+      deps: {
+        fetchPage: async ({ iterator }) => {
+          log.push(`fetch ${iterator}`);
+          // the first page is slow (the loop waits for it); the second arrives while page 1 is applied
+          if (iterator === null) await new Promise((resolve) => setTimeout(resolve, 5));
+          return feed.fetch(iterator);
+        },
+        preparePage: (events) => {
+          log.push(`prepare ${(events[0] as { id: string }).id}${applying ? ' during apply' : ''}`);
+          return { events: [], malformed: [], duplicatesInPage: 0, rowsJson: { events: '[]', malformed: '[]' }, prepareMs: 0 };
+        },
+      },
+    });
+    const apply = store.apply.bind(store);
+    store.apply = async (input) => {
+      applying = true;
+      log.push(`apply ${input.nextIterator}${'prepared' in input ? ' prepared' : ''}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      applying = false;
+      return apply(input);
+    };
+    await poller.drain();
+    // page 1: waited for, so unprepared (applyPage validates it) and page 2 is already requested;
+    // page 2 arrived during page 1's apply and was validated then
+    expect(log.slice(0, 6)).toEqual(['fetch null', 'fetch 2', 'apply 2', 'prepare ev_2 during apply', 'fetch 4', 'apply 4 prepared']);
   });
 
   it('treats a database failure like any other: backs off, reloads the checkpoint, resumes', async () => {
