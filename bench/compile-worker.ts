@@ -6,15 +6,17 @@ import { join } from 'node:path';
 import { BenchProcessError } from './bench-process-error.js';
 import { REPO_ROOT } from './processes.js';
 
-/** A compiled copy of bench/drain-worker.ts and the src/ modules it imports. */
+/** A compiled copy of bench/drain-worker.ts, the daemon's CLI and the src/ modules they import. */
 export interface CompiledWorker {
-  /** absolute path of the compiled entry point, to run with plain `node` */
+  /** absolute path of the compiled drain worker, to run with plain `node` */
   entry: string;
+  /** absolute path of the compiled src/cli/main.js (`intake-sync`), as dist/ ships it */
+  cliEntry: string;
   remove(): Promise<void>;
 }
 
 /**
- * Compiles the drain worker with tsc (only its import graph) into a temp folder, so the worker runs as plain
+ * Compiles the drain worker and the CLI with tsc (only their import graphs) into a temp folder, so the worker runs as plain
  * JavaScript like the shipped dist/: under tsx the loader alone adds ~75 MB of RSS that production never pays.
  */
 export async function compileDrainWorker(): Promise<CompiledWorker> {
@@ -22,7 +24,7 @@ export async function compileDrainWorker(): Promise<CompiledWorker> {
   const remove = () => rm(outDir, { recursive: true, force: true });
   try {
     const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const args = [tsc, 'bench/drain-worker.ts', '--outDir', outDir, '--rootDir', '.', '--module', 'nodenext',
+    const args = [tsc, 'bench/drain-worker.ts', 'src/cli/main.ts', '--outDir', outDir, '--rootDir', '.', '--module', 'nodenext',
       '--moduleResolution', 'nodenext', '--target', 'es2023', '--skipLibCheck', '--esModuleInterop', '--sourceMap', 'false',
       '--types', 'node'];
     // type errors elsewhere in a tree under development do not stop tsc from emitting; a missing entry does
@@ -34,11 +36,16 @@ export async function compileDrainWorker(): Promise<CompiledWorker> {
       child.on('close', () => resolve(text));
     });
     const entry = join(outDir, 'bench', 'drain-worker.js');
-    if (!existsSync(entry)) throw new BenchProcessError(`tsc did not emit the drain worker:\n${output.slice(0, 2000)}`);
+    const cliEntry = join(outDir, 'src', 'cli', 'main.js');
+    for (const file of [entry, cliEntry]) {
+      if (!existsSync(file)) throw new BenchProcessError(`tsc did not emit ${file}:\n${output.slice(0, 2000)}`);
+    }
     await writeFile(join(outDir, 'package.json'), '{"type":"module"}\n');
-    // bare imports resolve by walking up from the compiled file: give it the repo's node_modules
+    // bare imports resolve by walking up from the compiled file: give it the repo's node_modules; the
+    // migrator reads drizzle/ next to src/, as in the package
     await symlink(join(REPO_ROOT, 'node_modules'), join(outDir, 'node_modules'), 'dir');
-    return { entry, remove };
+    await symlink(join(REPO_ROOT, 'drizzle'), join(outDir, 'drizzle'), 'dir');
+    return { entry, cliEntry, remove };
   } catch (error) {
     await remove();
     throw error;

@@ -25,15 +25,22 @@ export interface BenchDatabase {
   database: Database;
   /** raw postgres.js client on the same database (set-based setup, the ceiling and the naive loop) */
   sql: postgres.Sql;
+  /** Closes the connections and keeps the database (a template for copies): close() still drops it. */
+  disconnect(): Promise<void>;
   /** Closes the connections; drops the database unless `keep`. */
   close(keep: boolean): Promise<void>;
 }
 
-/** Creates and migrates a fresh database `name` on the server of `serverUrl`. */
-export async function createBenchDatabase(serverUrl: string, name: string): Promise<BenchDatabase> {
+/**
+ * Creates and migrates a fresh database `name` on the server of `serverUrl`; with `template`, a copy of that
+ * (disconnected) database, file by file: no WAL for its contents, so the copy's drain does not share the disk
+ * with a flood of it.
+ */
+export async function createBenchDatabase(serverUrl: string, name: string, options: { template?: string } = {}): Promise<BenchDatabase> {
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`create database "${name}"`);
+    const from = options.template ? ` template "${options.template}" strategy file_copy` : '';
+    await admin.unsafe(`create database "${name}"${from}`);
     undropped.set(name, serverUrl);
   } finally {
     await admin.end({ timeout: 5 });
@@ -43,14 +50,18 @@ export async function createBenchDatabase(serverUrl: string, name: string): Prom
   const database = await openDatabase({ url: url.toString() });
   await runMigrations(database);
   const sql = postgres(url.toString(), { max: 2, onnotice: () => {} });
+  const disconnect = async () => {
+    await database.close().catch(() => {});
+    await sql.end({ timeout: 5 }).catch(() => {});
+  };
   return {
     name,
     url: url.toString(),
     database,
     sql,
+    disconnect,
     async close(keep) {
-      await database.close().catch(() => {});
-      await sql.end({ timeout: 5 }).catch(() => {});
+      await disconnect();
       undropped.delete(name);
       if (keep) return;
       const dropper = postgres(serverUrl, { max: 1, onnotice: () => {} });

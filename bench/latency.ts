@@ -5,7 +5,8 @@ import { IntakeClient } from '../src/intake/client.js';
 import { samplePrescription } from '../src/sandbox/fixtures.js';
 import { SANDBOX_STEP_MS } from '../src/sandbox/rules.js';
 import { BenchProcessError } from './bench-process-error.js';
-import { spawnTsx } from './processes.js';
+import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
+import { spawnNode } from './processes.js';
 import { registerFixturePrescriptions } from './register.js';
 import type { SandboxProcess } from './sandbox-process.js';
 import { summarize, type Summary } from './stats.js';
@@ -23,7 +24,7 @@ const OBSERVE_EVERY_MS = 10;
 const PREFIX = 'lat';
 
 /**
- * Runs the real daemon (`intake-sync run`, POLL_INTERVAL_MS = pollIntervalMs) against a sandbox whose clock
+ * Runs the real daemon (the compiled `intake-sync run` with the daemon's V8 flags, POLL_INTERVAL_MS = pollIntervalMs) against a sandbox whose clock
  * only moves when told. Each round sends PER_ROUND prescriptions through the API and registers them locally,
  * waits a random fraction of the poll interval (so rounds land at every phase of the poll cycle), then
  * advances the sandbox clock one step: their `accepted` events become visible in that instant. The bench
@@ -33,12 +34,13 @@ const PREFIX = 'lat';
  * overstates the true latency by at most one request round trip plus one observation interval (~10 ms).
  */
 export async function measureLatency(
+  cliEntry: string,
   sandbox: SandboxProcess,
   db: { url: string; database: { db: Db }; sql: postgres.Sql },
   rounds: number,
   pollIntervalMs: number,
 ): Promise<LatencyResult> {
-  const daemon = spawnTsx('daemon (latency)', 'src/cli/main.ts', ['run'], {
+  const daemon = spawnNode('daemon (latency)', [...DAEMON_NODE_FLAGS, cliEntry, 'run'], {
     ...process.env,
     DATABASE_URL: db.url,
     INTAKE_API_BASE_URL: sandbox.baseUrl,

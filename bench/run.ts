@@ -5,7 +5,8 @@ import { parseBenchArgs, type BenchArgs } from './args.js';
 import { measureCeiling } from './ceiling.js';
 import { compileDrainWorker, type CompiledWorker } from './compile-worker.js';
 import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases, type BenchDatabase } from './database.js';
-import { runDrain } from './drain.js';
+import { runDrain, type DrainResult } from './drain.js';
+import { measureIdle } from './idle.js';
 import { measureLatency } from './latency.js';
 import { describeMachine } from './machine.js';
 import { measureMatchScaling } from './match-scaling.js';
@@ -16,6 +17,7 @@ import { registerFixturePrescriptions } from './register.js';
 import { formatReport, summaryLine, type BenchResults } from './report.js';
 import { writeResultsFile } from './results-file.js';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
+import { measureWan, wanEventsFor, type WanResult } from './wan.js';
 
 /** Prescriptions (4 events each) in the naive poller's feed: more than one transaction per event gets through in its time. */
 const NAIVE_FEED_PRESCRIPTIONS = 25_000;
@@ -23,9 +25,15 @@ const NAIVE_FEED_PRESCRIPTIONS = 25_000;
 /** Most prescriptions the match probe drains: 4 events each, so at most 40 pages per table size. */
 const MATCH_PROBE_PRESCRIPTIONS = 2_500;
 
-/** A fresh database for one phase, closed (and dropped unless --keep) when the phase ends. */
-async function withDatabase<T>(serverUrl: string, name: string, keep: boolean, body: (db: BenchDatabase) => Promise<T>): Promise<T> {
-  const db = await createBenchDatabase(serverUrl, name);
+/** A fresh database for one phase (a copy of `template` when given), closed (and dropped unless --keep) when the phase ends. */
+async function withDatabase<T>(
+  serverUrl: string,
+  name: string,
+  keep: boolean,
+  body: (db: BenchDatabase) => Promise<T>,
+  template?: string,
+): Promise<T> {
+  const db = await createBenchDatabase(serverUrl, name, template ? { template } : {});
   try {
     return await body(db);
   } finally {
@@ -48,18 +56,68 @@ let compiledWorker: CompiledWorker | undefined;
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
+/**
+ * The backlog drain, `args.drains` times: the feed is seeded once and the matching prescriptions registered
+ * once, into a template; each drain runs the worker into a fresh copy of it, after a CHECKPOINT, so every
+ * drain starts from the same state and none shares the disk with the previous one's dirty pages.
+ */
+async function measureDrains(args: BenchArgs, serverUrl: string, stamp: string, worker: CompiledWorker) {
+  const prescriptions = Math.ceil(args.events / 4);
+  return withSandbox('drain', async (sandbox) => {
+    const template = await createBenchDatabase(serverUrl, `${stamp}_drain`);
+    try {
+      const machine = await describeMachine(template.sql);
+      const seeded = await sandbox.seed(prescriptions, 'rx');
+      await registerFixturePrescriptions(template.database.db, 'rx', 0, seeded.prescriptions);
+      await template.disconnect();
+      const drains: DrainResult[] = [];
+      for (let run = 1; run <= args.drains; run++) {
+        log(`drain ${run} of ${args.drains}`);
+        drains.push(
+          await withDatabase(
+            serverUrl,
+            `${stamp}_drain_${run}`,
+            args.keep,
+            async (db) => {
+              await db.sql`checkpoint`;
+              return runDrain(worker.entry, sandbox, db.url, 'bench');
+            },
+            template.name,
+          ),
+        );
+      }
+      return { machine, drains };
+    } finally {
+      await template.close(args.keep);
+    }
+  });
+}
+
+/** The drain over a slow network, once per round trip, each on a feed sized to last about args.wanSeconds. */
+async function measureWanDrains(args: BenchArgs, serverUrl: string, stamp: string, worker: CompiledWorker): Promise<WanResult[]> {
+  const results: WanResult[] = [];
+  for (const rttMs of args.wanRttMs) {
+    const events = wanEventsFor(rttMs, args.wanSeconds);
+    log(`WAN drain: ${events.toLocaleString('en-US')} events with ${rttMs} ms of round trip`);
+    results.push(
+      await withDatabase(serverUrl, `${stamp}_wan_${rttMs}`, args.keep, (db) =>
+        withSandbox(`wan-${rttMs}`, async (sandbox) => {
+          const seeded = await sandbox.seed(events / 4, 'wan');
+          await registerFixturePrescriptions(db.database.db, 'wan', 0, seeded.prescriptions);
+          await db.sql`checkpoint`;
+          return measureWan(worker.entry, sandbox, db.url, rttMs);
+        }),
+      ),
+    );
+  }
+  return results;
+}
+
 /** Every phase, one after the other on the same server, each in its own database. */
 async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, worker: CompiledWorker) {
   const prescriptions = Math.ceil(args.events / 4);
-  log(`drain of ${prescriptions * 4} events (${prescriptions} prescriptions), databases ${stamp}_*`);
-  const { drain, machine } = await withDatabase(serverUrl, `${stamp}_drain`, args.keep, (db) =>
-    withSandbox('drain', async (sandbox) => {
-      const machine = await describeMachine(db.sql);
-      const seeded = await sandbox.seed(prescriptions, 'rx');
-      await registerFixturePrescriptions(db.database.db, 'rx', 0, seeded.prescriptions);
-      return { machine, drain: await runDrain(worker.entry, sandbox, db.url, 'bench') };
-    }),
-  );
+  log(`${args.drains} drains of ${prescriptions * 4} events (${prescriptions} prescriptions), databases ${stamp}_*`);
+  const { drains, machine } = await measureDrains(args, serverUrl, stamp, worker);
   log(`ceiling for ${args.ceilingSeconds} s, then naive for ${args.naiveSeconds} s`);
   const ceiling = await withDatabase(serverUrl, `${stamp}_scratch`, args.keep, (db) => measureCeiling(db.sql, prescriptions, args.ceilingSeconds));
   const naive = await withDatabase(serverUrl, `${stamp}_naive`, args.keep, (db) =>
@@ -71,6 +129,11 @@ async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, wor
       return measureNaive(db.sql, sandbox, args.naiveSeconds);
     }),
   );
+  const wan = await measureWanDrains(args, serverUrl, stamp, worker);
+  log(`idle: ${args.idlePolls} polls of a caught-up daemon every ${args.idlePollIntervalMs} ms`);
+  const idle = await withDatabase(serverUrl, `${stamp}_idle`, args.keep, (db) =>
+    withSandbox('idle', (sandbox) => measureIdle(worker.cliEntry, sandbox, db.url, args.idlePolls, args.idlePollIntervalMs)),
+  );
   log(`match time per page, 10k then ${args.matchLarge.toLocaleString('en-US')} local prescriptions`);
   const match = await withDatabase(serverUrl, `${stamp}_match`, args.keep, (db) =>
     withSandbox('match', (sandbox) =>
@@ -79,9 +142,9 @@ async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, wor
   );
   log(`steady-state latency, ${args.latencyRounds} rounds, poll interval ${args.pollIntervalMs} ms`);
   const latency = await withDatabase(serverUrl, `${stamp}_latency`, args.keep, (db) =>
-    withSandbox('latency', (sandbox) => measureLatency(sandbox, db, args.latencyRounds, args.pollIntervalMs)),
+    withSandbox('latency', (sandbox) => measureLatency(worker.cliEntry, sandbox, db, args.latencyRounds, args.pollIntervalMs)),
   );
-  return { machine, drain, ceiling, naive, match, latency };
+  return { machine, drains, ceiling, naive, wan, idle, match, latency };
 }
 
 async function main(): Promise<void> {

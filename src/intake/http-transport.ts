@@ -59,6 +59,10 @@ export class HttpTransport {
         signal,
       });
       read = { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() };
+      // fetch (undici) returns the connection to its pool a tick after the body ends: a request sent in
+      // the same tick (the poller's prefetch is) would open a second connection, and alternate between
+      // the two from then on, each new one costing a handshake over a real network
+      await new Promise<void>((resolve) => setImmediate(resolve));
     } catch (error) {
       if (request.signal?.aborted) throw coerceError(request.signal.reason);
       if (timeout.aborted) throw new RequestTimeoutError(context, this.#timeoutMs, { cause: error });

@@ -4,8 +4,40 @@ import { summarize } from '../../bench/stats.js';
 
 const flat = (ms: number) => summarize([ms]);
 
-function results(overrides: { drain?: number; ceiling?: number; naive?: number; rss?: number; match10k?: number; match1m?: number; p99?: number } = {}): BenchResults {
-  const drainRate = overrides.drain ?? 30_000;
+interface Overrides {
+  drains?: number[];
+  ceiling?: number;
+  naive?: number;
+  rss?: number;
+  match10k?: number;
+  match1m?: number;
+  p99?: number;
+  wanRatio?: number;
+  wanConnections?: number;
+  idleCpu?: number;
+  idleRss?: [number, number, number];
+  idleStatements?: number;
+}
+
+function drain(rate: number, rss: number) {
+  return {
+    events: 200_000, pages: 800, seconds: 200_000 / rate, events_per_s: rate, pages_per_s: rate / 250,
+    peak_rss_mb: rss, rss_series_mb: [[100, 80]] as Array<[number, number]>,
+    per_page_ms: { fetch: flat(4), fetch_wait: flat(0.5), prepare: flat(1.5), validate: flat(1), write: flat(5.5), commit: flat(1), apply: flat(7) },
+  };
+}
+
+function wan(rttMs: number, ratio: number, connections: number) {
+  const limit = (250 * 1000) / (rttMs + 3);
+  return {
+    rtt_ms: rttMs, events: 70_000, pages: 280, seconds: 70_000 / (limit * ratio), events_per_s: limit * ratio, requests: 280, requests_per_connection: [280],
+    operator_ms: flat(3), wire_ms: flat(rttMs + 3.5), limit_events_per_s: limit, ratio_to_limit: ratio, connections, peak_rss_mb: 90,
+    per_page_ms: drain(1, 90).per_page_ms,
+  };
+}
+
+function results(overrides: Overrides = {}): BenchResults {
+  const [rssStart, rssEnd, rssMax] = overrides.idleRss ?? [60, 60.5, 61];
   return {
     started_at: '2026-11-21T10:00:00.000Z',
     command: 'npm run bench -- --events 200000',
@@ -13,13 +45,15 @@ function results(overrides: { drain?: number; ceiling?: number; naive?: number; 
       cpu_model: 'Test CPU', cores: 2, memory_mb: 4096, load_average_1m_at_start: 0.5, node_version: 'v20.20.0',
       pg_version: '15.20', synchronous_commit: 'on', shared_buffers: '128MB', wal_sync_method: 'fdatasync',
     },
-    drain: {
-      events: 200_000, pages: 800, seconds: 200_000 / drainRate, events_per_s: drainRate, pages_per_s: drainRate / 250,
-      peak_rss_mb: overrides.rss ?? 120, rss_series_mb: [[100, 80]],
-      per_page_ms: { fetch: flat(4), fetch_wait: flat(0.5), prepare: flat(1.5), validate: flat(1), write: flat(5.5), commit: flat(1), apply: flat(7) },
-    },
+    drains: (overrides.drains ?? [34_000, 32_000, 36_000]).map((rate) => drain(rate, overrides.rss ?? 120)),
     ceiling: { pages: 1_600, events: 400_000, seconds: 10, events_per_s: overrides.ceiling ?? 40_000, pages_per_s: 160 },
     naive: { events: 5_000, seconds: 10, events_per_s: overrides.naive ?? 500 },
+    wan: [wan(50, overrides.wanRatio ?? 0.95, overrides.wanConnections ?? 1), wan(150, 0.97, 1)],
+    idle: {
+      poll_interval_ms: 1_000, polls: 120, seconds: 120, cpu_seconds: 0.24, cpu_pct: 0.2, cpu_pct_per_5s_poll: overrides.idleCpu ?? 0.04,
+      rss_mb_start: rssStart, rss_mb_end: rssEnd, rss_mb_max: rssMax, db_statements_per_poll: overrides.idleStatements ?? 1.5,
+      db_simple_queries: 60, db_executes: 120,
+    },
     match: { probe_events: 10_000, match_ms_per_page_10k: flat(overrides.match10k ?? 2), match_ms_per_page_1m: flat(overrides.match1m ?? 2.4) },
     latency: { poll_interval_ms: 1_000, rounds: 30, events: 150, latency_ms: { count: 150, mean: 600, p50: 550, p99: overrides.p99 ?? 1_100, max: 1_150 } },
   };
@@ -28,14 +62,23 @@ function results(overrides: { drain?: number; ceiling?: number; naive?: number; 
 describe('checkTargets', () => {
   test.each([
     ['all met', {}, {}],
-    ['drain under 0.6 x ceiling', { drain: 23_999 }, { drain_vs_ceiling: false }],
-    ['drain exactly 0.6 x ceiling', { drain: 24_000 }, {}],
-    ['drain under 20 x naive', { naive: 1_600 }, { drain_vs_naive: false }],
+    ['one drain under 0.8 x ceiling', { drains: [34_000, 31_999, 36_000] }, { drain_vs_ceiling: false }],
+    ['the slowest drain exactly 0.8 x ceiling', { drains: [32_000, 34_000, 36_000] }, {}],
+    ['drain under 20 x naive is no longer a target', { naive: 1_600 }, {}],
+    ['a WAN drain under 0.9 x its limit', { wanRatio: 0.89 }, { wan_vs_limit: false }],
+    ['a WAN drain on 3 connections', { wanConnections: 3 }, { wan_connections: false }],
+    ['idle CPU over 0.5 % per 5 s poll', { idleCpu: 0.51 }, { idle_cpu: false }],
+    ['idle RSS over 100 MB', { idleRss: [99, 100, 100.1] as [number, number, number] }, { idle_rss: false }],
+    ['idle RSS growing over the window', { idleRss: [60, 62.5, 62.5] as [number, number, number] }, { idle_rss: false }],
+    ['over 2 statements per empty poll', { idleStatements: 2.01 }, { idle_db_statements: false }],
     ['RSS over 200 MB', { rss: 200.1 }, { peak_rss: false }],
     ['match 1M over 1.5 x 10k', { match1m: 3.01 }, { match_scaling: false }],
     ['latency p99 over poll + 250 ms', { p99: 1_251 }, { latency_p99: false }],
   ])('%s', (_, input, failed) => {
-    const allMet = { drain_vs_ceiling: true, drain_vs_naive: true, peak_rss: true, match_scaling: true, latency_p99: true };
+    const allMet = {
+      drain_vs_ceiling: true, wan_vs_limit: true, wan_connections: true, idle_cpu: true, idle_rss: true, idle_db_statements: true,
+      peak_rss: true, match_scaling: true, latency_p99: true,
+    };
     expect(checkTargets(results(input))).toEqual({ ...allMet, ...failed });
   });
 });
@@ -45,13 +88,25 @@ describe('summaryLine', () => {
     const line = summaryLine(results());
     expect(line).toMatchObject({
       events: 200_000,
-      events_per_s: 30_000,
-      pages_per_s: 120,
+      // the median of the three drains
+      events_per_s: 34_000,
+      drains_events_per_s: [34_000, 32_000, 36_000],
+      pages_per_s: 136,
       ceiling_events_per_s: 40_000,
       naive_events_per_s: 500,
-      ratio_to_ceiling: 0.75,
-      ratio_to_naive: 60,
+      ratio_to_ceiling: 0.85,
+      ratio_to_ceiling_min: 0.8,
+      ratio_to_ceiling_median: 0.85,
+      ratio_to_naive: 68,
       peak_rss_mb: 120,
+      wan_50ms_events_per_s: 4_481.1,
+      wan_50ms_limit_events_per_s: 4_717,
+      wan_50ms_connections: 1,
+      wan_150ms_limit_events_per_s: 1_634,
+      idle_cpu_pct_per_5s_poll: 0.04,
+      idle_rss_mb: 61,
+      idle_rss_growth_mb: 0.5,
+      idle_db_statements_per_poll: 1.5,
       match_ms_per_page_10k: 2,
       match_ms_per_page_1m: 2.4,
       poll_interval_ms: 1_000,
@@ -71,14 +126,17 @@ describe('summaryLine', () => {
 
 describe('formatReport', () => {
   test('aligned table with the machine, the measures and the target verdicts', () => {
-    const text = formatReport(results({ drain: 20_000 }));
+    const text = formatReport(results({ drains: [20_000, 34_000, 36_000] }));
     expect(text).toContain('Test CPU, 2 cores, 4,096 MB; PostgreSQL 15.20, synchronous_commit=on');
-    expect(text).toMatch(/drain \/ ceiling\s+0\.50\s+>= 0\.60  MISSED/);
-    expect(text).toMatch(/drain \/ naive\s+40\.0\s+>= 20  ok/);
+    expect(text).toMatch(/drain \/ ceiling, min\s+0\.50\s+>= 0\.80  MISSED/);
+    expect(text).toMatch(/drain \/ ceiling, median\s+0\.85\s*$/m);
+    expect(text).toMatch(/drain \/ naive \(reported, not a target\)\s+68\.0\s*$/m);
+    expect(text).toMatch(/WAN 50 ms events\/s \(limit 4,717\)\s+4,481\s+>= 0\.9 x limit  ok/);
+    expect(text).toMatch(/idle database statements per poll\s+1\.50\s+<= 2  ok/);
     expect(text).toMatch(/latency p99 ms \(poll 1000 ms\)\s+1,100\s+<= 1250  ok/);
     expect(text).toMatch(/write\s+5\.50\s+5\.50 \/ 5\.50/);
     const table = (text.split('\n\n')[1] ?? '').split('\n');
-    expect(table).toHaveLength(12);
+    expect(table).toHaveLength(23);
     // the value column is right-aligned: every value ends in the same column
     const valueEnds = new Set(
       table.map((line) => {
