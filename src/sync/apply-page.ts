@@ -4,7 +4,7 @@ import type { Db } from '../db/connection.js';
 import { applyPageSql, matchLockSharedSql, type ApplyPageRow } from './apply-page-sql.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import type { ApplyTimings } from './worker-state.js';
-import { inTransaction } from './page-transaction.js';
+import { inPipelinedTransaction } from './page-transaction.js';
 import { preparePage, type PreparedPage } from './prepare-page.js';
 
 export interface ApplyPageInput {
@@ -41,7 +41,8 @@ export interface ApplyResult {
 }
 
 /**
- * Applies one page in ONE transaction of one statement (after the match lock): the
+ * Applies one page in ONE transaction of one statement (after the match lock), sent with its BEGIN
+ * and COMMIT in one round trip: the
  * checkpoint compare-and-set (throws CheckpointConflictError and applies nothing when
  * the version moved), then events, matches, statuses, quarantine and checkpoint totals.
  */
@@ -60,19 +61,15 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
     malformedCount: page.malformed.length,
   });
   const t1 = performance.now();
-  let bodyEnd = 0;
 
-  const outcome = await inTransaction(db, async (run) => {
-    const w0 = performance.now();
-    // pipelined on one connection: the lock is held before the page statement takes its snapshot
-    const [, [row]] = await Promise.all([run(matchLockSharedSql(names)), run<ApplyPageRow>(statement)]);
-    bodyEnd = performance.now();
-    if (!row || row.version === null) throw new CheckpointConflictError(input.feed, input.expectedVersion);
-    return { row, writeMs: bodyEnd - w0 };
-  });
+  // BEGIN, the match lock (held before the page statement takes its snapshot), the page statement and
+  // COMMIT in one flight. A moved checkpoint makes the statement write nothing (every write reads the
+  // compare-and-set), so committing that empty transaction is as good as rolling it back.
+  const { rows, statementsDoneAt } = await inPipelinedTransaction(db, [matchLockSharedSql(names), statement]);
   const committed = performance.now();
+  const row = rows[1]?.[0] as ApplyPageRow | undefined;
+  if (!row || row.version === null) throw new CheckpointConflictError(input.feed, input.expectedVersion);
 
-  const { row } = outcome;
   return {
     version: Number(row.version),
     received: input.events.length,
@@ -84,8 +81,8 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
     timingsMs: {
       prepare: page.prepareMs,
       validate: input.prepared ? 0 : t1 - t0,
-      write: outcome.writeMs,
-      commit: committed - bodyEnd,
+      write: statementsDoneAt - t1,
+      commit: committed - statementsDoneAt,
     },
   };
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { queryRows, type Db } from '../../src/db/connection.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { QueryDeadlineError } from '../../src/db/deadline.js';
-import { inTransaction } from '../../src/sync/page-transaction.js';
+import { inPipelinedTransaction, inTransaction } from '../../src/sync/page-transaction.js';
 import { startFreezableProxy } from '../runtime/helpers/freezable-proxy.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { truncateStore } from './fixtures.js';
@@ -67,6 +67,46 @@ describe('inTransaction', () => {
 });
 
 const onPostgres = await postgresReachable();
+
+describe('inPipelinedTransaction', () => {
+  test('commits every statement and returns each one\'s rows in order', async () => {
+    const { rows, statementsDoneAt } = await inPipelinedTransaction(db, [insertFeed('a'), insertFeed('b'), sql`select count(*)::int as n from intake_sync.feed_checkpoints`]);
+    expect(rows).toEqual([[{ feed: 'a' }], [{ feed: 'b' }], [{ n: 2 }]]);
+    expect(statementsDoneAt).toBeGreaterThan(0);
+    expect(await feeds()).toEqual(['a', 'b']);
+  });
+
+  test('a failing statement rolls back those before it, and the COMMIT behind it ends the transaction', async () => {
+    const failing = inPipelinedTransaction(db, [insertFeed('a'), sql`select 1 / 0`, insertFeed('b')]);
+    await expect(failing).rejects.toSatisfy((e: Error) => /division by zero/.test(`${e.message} ${String(e.cause)}`));
+    expect(await feeds()).toEqual([]);
+    // no transaction left open on the page client: the next ones commit
+    await inPipelinedTransaction(db, [insertFeed('c')]);
+    await inTransaction(db, (run) => run(insertFeed('d')));
+    expect(await feeds()).toEqual(['c', 'd']);
+  });
+
+  test.skipIf(!onPostgres)('BEGIN, the statements and COMMIT reach the server as one flight', async () => {
+    const target = new URL(tdb.url as string);
+    const proxy = await startFreezableProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const viaProxy = new URL(tdb.url as string);
+    viaProxy.port = String(proxy.port);
+    const proxied = await openDatabase({ url: viaProxy.toString(), max: 1 });
+    try {
+      // warm: the connection is open and the statements prepared
+      await inPipelinedTransaction(proxied.db, [insertFeed('warm'), sql`select 1`]);
+      // nothing flows after the client's next write, answers included: a transaction that needed a second
+      // write (a COMMIT sent once the statements answered) would never commit
+      proxy.freezeAfterNextClientWrite();
+      await expect(inPipelinedTransaction(proxied.db, [insertFeed('one-flight'), sql`select 1`], 500)).rejects.toBeInstanceOf(QueryDeadlineError);
+      expect(await feeds()).toEqual(['one-flight', 'warm']);
+    } finally {
+      await proxied.close();
+      await proxy.close();
+    }
+  });
+});
+
 
 describe('inTransaction when the server ends the session', () => {
   test.skipIf(!onPostgres)(
