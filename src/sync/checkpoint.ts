@@ -67,6 +67,17 @@ export async function loadCheckpoint(db: Db, feed: string): Promise<Checkpoint> 
 }
 
 /**
+ * Stamps the checkpoint's updated_at, leaving iterator and version as they are: a caught-up worker's
+ * proof of life for the retention check (see checkpointNeedsTouch). No row changes when the version
+ * moved meanwhile (a reset): the next read picks that up.
+ */
+export async function touchCheckpoint(db: Db, feed: string, expectedVersion: number): Promise<void> {
+  await db.execute(
+    sql`update ${namesOf(db).feedCheckpoints} set updated_at = now() where feed = ${feed}::text and version = ${expectedVersion}::bigint`,
+  );
+}
+
+/**
  * Moves the feed's iterator (null = the beginning) and bumps the version so a
  * running worker's next compare-and-set fails and it reloads: a worker never
  * overwrites a reset. The audit row is written in the same transaction.

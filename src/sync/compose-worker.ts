@@ -3,7 +3,7 @@ import type { Database } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
 import type { Logger } from '../log.js';
 import { applyPage } from './apply-page.js';
-import { loadCheckpoint } from './checkpoint.js';
+import { loadCheckpoint, touchCheckpoint } from './checkpoint.js';
 import { createFeedLease, type FeedLease } from './lease.js';
 import { defaultDelayPolicy, nextDelay } from './next-delay.js';
 import { OutboxLoop } from './outbox-loop.js';
@@ -89,6 +89,10 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
       drainMaxFailures: settings.drainMaxFailures,
       feed: settings.feed,
       ...(settings.retentionMs === undefined ? {} : { retentionMs: settings.retentionMs }),
+      // caught up, the checkpoint is read at most every lease check (a reset is noticed within that),
+      // not at every poll: a poll at 1 s then costs half a statement, not one
+      checkpointReloadMs: settings.leaseRetryMs,
+      touchCheckpoint: (expectedVersion) => touchCheckpoint(database.db, settings.feed, expectedVersion),
     });
   const outboxClient = options.outboxClient;
   const createLeaderTasks = () =>

@@ -46,12 +46,22 @@ export function eventsFailureFacts(error: unknown, iteratorSent: boolean): Event
 /**
  * Whether a stored position may lie past the operator's retention although the operator will not
  * say so. Pure. Only a position we hold (iterator not null) can be past it, and only when retention
- * is configured: then a checkpoint that has not moved for `retentionMs` (a running worker moves it
- * every poll, even caught up) means nobody read the feed for that long.
+ * is configured: then a checkpoint that has not moved for `retentionMs` (a running worker stamps it
+ * at least every retentionMs / 20, even caught up: see checkpointNeedsTouch) means nobody read the
+ * feed for that long.
  */
 export function suspectsGap(checkpoint: { iterator: string | null; updatedAtMs: number }, nowMs: number, retentionMs: number | undefined): boolean {
   if (retentionMs === undefined || checkpoint.iterator === null) return false;
   return nowMs - checkpoint.updatedAtMs >= retentionMs;
+}
+
+/**
+ * Whether a caught-up poll, which writes nothing, must stamp the checkpoint's updated_at so that
+ * suspectsGap keeps meaning "nobody polled": only with retention configured, once the stamp is
+ * retentionMs / 20 old (a dead worker's last poll then reads at most 5% older than it was). Pure.
+ */
+export function checkpointNeedsTouch(updatedAtMs: number, nowMs: number, retentionMs: number | undefined): boolean {
+  return retentionMs !== undefined && nowMs - updatedAtMs >= retentionMs / 20;
 }
 
 /** The PHI-free line /readyz, logs and errors use for a stopped feed. */

@@ -1,6 +1,13 @@
 import type { Logger } from '../log.js';
 import { UnauthorizedError } from '../intake/errors/unauthorized-error.js';
-import { classifyEventsFailure, describeCursorProblem, eventsFailureFacts, suspectsGap, type CursorProblemKind } from './cursor-problem.js';
+import {
+  checkpointNeedsTouch,
+  classifyEventsFailure,
+  describeCursorProblem,
+  eventsFailureFacts,
+  suspectsGap,
+  type CursorProblemKind,
+} from './cursor-problem.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { DrainIncompleteError } from './errors/drain-incomplete-error.js';
 import { upstreamFailureReason } from './failure-reason.js';
@@ -54,6 +61,19 @@ export interface PollerDeps {
   feed?: string;
   /** FEED_RETENTION_MS: a checkpoint idle this long is a suspected gap (see suspectsGap); undefined = no check */
   retentionMs?: number;
+  /**
+   * A caught-up pass reuses the position this loop last loaded or committed when that is younger than
+   * this (default 0: every pass reads the checkpoint). Safe at any value: a position moved by a reset
+   * or another worker fails the next page's compare-and-set, which forces a reload; the interval only
+   * bounds how long a reset made while the feed is quiet waits to be noticed.
+   */
+  checkpointReloadMs?: number;
+  /**
+   * Stamps the checkpoint's updated_at without moving it (nothing when its version moved). An empty poll
+   * writes nothing else, so with retentionMs set a quiet feed's checkpoint is stamped every
+   * retentionMs / 20 (checkpointNeedsTouch): suspectsGap must not read a caught-up worker as nobody polling.
+   */
+  touchCheckpoint?(expectedVersion: number): Promise<void>;
 }
 
 /** What a drain did, for `run --once`. */
@@ -96,6 +116,8 @@ export class Poller {
   private heldAtVersion: number | undefined;
   /** true while the loop waits for a fetch: a page arriving then is left unprepared, so the next fetch starts first */
   private awaitingFetch = false;
+  /** the position as last read or committed by this loop, and when; undefined forces a read */
+  private known: { iterator: string | null; version: number; at: number; updatedAtMs: number } | undefined;
 
   constructor(private readonly deps: PollerDeps) {}
 
@@ -211,25 +233,33 @@ export class Poller {
    * read (which also notices a reset) and the request, no transaction.
    */
   private async pass(): Promise<PassOutcome> {
-    const { state } = this.deps;
-    let checkpoint: LoadedCheckpoint;
-    try {
-      checkpoint = await this.deps.loadCheckpoint();
-    } catch (error) {
-      return this.failure('database', error);
+    const { state, clock } = this.deps;
+    let { known } = this;
+    // anything but a pass that ended caught up or without progress leaves the position unknown
+    this.known = undefined;
+    // stopped on a cursor problem, every wait reads the checkpoint again: resync or a reset moves it
+    const reload = !known || this.heldAtVersion !== undefined || clock.now() - known.at >= (this.deps.checkpointReloadMs ?? 0);
+    if (!known || reload) {
+      let checkpoint: LoadedCheckpoint;
+      try {
+        checkpoint = await this.deps.loadCheckpoint();
+      } catch (error) {
+        return this.failure('database', error);
+      }
+      state.checkpointLoaded(checkpoint);
+      const updatedAtMs = checkpoint.updatedAt instanceof Date ? checkpoint.updatedAt.getTime() : checkpoint.updatedAt;
+      known = { iterator: checkpoint.iterator, version: checkpoint.version, at: clock.now(), updatedAtMs };
+      if (this.heldAtVersion !== undefined) {
+        if (known.version === this.heldAtVersion) return { kind: 'held' };
+        this.heldAtVersion = undefined;
+        state.cursorCleared();
+        this.deps.log.warn({ version: known.version }, 'the checkpoint moved (resync or reset): consuming the feed again');
+      }
+      if (suspectsGap({ iterator: known.iterator, updatedAtMs }, clock.now(), this.deps.retentionMs)) {
+        return { kind: 'cursor', problem: 'gap-suspected', version: known.version };
+      }
     }
-    state.checkpointLoaded(checkpoint);
-    let { iterator, version } = checkpoint;
-    if (this.heldAtVersion !== undefined) {
-      if (version === this.heldAtVersion) return { kind: 'held' };
-      this.heldAtVersion = undefined;
-      state.cursorCleared();
-      this.deps.log.warn({ version }, 'the checkpoint moved (resync or reset): consuming the feed again');
-    }
-    const updatedAtMs = checkpoint.updatedAt instanceof Date ? checkpoint.updatedAt.getTime() : checkpoint.updatedAt;
-    if (suspectsGap({ iterator, updatedAtMs }, this.deps.clock.now(), this.deps.retentionMs)) {
-      return { kind: 'cursor', problem: 'gap-suspected', version };
-    }
+    let { iterator, version } = known;
     let pending = this.fetch(iterator, this.stopSignal.signal);
     for (;;) {
       const fetchStartedAt = pending.startedAt;
@@ -249,7 +279,17 @@ export class Poller {
       if (!advanced && page.events.length === 0) {
         // nothing to store and no position to move: no transaction (the version stays, so does the audit of pages)
         const noProgress = !page.meta.done;
+        if (this.deps.touchCheckpoint && checkpointNeedsTouch(known.updatedAtMs, clock.now(), this.deps.retentionMs)) {
+          // the retention check reads a quiet checkpoint's age as the time nobody polled: say we did
+          try {
+            await this.deps.touchCheckpoint(version);
+          } catch (error) {
+            return this.failure('database', error);
+          }
+          known.updatedAtMs = clock.now();
+        }
         state.pollSucceeded({ done: page.meta.done, noProgress });
+        this.known = known;
         return noProgress ? { kind: 'no-progress' } : { kind: 'caught-up' };
       }
       // pipelining: the next page's position is known now, so fetch it while this one commits
@@ -282,6 +322,9 @@ export class Poller {
         ...(newest === undefined ? {} : { newestOccurredAt: newest }),
       };
       state.pageApplied(record, { iterator, version }, noProgress);
+      // a committed compare-and-set proves the position as well as a read would
+      known = { iterator, version, at: clock.now(), updatedAtMs: clock.now() };
+      if (page.meta.done || noProgress) this.known = known;
       if (page.meta.done) return { kind: 'caught-up' };
       if (noProgress) return { kind: 'no-progress' };
       if (this.stopping) {

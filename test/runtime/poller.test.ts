@@ -210,6 +210,53 @@ describe('Poller', () => {
     expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([[0, '2'], [2, '2']]);
   });
 
+  it('with checkpointReloadMs, caught-up polls reuse the position they know and read it again once it is that old', async () => {
+    let now = 0;
+    const feed = new FakeFeed(2);
+    const store = new FakeStore();
+    const holder: { poller?: Poller } = {};
+    let sleeps = 0;
+    holder.poller = new Poller({
+      fetchPage: ({ iterator }) => feed.fetch(iterator),
+      applyPage: (input) => store.apply(input),
+      loadCheckpoint: () => store.load(),
+      clock: { now: () => now },
+      sleep: async (ms) => {
+        now += ms;
+        // an operator resets the checkpoint while the worker waits before its fourth poll
+        if (++sleeps === 3) {
+          store.iterator = null;
+          store.version += 1;
+        }
+        if (sleeps >= 6) void holder.poller?.stop();
+      },
+      nextDelay: () => 1_000,
+      checkpointReloadMs: 2_000,
+      state: new WorkerState({ now: () => now }),
+      log: silent,
+    });
+    await holder.poller.run();
+    // polls at 0 (load), 1 s (its own commit at 0 proves the position), 2 s (load), 3 s (reused: the reset
+    // is not seen yet, the poll finds nothing at the old iterator), 4 s (load: the reset, replayed), 5 s
+    expect(store.loads).toBe(3);
+    expect(feed.requests).toEqual([null, '2', '2', '2', null, '2']);
+    expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([[0, '2'], [2, '2']]);
+  });
+
+  it('with checkpointReloadMs, a moved checkpoint found by a commit forces a read at once', async () => {
+    const feed = new FakeFeed(4);
+    const { poller, store } = harness({ feed, stopAfterSleeps: 100, deps: { checkpointReloadMs: 3_600_000 } });
+    const apply = store.apply.bind(store);
+    let applies = 0;
+    store.apply = async (input) => {
+      if (++applies === 2) store.version += 1; // another writer moved it
+      return apply(input);
+    };
+    await poller.drain();
+    expect(store.loads).toBe(2);
+    expect(store.applies.map((a) => a.expectedVersion)).toEqual([0, 2]);
+  });
+
   it('sends the next fetch before validating a page it was waiting for, and validates a page that arrives during an apply at once', async () => {
     const feed = new FakeFeed(6);
     const log: string[] = [];
