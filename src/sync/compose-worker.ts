@@ -109,7 +109,9 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
               log: log.child({ component: 'outbox' }),
             },
             sleep,
-            idleMs: settings.pollIntervalMs,
+            // idle, it looks for due rows on the lease-check cadence when polls are more frequent: a caught-up
+            // daemon polling every second would otherwise add a statement to every poll (issue 12's idle budget)
+            idleMs: Math.max(settings.pollIntervalMs, settings.leaseRetryMs),
             maxBackoffMs: settings.pollBackoffMaxMs,
             concurrency: OUTBOX_CONCURRENCY,
             batchSize: OUTBOX_BATCH_SIZE,
