@@ -19,6 +19,11 @@ export interface DelayProxyStats {
    * should be the round trip plus upstreamMs; the client's own time is not in it)
    */
   wireMs: number[];
+  /**
+   * per exchange after the first on a connection, ms from the previous answer's last byte handed to the
+   * client to this request's first byte arriving: the client's own turnaround between two requests
+   */
+  turnaroundMs: number[];
 }
 
 export interface DelayProxy {
@@ -78,7 +83,7 @@ export async function startDelayProxy(
   /** a fresh observer per connection, handed every client->upstream chunk as it arrives */
   observeClient?: () => (chunk: Buffer) => void,
 ): Promise<DelayProxy> {
-  const stats: DelayProxyStats = { connections: 0, exchangesPerConnection: [], exchanges: 0, upstreamMs: [], wireMs: [] };
+  const stats: DelayProxyStats = { connections: 0, exchangesPerConnection: [], exchanges: 0, upstreamMs: [], wireMs: [], turnaroundMs: [] };
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const connection = stats.connections++;
@@ -111,10 +116,17 @@ export async function startDelayProxy(
       }
       arrivedAt = requestAt = answeredAt = deliveredAt = undefined;
     };
+    let previousDeliveredAt: number | undefined;
     client.on('data', () => {
       // a request byte after an answer was handed back: the previous exchange is complete
-      if (deliveredAt !== undefined) closeExchange();
-      arrivedAt ??= performance.now();
+      if (deliveredAt !== undefined) {
+        previousDeliveredAt = deliveredAt;
+        closeExchange();
+      }
+      if (arrivedAt === undefined) {
+        arrivedAt = performance.now();
+        if (previousDeliveredAt !== undefined) stats.turnaroundMs.push(arrivedAt - previousDeliveredAt);
+      }
     });
     // the first byte waits out the handshake's round trip, then every byte pays half the round trip each way
     const handshakeLeft = () => Math.max(0, rttMs - (performance.now() - acceptedAt));
@@ -158,6 +170,7 @@ export async function startDelayProxy(
       exchangesPerConnection: [...stats.exchangesPerConnection],
       upstreamMs: [...stats.upstreamMs],
       wireMs: [...stats.wireMs],
+      turnaroundMs: [...stats.turnaroundMs],
     }),
     close: () =>
       new Promise<void>((resolve) => {

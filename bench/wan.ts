@@ -20,6 +20,8 @@ export interface WanResult {
    * is the worker's own
    */
   wire_ms: Summary;
+  /** per request after the first, the worker's own time from an answer's last byte to its next request */
+  turnaround_ms: Summary;
   /**
    * the fastest any consumer can drain this feed over this network: each request needs the previous page's
    * iterator, so requests go one after another, each taking the round trip plus the operator's time:
@@ -70,6 +72,7 @@ export async function measureWan(workerEntry: string, sandbox: SandboxProcess, d
     requests: stats.exchanges,
     operator_ms: operator,
     wire_ms: summarize(stats.wireMs),
+    turnaround_ms: summarize(stats.turnaroundMs),
     limit_events_per_s: limit,
     ratio_to_limit: drain.events_per_s / limit,
     connections: stats.connections,

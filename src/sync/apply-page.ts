@@ -33,6 +33,8 @@ export interface ApplyResult {
   statusChanges: number;
   matched: number;
   quarantined: { malformed: number; unmatched: number; ambiguous: number };
+  /** the newest occurred_at (ms) among the page's well-formed events; absent when it had none */
+  newestOccurredAt?: number | undefined;
   /**
    * validate is 0 when the page came prepared; write is the one page statement: checkpoint
    * compare-and-set, matching, events, statuses and quarantine (after the match lock, pipelined)
@@ -78,6 +80,7 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
     statusChanges: row.status_changes,
     matched: row.matched,
     quarantined: { malformed: page.malformed.length, unmatched: row.unmatched, ambiguous: row.ambiguous },
+    newestOccurredAt: page.newestOccurredAt,
     timingsMs: {
       prepare: page.prepareMs,
       validate: input.prepared ? 0 : t1 - t0,

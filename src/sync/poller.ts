@@ -29,6 +29,8 @@ export interface FetchedPage {
 export interface AppliedPage extends PageCounts {
   version: number;
   timingsMs?: ApplyTimings;
+  /** the newest occurred_at (ms) among the page's well-formed events, from its preparePage */
+  newestOccurredAt?: number | undefined;
 }
 
 /** The stored read position the loop starts every pass from. */
@@ -98,6 +100,23 @@ type PassOutcome =
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
+/** A page request in flight or answered, not yet taken by the loop. */
+interface PendingFetch {
+  iterator: string | null;
+  startedAt: number;
+  result: Promise<Settled<FetchedPage>>;
+  /** aborts this request and the one chained after it */
+  abort: AbortController;
+  /** the request for the page after this one, sent as soon as this one arrived while the loop was busy */
+  next?: PendingFetch;
+}
+
+/**
+ * Pages requested and not yet taken by the loop, at most: the one the loop will apply next and the
+ * one after it. A slow apply then never delays a request, and at most one page waits in memory.
+ */
+const MAX_PAGES_AHEAD = 2;
+
 /**
  * The poll loop for one feed. Each pass loads the checkpoint, then fetches and
  * applies pages until the operator says done, fetching page N+1 while page N
@@ -116,6 +135,10 @@ export class Poller {
   private heldAtVersion: number | undefined;
   /** true while the loop waits for a fetch: a page arriving then is left unprepared, so the next fetch starts first */
   private awaitingFetch = false;
+  /** pages requested this pass and not yet taken by the loop (see MAX_PAGES_AHEAD) */
+  private pagesAhead = 0;
+  /** bumped at every pass: a request of an earlier pass, answering late, chains nothing */
+  private passNumber = 0;
   /** the position as last read or committed by this loop, and when; undefined forces a read */
   private known: { iterator: string | null; version: number; at: number; updatedAtMs: number } | undefined;
 
@@ -260,6 +283,8 @@ export class Poller {
       }
     }
     let { iterator, version } = known;
+    this.passNumber++;
+    this.pagesAhead = 0;
     let pending = this.fetch(iterator, this.stopSignal.signal);
     for (;;) {
       const fetchStartedAt = pending.startedAt;
@@ -267,13 +292,18 @@ export class Poller {
       this.awaitingFetch = true;
       const fetched = await pending.result;
       this.awaitingFetch = false;
+      this.pagesAhead--;
       if (!fetched.ok) {
-        // the page was asked for at `iterator` (the prefetch too: it is the position just committed)
+        pending.next?.abort.abort();
+        // the page was asked for at `iterator` (a prefetch too: the loop takes pages in order, so it is the position just committed)
         const problem = this.stopping ? null : classifyEventsFailure(eventsFailureFacts(fetched.error, iterator !== null));
         if (problem) return { kind: 'cursor', problem, version };
         return this.failure('upstream', fetched.error);
       }
-      if (this.stopping) return { kind: 'stopped' };
+      if (this.stopping) {
+        pending.next?.abort.abort();
+        return { kind: 'stopped' };
+      }
       const page = fetched.value;
       const advanced = page.meta.iterator !== iterator;
       if (!advanced && page.events.length === 0) {
@@ -292,10 +322,20 @@ export class Poller {
         this.known = known;
         return noProgress ? { kind: 'no-progress' } : { kind: 'caught-up' };
       }
-      // pipelining: the next page's position is known now, so fetch it while this one commits
-      const prefetchAbort = new AbortController();
-      const prefetch =
-        !page.meta.done && advanced ? this.fetch(page.meta.iterator, AbortSignal.any([this.stopSignal.signal, prefetchAbort.signal])) : undefined;
+      // pipelining: the next page's position is known now, so fetch it while this one commits (unless
+      // that request already left when this page arrived)
+      let prefetch = pending.next;
+      if (!page.meta.done && advanced) {
+        if (!prefetch) {
+          prefetch = this.fetch(page.meta.iterator, this.stopSignal.signal);
+          // the request is only built and written after some promise turns: let it leave before this page's
+          // validation and statement take the thread (over a 50 ms network that was 4 ms late per page)
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      } else if (prefetch) {
+        prefetch.abort.abort();
+        prefetch = undefined;
+      }
       let applied: AppliedPage;
       try {
         // a page that arrived while the loop waited for it comes unprepared: applyPage validates it, behind the prefetch
@@ -306,15 +346,15 @@ export class Poller {
           ...(page.prepared ? { prepared: page.prepared } : {}),
         });
       } catch (error) {
-        // the prefetched page was read from a position that was never committed
-        prefetchAbort.abort();
+        // the prefetched pages were read from a position that was never committed
+        prefetch?.abort.abort();
         return this.failure('database', error);
       }
       const noProgress = !page.meta.done && !advanced && applied.inserted === 0;
       iterator = page.meta.iterator;
       version = applied.version;
-      // found by preparePage, in the prefetch: nothing on the critical path
-      const newest = page.prepared?.newestOccurredAt;
+      // found by preparePage (in the prefetch, or by applyPage for a page the loop waited for)
+      const newest = page.prepared?.newestOccurredAt ?? applied.newestOccurredAt;
       const record = {
         ...applied,
         durationMs: this.deps.clock.now() - fetchStartedAt,
@@ -328,7 +368,7 @@ export class Poller {
       if (page.meta.done) return { kind: 'caught-up' };
       if (noProgress) return { kind: 'no-progress' };
       if (this.stopping) {
-        prefetchAbort.abort();
+        prefetch?.abort.abort();
         return { kind: 'stopped' };
       }
       // same iterator but new events: ask again at once; a repeat that brings nothing is no-progress
@@ -340,14 +380,25 @@ export class Poller {
     return this.deps.feed ?? 'default';
   }
 
-  private fetch(iterator: string | null, signal: AbortSignal): { startedAt: number; result: Promise<Settled<FetchedPage>> } {
-    const startedAt = this.deps.clock.now();
+  private fetch(iterator: string | null, parentSignal: AbortSignal): PendingFetch {
+    const abort = new AbortController();
+    const signal = AbortSignal.any([parentSignal, abort.signal]);
+    const pass = this.passNumber;
+    this.pagesAhead++;
+    const handle: PendingFetch = { iterator, startedAt: this.deps.clock.now(), abort, result: Promise.resolve({ ok: false, error: undefined }) };
     const prepare = this.deps.preparePage;
     // settled at once so a prefetch that fails while a page commits is never an unhandled rejection
-    const result = this.deps.fetchPage({ iterator }, signal).then(
+    handle.result = this.deps.fetchPage({ iterator }, signal).then(
       (value): Settled<FetchedPage> => {
-        // arriving while the previous page is still being applied: validate it now, in that shadow
-        if (!prepare || value.prepared || this.awaitingFetch) return { ok: true, value };
+        // the loop is waiting for this page: it sends the next request itself, then validates
+        if (this.awaitingFetch) return { ok: true, value };
+        // arriving while an earlier page is still being applied: request the one after at once, so a
+        // slow apply never holds the next request back, then validate this one in the apply's shadow
+        const more = !value.meta.done && value.meta.iterator !== iterator;
+        if (more && !signal.aborted && pass === this.passNumber && this.pagesAhead < MAX_PAGES_AHEAD) {
+          handle.next = this.fetch(value.meta.iterator, signal);
+        }
+        if (!prepare || value.prepared) return { ok: true, value };
         try {
           return { ok: true, value: { ...value, prepared: prepare(value.events) } };
         } catch {
@@ -357,7 +408,7 @@ export class Poller {
       },
       (error: unknown): Settled<FetchedPage> => ({ ok: false, error }),
     );
-    return { startedAt, result };
+    return handle;
   }
 
   private failure(source: FailureSource, error: unknown): PassOutcome {

@@ -31,7 +31,7 @@ function wan(rttMs: number, ratio: number, connections: number) {
   const limit = (250 * 1000) / (rttMs + 3);
   return {
     rtt_ms: rttMs, events: 70_000, pages: 280, seconds: 70_000 / (limit * ratio), events_per_s: limit * ratio, requests: 280, requests_per_connection: [280],
-    operator_ms: flat(3), wire_ms: flat(rttMs + 3.5), limit_events_per_s: limit, ratio_to_limit: ratio, connections, peak_rss_mb: 90,
+    operator_ms: flat(3), wire_ms: flat(rttMs + 3.5), turnaround_ms: flat(1.5), limit_events_per_s: limit, ratio_to_limit: ratio, connections, peak_rss_mb: 90,
     per_page_ms: drain(1, 90).per_page_ms,
   };
 }

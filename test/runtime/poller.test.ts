@@ -266,8 +266,8 @@ describe('Poller', () => {
       deps: {
         fetchPage: async ({ iterator }) => {
           log.push(`fetch ${iterator}`);
-          // the first page is slow (the loop waits for it); the second arrives while page 1 is applied
-          if (iterator === null) await new Promise((resolve) => setTimeout(resolve, 5));
+          // the first page is slow (the loop waits for it); the next ones arrive while page 1 is applied
+          await new Promise((resolve) => setTimeout(resolve, iterator === null ? 5 : 1));
           return feed.fetch(iterator);
         },
         preparePage: (events) => {
@@ -286,8 +286,11 @@ describe('Poller', () => {
     };
     await poller.drain();
     // page 1: waited for, so unprepared (applyPage validates it) and page 2 is already requested;
-    // page 2 arrived during page 1's apply and was validated then
-    expect(log.slice(0, 6)).toEqual(['fetch null', 'fetch 2', 'apply 2', 'prepare ev_2 during apply', 'fetch 4', 'apply 4 prepared']);
+    // page 2 arrived during page 1's apply: page 3 was requested at once, then page 2 validated;
+    // page 3 arrived during that apply too, but two pages ahead is the most: no request for page 4 yet
+    expect(log.slice(0, 7)).toEqual([
+      'fetch null', 'fetch 2', 'apply 2', 'fetch 4', 'prepare ev_2 during apply', 'prepare ev_4 during apply', 'apply 4 prepared',
+    ]);
   });
 
   it('treats a database failure like any other: backs off, reloads the checkpoint, resumes', async () => {
@@ -352,15 +355,15 @@ describe('Poller', () => {
     expect(summary.duplicates).toBe(2);
   });
 
-  it('fetches page N+1 while page N commits, and discards that prefetch when the commit conflicts', async () => {
-    const feed = new FakeFeed(6);
-    const prefetchSignals: AbortSignal[] = [];
+  it('fetches pages N+1 and N+2 while page N commits, and discards both when the commit conflicts', async () => {
+    const feed = new FakeFeed(8);
+    const prefetchSignals = new Map<string | null, AbortSignal>();
     const { poller, store } = harness({
       feed,
       stopAfterSleeps: 100,
       deps: {
         fetchPage: ({ iterator }, signal) => {
-          if (iterator === '2') prefetchSignals.push(signal);
+          if (!prefetchSignals.has(iterator)) prefetchSignals.set(iterator, signal);
           return feed.fetch(iterator);
         },
       },
@@ -371,17 +374,19 @@ describe('Poller', () => {
     store.apply = async (input) => {
       if (first) {
         first = false;
-        // page 1 is "committing": the prefetch of page 2 must already be on its way
-        await new Promise((resolve) => setImmediate(resolve));
+        // page 1 is "committing": page 2's request is on its way, and once it is answered, page 3's
+        for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
         requestsDuringCommit = [...feed.requests];
         store.version += 1; // another writer moved the checkpoint meanwhile
       }
       return apply(input);
     };
     await poller.drain();
-    expect(requestsDuringCommit).toEqual([null, '2']);
-    expect(prefetchSignals[0]?.aborted).toBe(true);
-    // the prefetched page 2 was never applied on top of the stale position
+    // no more than two pages ahead of the one being applied
+    expect(requestsDuringCommit).toEqual([null, '2', '4']);
+    expect(prefetchSignals.get('2')?.aborted).toBe(true);
+    expect(prefetchSignals.get('4')?.aborted).toBe(true);
+    // the prefetched pages were never applied on top of the stale position
     expect(store.applies[0]).toMatchObject({ expectedVersion: 1, nextIterator: '2' });
   });
 
