@@ -53,7 +53,10 @@ test.skipIf(!reachable)(`a tiny bench run ends with the JSON summary line and wr
   // the WAN drain cannot beat its own fetch-bound limit, and reuses its connection
   expect(summary.wan_20ms_events_per_s as number).toBeLessThanOrEqual((summary.wan_20ms_limit_events_per_s as number) * 1.02);
   expect(summary.wan_20ms_connections as number).toBeGreaterThanOrEqual(1);
-  expect(summary.idle_db_statements_per_poll as number).toBeGreaterThan(0);
+  // a few polls inside one lease-check interval may need no statement at all; an empty poll that opened a
+  // page transaction (BEGIN, lock, statement, COMMIT) would cost 4
+  expect(summary.idle_db_statements_per_poll as number).toBeGreaterThanOrEqual(0);
+  expect(summary.idle_db_statements_per_poll as number).toBeLessThan(3);
   expect(summary.poll_interval_ms).toBe(200);
   expect(summary.events_per_s as number).toBeGreaterThan(summary.naive_events_per_s as number);
   expect(summary.ceiling_events_per_s as number).toBeGreaterThan(summary.naive_events_per_s as number);
