@@ -243,6 +243,54 @@ describe('Poller', () => {
     expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([[0, '2'], [2, '2']]);
   });
 
+  it('with FEED_RETENTION_MS, a caught-up worker stamps its quiet checkpoint, so the gap check never stops it', async () => {
+    let now = 10_000_000;
+    const feed = new FakeFeed(2);
+    const store = new FakeStore();
+    let updatedAt = now;
+    const touches: number[] = [];
+    const holder: { poller?: Poller } = {};
+    let sleeps = 0;
+    const state = new WorkerState({ now: () => now });
+    const apply = store.apply.bind(store);
+    holder.poller = new Poller({
+      fetchPage: ({ iterator }) => feed.fetch(iterator),
+      applyPage: async (input) => {
+        updatedAt = now;
+        return apply(input);
+      },
+      loadCheckpoint: async () => ({ ...(await store.load()), updatedAt: new Date(updatedAt) }),
+      touchCheckpoint: async (expectedVersion) => {
+        if (expectedVersion === store.version) updatedAt = now;
+        touches.push(now);
+      },
+      clock: { now: () => now },
+      sleep: async (ms) => {
+        now += ms;
+        if (++sleeps >= 200) void holder.poller?.stop();
+      },
+      nextDelay: () => 1_000,
+      checkpointReloadMs: 2_000,
+      retentionMs: 60_000,
+      state,
+      log: silent,
+    });
+    await holder.poller.run();
+    // 200 s of empty polls against a 60 s retention: stamped every 3 s (a twentieth), never stopped
+    expect(state.snapshot().cursorProblem).toBeNull();
+    expect(touches.length).toBeGreaterThanOrEqual(60);
+    expect(touches.length).toBeLessThanOrEqual(70);
+    expect(store.applies).toHaveLength(1);
+  });
+
+  it('without FEED_RETENTION_MS an empty poll writes nothing at all', async () => {
+    const touches: number[] = [];
+    const { poller, store } = harness({ feed: new FakeFeed(2), stopAfterSleeps: 5, deps: { touchCheckpoint: async (v) => void touches.push(v) } });
+    await poller.run();
+    expect(touches).toEqual([]);
+    expect(store.applies).toHaveLength(1);
+  });
+
   it('with checkpointReloadMs, a moved checkpoint found by a commit forces a read at once', async () => {
     const feed = new FakeFeed(4);
     const { poller, store } = harness({ feed, stopAfterSleeps: 100, deps: { checkpointReloadMs: 3_600_000 } });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { queryRows, type Db } from '../../src/db/connection.js';
 import { applyPage } from '../../src/sync/apply-page.js';
-import { listCheckpointResets, loadCheckpoint, resetCheckpoint } from '../../src/sync/checkpoint.js';
+import { listCheckpointResets, loadCheckpoint, resetCheckpoint, touchCheckpoint } from '../../src/sync/checkpoint.js';
 import { CheckpointConflictError } from '../../src/sync/errors/checkpoint-conflict-error.js';
 import { registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -63,6 +63,18 @@ describe('checkpoint', () => {
   test('loadCheckpoint creates version 0 at the beginning, and concurrent first loads agree', async () => {
     const loads = await Promise.all([loadCheckpoint(db, 'other'), loadCheckpoint(db, 'other'), loadCheckpoint(db, 'other')]);
     for (const c of loads) expect(c).toMatchObject({ feed: 'other', iterator: null, version: 0, pagesApplied: 0 });
+  });
+
+  test('touchCheckpoint stamps updated_at at the expected version only, moving nothing else', async () => {
+    await loadCheckpoint(db, FEED);
+    await db.execute(sql`update intake_sync.feed_checkpoints set updated_at = now() - interval '1 hour', iterator = 'it-3', version = 3`);
+    await touchCheckpoint(db, FEED, 2); // stale: a reset moved it
+    const untouched = await loadCheckpoint(db, FEED);
+    expect(Date.now() - untouched.updatedAt.getTime()).toBeGreaterThan(3_000_000);
+    await touchCheckpoint(db, FEED, 3);
+    const touched = await loadCheckpoint(db, FEED);
+    expect(touched).toMatchObject({ iterator: 'it-3', version: 3, pagesApplied: 0 });
+    expect(Date.now() - touched.updatedAt.getTime()).toBeLessThan(60_000);
   });
 
   test('a stale version throws CheckpointConflictError and applies nothing', async () => {
