@@ -150,9 +150,26 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
     }
     expect(killed, 'the drain ended before every kill landed: seed a longer feed').toBe(KILLS);
     await waitFor(async () => (await eventCount()) === expectedEvents, { timeoutMs: 120_000, what: 'the whole feed to be applied' });
-    // a couple more pages: the survivors keep polling (caught up) through the pooler
-    const drainedAt = await checkpointVersion();
-    await waitFor(async () => (await checkpointVersion()) >= drainedAt + 3, { timeoutMs: 30_000, what: 'caught-up polls after the drain' });
+    // the survivors keep polling (caught up) through the pooler: an empty poll writes nothing, so the
+    // leader's last successful poll, on its /metrics, is what must keep moving
+    const leaderMetrics = async (): Promise<{ leader: boolean; lastSuccess: number }[]> =>
+      Promise.all(
+        children
+          .filter((c) => c.child.exitCode === null && c.child.signalCode === null)
+          .map(async (c) => {
+            const port = c.logs().find((l) => typeof l.port === 'number' && String(l.msg ?? '').startsWith('health endpoint listening'))?.port;
+            if (port === undefined) return { leader: false, lastSuccess: 0 };
+            const body = await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
+            const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(body)?.[1] ?? 0);
+            return { leader: value('intake_sync_leader') === 1, lastSuccess: value('intake_sync_last_success_timestamp_seconds') };
+          }),
+      );
+    const polledAt = async () => Math.max(0, ...(await leaderMetrics()).filter((m) => m.leader).map((m) => m.lastSuccess));
+    const drainedAt = await polledAt();
+    const versionAtDrain = await checkpointVersion();
+    expect(drainedAt, 'the leader reports its last successful poll').toBeGreaterThan(0);
+    await waitFor(async () => (await polledAt()) >= drainedAt + 0.5, { timeoutMs: 30_000, what: 'caught-up polls after the drain' });
+    expect(await checkpointVersion(), 'caught-up polls commit nothing').toBe(versionAtDrain);
     for (const child of children) if (child.child.exitCode === null) child.child.kill('SIGTERM');
     for (const child of children) {
       const exit = await child.exited;
