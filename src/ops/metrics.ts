@@ -72,6 +72,9 @@ export function createFeedsMetrics(
     registers,
   });
   const pages = new Counter({ name: 'intake_sync_pages_total', help: 'Pages fetched and committed', labelNames: ['feed'], registers });
+  // every successful GET /events, the empty polls of a caught-up worker included (they commit nothing,
+  // so they are not pages): the denominator of the upstream error rate
+  const polls = new Counter({ name: 'intake_sync_polls_total', help: 'Successful polls of the feed: pages committed and empty polls', labelNames: ['feed'], registers });
   const retries = new Counter({
     name: 'intake_sync_upstream_retries_total',
     help: 'Requests to the operator retried by the client, by why the attempt failed',
@@ -120,6 +123,7 @@ export function createFeedsMetrics(
     applied.inc({ feed }, 0);
     for (const reason of QUARANTINE_REASONS) quarantined.inc({ feed, reason }, 0);
     pages.inc({ feed }, 0);
+    polls.inc({ feed }, 0);
     for (const source of ['upstream', 'database']) pollFailures.inc({ feed, source }, 0);
     leaseAcquisitions.inc({ feed }, 0);
     for (const reason of UPSTREAM_FAILURE_REASONS) {
@@ -132,9 +136,13 @@ export function createFeedsMetrics(
           for (const phase of ['prepare', 'validate', 'write', 'commit'] as const) pagePhase.observe({ feed, phase }, page.timingsMs[phase] / 1000);
         }
         pages.inc({ feed });
+        polls.inc({ feed });
         applied.inc({ feed }, page.inserted);
         for (const reason of QUARANTINE_REASONS) quarantined.inc({ feed, reason }, page.quarantined[reason]);
         pollDuration.observe({ feed }, page.durationMs / 1000);
+      },
+      emptyPoll() {
+        polls.inc({ feed });
       },
       upstreamRetry(reason) {
         retries.inc({ feed, reason });

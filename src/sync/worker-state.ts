@@ -82,6 +82,8 @@ export interface WorkerSnapshot {
 /** Hooks for reporters that need each event, not just the latest snapshot. */
 export interface WorkerStateListener {
   pageApplied?(page: AppliedPageRecord): void;
+  /** a poll brought nothing new at its iterator: a successful request, nothing applied */
+  emptyPoll?(): void;
   /** a request to the operator failed and will be retried by the client */
   upstreamRetry?(reason: UpstreamFailureReason): void;
   /** a poll failed for good (after the client's retries); reason is set for upstream failures */
@@ -173,6 +175,7 @@ export class WorkerState {
     this.lastFailure = null;
     this.noProgressStreak = poll.noProgress ? this.noProgressStreak + 1 : 0;
     this.backlog = !poll.done;
+    for (const listener of this.listeners) listener.emptyPoll?.();
   }
 
   pollFailed(source: FailureSource, summary: string, reason?: UpstreamFailureReason): number {
