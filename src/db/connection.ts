@@ -68,7 +68,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       // server connection is missing (or another client's) on the next; see page-client.ts for the timeout
       ...(pooled ? { prepare: false } : {}),
       connection: {
-        application_name: applicationName(),
+        application_name: applicationName(options.url),
         ...(pooled ? {} : { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs }),
       },
     };
@@ -102,9 +102,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return { kind: 'pglite', db, names, sql: undefined, pglite, close: () => pglite.close() };
 }
 
-/** How this process shows in pg_stat_activity (through PgBouncer too, which passes application_name on). */
-export function applicationName(): string {
-  return `intake-sync[${process.pid}]`;
+/**
+ * How this process shows in pg_stat_activity (through PgBouncer too, which passes application_name on):
+ * the operator's own `application_name` from the URL when it has one (the startup option would
+ * override it), else `intake-sync[pid]`.
+ */
+export function applicationName(url?: string): string {
+  const given = url && URL.canParse(url) ? new URL(url).searchParams.get('application_name') : null;
+  return given || `intake-sync[${process.pid}]`;
 }
 
 /** Runs a raw statement and returns its rows, whichever driver is underneath. */

@@ -168,7 +168,9 @@ export class LeaseSession {
       // see connection.ts: the lookup's dropped promise could end the process on a terminated backend
       fetch_types: false,
       connection: {
-        application_name: `${applicationName()} lease ${this.options.feeds.length === 1 ? this.options.feeds[0] : `${this.options.feeds.length} feeds`}`,
+        // the operator's application_name from the URL as given; else ours, saying what this session is
+        application_name: new URL(this.url).searchParams.get('application_name') ||
+          `${applicationName()} lease ${this.options.feeds.length === 1 ? this.options.feeds[0] : `${this.options.feeds.length} feeds`}`,
         idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
       },
     }));

@@ -9,7 +9,9 @@ import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type 
 const onPostgres = await postgresReachable();
 const VICTIM = 'setup-loss-victim';
 
-async function eventually<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+// each pooled connection can fail once found dead, and a connection the storm ended mid-startup
+// fails once more, at connect_timeout (10 s): after those, the client must work
+async function eventually<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
