@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { grantStatements, type GrantRole } from '../db/grants.js';
+import { grantStatements, isPlainRoleName, type GrantRole } from '../db/grants.js';
 import { CliUsageError } from './errors.js';
 
 /**
@@ -16,7 +16,7 @@ export function registerGrantsCommand(program: Command): void {
     .requiredOption('--to <role>', 'the Postgres role to grant to')
     .action((options: { role: string; to: string }) => {
       if (options.role !== 'runtime' && options.role !== 'app') throw new CliUsageError('--role must be runtime or app');
-      if (!/^[a-z_][a-z0-9_$-]{0,62}$/i.test(options.to)) throw new CliUsageError('--to must be a plain role name (letters, digits, _ $ -; at most 63)');
+      if (!isPlainRoleName(options.to)) throw new CliUsageError('--to must be a plain role name (letters, digits, _ $ -; at most 63)');
       const statements = grantStatements(options.role as GrantRole, loadConfig().DATABASE_SCHEMA, options.to);
       process.stdout.write(`${statements.join('\n')}\n`);
     });

@@ -65,9 +65,14 @@ export function grantsFor(role: GrantRole): readonly Grant[] {
 
 const ROLE_NAME = /^[a-z_][a-z0-9_$-]{0,62}$/i;
 
+/** A role name grantStatements() can quote safely: letters, digits, _ $ -, at most 63 bytes. */
+export function isPlainRoleName(name: string): boolean {
+  return ROLE_NAME.test(name);
+}
+
 /** The GRANT statements giving `roleName` what `role` needs in `schema` (for psql, as the owner). */
 export function grantStatements(role: GrantRole, schema: string, roleName: string): string[] {
-  if (!ROLE_NAME.test(roleName)) throw new Error(`role name ${JSON.stringify(roleName)} is not a plain identifier`);
+  if (!isPlainRoleName(roleName)) throw new Error(`role name ${JSON.stringify(roleName)} is not a plain identifier`);
   const grantee = `"${roleName}"`;
   return grantsFor(role).map((grant) => {
     switch (grant.kind) {
