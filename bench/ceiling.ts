@@ -79,7 +79,7 @@ begin
                'subscription_id', subscription_id, 'payload', '{}'::json),
              identity_key, erx_message_id, prescription_id, now()
       from matched
-      on conflict (id) do nothing
+      on conflict (feed, id) do nothing
       returning id, name, occurred_at, prescription_id
     ), best as (
       select distinct on (prescription_id) inserted.*, array_position(names, name) as status_rank

@@ -47,7 +47,7 @@ export async function measureNaive(sql: postgres.Sql, sandbox: SandboxProcess, s
           values (${event.id}, ${FEED}, ${event.name}, ${classified.occurredAt}, ${event.subscription_id}, ${event.api_version},
                   ${tx.json(event.payload as postgres.JSONValue)}, ${JSON.stringify(raw)}::json, ${classified.key}, ${classified.erx},
                   ${classified.rank}, ${prescriptionId})
-          on conflict (id) do nothing returning id`;
+          on conflict (feed, id) do nothing returning id`;
         if (inserted.length === 1 && prescriptionId !== null && classified.rank !== null) {
           await tx`
             update intake_sync.prescriptions set status = ${event.name}, status_rank = ${classified.rank}, status_occurred_at = ${classified.occurredAt},

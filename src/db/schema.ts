@@ -8,6 +8,7 @@ import {
   json,
   jsonb,
   pgSchema,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -61,11 +62,14 @@ export const prescriptions = intakeSync.table(
   ],
 );
 
-/** Every well-formed event ever received (the inbox); the primary key is the dedupe. */
+/**
+ * Every well-formed event ever received (the inbox); the primary key (feed, id) is the dedupe:
+ * event ids are the operator account's, so two accounts may hand out the same id (0007).
+ */
 export const events = intakeSync.table(
   'events',
   {
-    id: text('id').primaryKey(),
+    id: text('id').notNull(),
     feed: text('feed').notNull(),
     name: text('name').notNull(),
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull(),
@@ -91,7 +95,7 @@ export const events = intakeSync.table(
   },
   // drizzle/0002_api_register.sql adds two partial indexes drizzle does not model (held events by
   // identity_key and by erx_message_id, where prescription_id is null): do not declare them here
-  (t) => [index('events_prescription_id_idx').on(t.prescriptionId)],
+  (t) => [primaryKey({ name: 'events_feed_id_pk', columns: [t.feed, t.id] }), index('events_prescription_id_idx').on(t.prescriptionId)],
 );
 
 /** One row per feed: where to read next, and a version every write compares-and-sets. */
@@ -120,7 +124,7 @@ export const quarantine = intakeSync.table(
   'quarantine',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    /** event id, or `sha256:<hex of raw>` when the event has no usable id. */
+    /** event id, or `sha256:<hex of raw>` when the event has no usable id; unique per feed (0007). */
     quarantineKey: text('quarantine_key').notNull(),
     eventId: text('event_id'),
     feed: text('feed').notNull(),
@@ -133,7 +137,7 @@ export const quarantine = intakeSync.table(
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
   },
   (t) => [
-    uniqueIndex('quarantine_key_key').on(t.quarantineKey),
+    uniqueIndex('quarantine_feed_key_key').on(t.feed, t.quarantineKey),
     index('quarantine_open_idx').on(t.reason).where(sql`resolved_at is null`),
   ],
 );

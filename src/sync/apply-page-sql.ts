@@ -66,7 +66,7 @@ export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
     select id, ${p.feed}::text, name, occurred_at, subscription_id, api_version, coalesce(payload, 'null'), raw, identity_key,
       erx_message_id, status_rank, prescription_id, ${p.receivedAt}::timestamptz
     from matched
-    on conflict (id) do nothing
+    on conflict (feed, id) do nothing
     returning id, name, occurred_at, status_rank, prescription_id
   ),
   -- per prescription the highest rank wins; ties go to the later event, then the larger id
@@ -105,7 +105,7 @@ export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
     insert into ${n.quarantine} as q (quarantine_key, event_id, feed, reason, detail, raw, first_seen_at, last_seen_at, seen_count)
     select quarantine_key, event_id, ${p.feed}::text, reason, detail, raw, ${p.receivedAt}::timestamptz, ${p.receivedAt}::timestamptz, copies
     from to_quarantine
-    on conflict (quarantine_key) do update set
+    on conflict (feed, quarantine_key) do update set
       last_seen_at = excluded.last_seen_at,
       seen_count = q.seen_count + excluded.seen_count,
       -- a malformed copy never overwrites what a well-formed copy of the same id established
