@@ -4,6 +4,8 @@ import { loadConfig } from '../config.js';
 import { queryRows, type Database } from '../db/connection.js';
 import { leaseHolder } from '../sync/lease.js';
 import { readOutboxStats } from '../sync/outbox-stats.js';
+import { resolveFeeds } from '../feeds-file.js';
+import { CliUsageError } from './errors.js';
 import { commandFeed, withFeedOption } from './feed-context.js';
 import { openStoreFromConfig } from './store-context.js';
 
@@ -29,22 +31,33 @@ export interface StoreStatus {
   outbox: { pending: number; oldest_pending_age_seconds: number };
 }
 
-/** Registers `intake-sync status [--json]`. */
+/** Registers `intake-sync status [--feed NAME | --all-feeds] [--json]`. */
 export function registerStatusCommand(program: Command): void {
   withFeedOption(program.command('status'))
     .description('show the feed checkpoint, quarantine, lease holder, prescriptions by status and the outbox backlog')
+    .option('--all-feeds', 'every configured feed, one block each (JSON: {"feeds": [...]})')
     .option('--json', 'print one JSON object')
-    .action(async (options: { feed?: string; json?: boolean }) => {
+    .action(async (options: { feed?: string; allFeeds?: boolean; json?: boolean }) => {
       const config = loadConfig();
-      const feed = commandFeed(config, options.feed).name;
+      if (options.allFeeds && options.feed !== undefined) throw new CliUsageError('--all-feeds and --feed: give one of them');
+      // resolved before the store is opened: an unknown --feed is refused without touching it
+      const feeds = options.allFeeds ? resolveFeeds(config).map((f) => f.name) : [commandFeed(config, options.feed).name];
       const database = await openStoreFromConfig(config);
       try {
-        const status = await readStoreStatus(database, feed, Date.now());
-        process.stdout.write(options.json ? `${JSON.stringify(status)}\n` : `${statusText(status)}\n`);
+        const now = Date.now();
+        const statuses: StoreStatus[] = [];
+        for (const feed of feeds) statuses.push(await readStoreStatus(database, feed, now));
+        process.stdout.write(`${formatStatuses(statuses, { json: options.json ?? false, allFeeds: options.allFeeds ?? false })}\n`);
       } finally {
         await database.close();
       }
     });
+}
+
+/** One feed prints as before (one object); --all-feeds wraps them, so the one-feed shape never changes. */
+function formatStatuses(statuses: StoreStatus[], options: { json: boolean; allFeeds: boolean }): string {
+  if (options.json) return JSON.stringify(options.allFeeds ? { feeds: statuses } : statuses[0]);
+  return statuses.map(statusText).join('\n\n');
 }
 
 /** Reads the status facts of one feed from the store. */

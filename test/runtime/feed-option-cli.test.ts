@@ -66,6 +66,21 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ feed: 'east' });
   });
 
+  it('status --all-feeds reports every configured feed; the one-feed shape is unchanged', async () => {
+    const all = await cli(['status', '--all-feeds', '--json']);
+    expect(all.code).toBe(0);
+    const { feeds } = JSON.parse(all.stdout) as { feeds: Array<{ feed: string; prescriptions: { total: number } }> };
+    expect(feeds.map((f) => [f.feed, f.prescriptions.total])).toEqual([
+      ['west', 1],
+      ['east', 1],
+    ]);
+    const text = await cli(['status', '--all-feeds']);
+    expect(text.stdout.match(/^feed +(\w+)$/gm)).toEqual(['feed            west', 'feed            east']);
+    const both = await cli(['status', '--all-feeds', '--feed', 'east']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--all-feeds and --feed: give one of them/);
+  });
+
   it("reaches the feed's own account (events list)", async () => {
     // one page of each account: an empty feed answers either way, so prove the credential by a 401 on a bad one
     expect((await cli(['events', 'list', '--feed', 'east', '--json'])).code).toBe(0);
