@@ -9,6 +9,7 @@ import { createSyncMetrics } from '../../src/ops/metrics.js';
 import { defaultMaxPollAgeMs } from '../../src/ops/readiness.js';
 import { WorkerState } from '../../src/sync/worker-state.js';
 import { finalStageUser } from '../faults/harness/dockerfile.js';
+import { envList, imageEnv as imageEnvOf, resolvedEnv as resolvedEnvFrom } from './helpers/container-env.js';
 import { loadAlertRules } from './helpers/rules.js';
 
 const root = new URL('../../', import.meta.url);
@@ -40,41 +41,10 @@ const job = one('Job', 'migrate');
 const secret = one('Secret');
 const pod = deployment.spec.template.spec as Obj;
 const container = pod.containers[0] as Obj;
-const envList = (c: Obj) => (c.env ?? []) as Array<{ name: string; value?: string; valueFrom?: Obj }>;
 const envValue = (c: Obj, name: string) => envList(c).find((e) => e.name === name);
 const knownVariables = new Set(Object.keys((envSchema as unknown as { shape: Record<string, unknown> }).shape));
-
-/** The environment a container gets: literal values, and secret keys resolved from secret.yaml. */
-function resolvedEnv(c: Obj): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const entry of envList(c)) {
-    if (entry.value !== undefined) env[entry.name] = String(entry.value);
-    const ref = entry.valueFrom?.secretKeyRef as { name: string; key: string; optional?: boolean } | undefined;
-    if (ref) {
-      expect(ref.name).toBe(secret.metadata.name);
-      const value = secret.stringData?.[ref.key];
-      if (!ref.optional) expect(value, `${entry.name}: key ${ref.key} is missing from secret.yaml`).toBeDefined();
-      if (value !== undefined) env[entry.name] = String(value);
-    }
-  }
-  return env;
-}
-
-/** ENV lines of the Dockerfile's final stage: what the image sets before the manifest's env. */
-function imageEnv(): Record<string, string> {
-  const dockerfile = read('Dockerfile').replace(/\\\r?\n/g, ' ');
-  const stages = dockerfile.split(/^FROM /m);
-  const last = stages[stages.length - 1] ?? '';
-  const env: Record<string, string> = {};
-  for (const line of last.split('\n')) {
-    const match = /^ENV\s+(.*)$/.exec(line.trim());
-    for (const pair of match?.[1]?.split(/\s+/) ?? []) {
-      const [key, value] = pair.split('=');
-      if (key && value !== undefined) env[key] = value;
-    }
-  }
-  return env;
-}
+const resolvedEnv = (c: Obj) => resolvedEnvFrom(c, [secret]);
+const imageEnv = () => imageEnvOf(new URL('Dockerfile', root));
 
 describe('deploy/kubernetes against the code', () => {
   let server: HealthServer;

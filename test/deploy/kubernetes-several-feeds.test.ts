@@ -1,0 +1,57 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { requireExplicitConfig } from '../../src/cli/run.js';
+import { loadConfig } from '../../src/config.js';
+import { resolveFeeds } from '../../src/feeds-file.js';
+import { imageEnv, resolvedEnv } from './helpers/container-env.js';
+import { findExecutable, skipReason } from './helpers/tools.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const root = new URL('../../', import.meta.url);
+const kubectl = findExecutable('kubectl');
+const skip = kubectl ? false : skipReason('kubectl', 'its built-in kustomize renders the overlay');
+
+/**
+ * deploy/kubernetes-several-feeds rendered by kustomize, then the worker's environment and the
+ * mounted feeds.json parsed by the daemon's own config and FEEDS_FILE reader, as the pod would.
+ */
+describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? ` (${skip})` : ''}`, () => {
+  const rendered = kubectl
+    ? parseAllDocuments(execFileSync(kubectl, ['kustomize', new URL('deploy/kubernetes-several-feeds', root).pathname], { encoding: 'utf8' })).map(
+        (d) => d.toJS() as Obj,
+      )
+    : [];
+  const dir = mkdtempSync(join(tmpdir(), 'k8s-feeds-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('the worker reads every feed of the mounted file with credentials from the Secret, and nothing single-feed is left', () => {
+    const deployment = rendered.find((m) => m.kind === 'Deployment') as Obj;
+    const pod = deployment.spec.template.spec as Obj;
+    const container = pod.containers[0] as Obj;
+    const env = resolvedEnv(container, rendered.filter((m) => m.kind === 'Secret'));
+    for (const single of ['INTAKE_API_BASE_URL', 'INTAKE_API_KEY', 'INTAKE_API_SECRET', 'FEED_NAME']) expect(env[single], single).toBeUndefined();
+
+    // FEEDS_FILE must be the mounted ConfigMap's feeds.json (the generator renames the ConfigMap; the volume follows)
+    const feedsFile = env.FEEDS_FILE as string;
+    const mount = (container.volumeMounts as Obj[]).find((m) => m.mountPath === dirname(feedsFile)) as Obj;
+    expect(mount, `a volume mounted at ${dirname(feedsFile)}`).toBeDefined();
+    const volume = (pod.volumes as Obj[]).find((v) => v.name === mount.name) as Obj;
+    const configMap = rendered.find((m) => m.kind === 'ConfigMap' && m.metadata.name === volume.configMap.name) as Obj;
+    const fileText = configMap.data[basename(feedsFile)] as string;
+    expect(fileText, `ConfigMap ${volume.configMap.name} holds ${basename(feedsFile)}`).toBeDefined();
+
+    // the pod's view: the file where FEEDS_FILE says, the environment as the manifests give it
+    const local = join(dir, basename(feedsFile));
+    writeFileSync(local, fileText);
+    const config = loadConfig({ ...imageEnv(new URL('Dockerfile', root)), ...env, FEEDS_FILE: local });
+    expect(() => requireExplicitConfig(config)).not.toThrow();
+    const feeds = resolveFeeds(config, { ...env, FEEDS_FILE: local });
+    expect(feeds.map((f) => f.name)).toEqual(['west', 'east']);
+    for (const feed of feeds) expect(feed.apiKey && feed.apiSecret, `${feed.name}: credentials from the Secret`).toBeTruthy();
+  });
+});
