@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { createLogger } from '../log.js';
 import { EXPIRED_ITERATOR_MODES } from '../sandbox/retention.js';
+import { InvalidVersionError } from '../sandbox/invalid-version-error.js';
 import { startSandbox, type Sandbox } from '../sandbox/server.js';
+import { parseServedVersions, VERSION_LISTINGS } from '../sandbox/versions.js';
 import { CliUsageError } from './errors.js';
 import { shutdownOnSignal } from './signals.js';
 
@@ -30,6 +32,8 @@ const optionsSchema = z
     rejectEvery: intText('--reject-every', 1, 1_000_000).optional(),
     retentionMs: intText('--retention-ms', 1, Number.MAX_SAFE_INTEGER).optional(),
     expiredIterator: z.enum(EXPIRED_ITERATOR_MODES, { message: `--expired-iterator must be one of ${EXPIRED_ITERATOR_MODES.join(', ')}` }).optional(),
+    versions: z.string().optional(),
+    versionListing: z.enum(VERSION_LISTINGS, { message: `--version-listing must be one of ${VERSION_LISTINGS.join(', ')}` }).optional(),
     json: z.boolean().default(false),
   })
   .refine((o) => (o.key === undefined) === (o.secret === undefined), { message: '--key and --secret must be given together' })
@@ -43,10 +47,21 @@ export function prescriptionsForEvents(events: number, rejectEvery: number | und
   return count;
 }
 
-function parseOptions(raw: unknown): z.infer<typeof optionsSchema> {
+function parseOptions(raw: unknown): z.infer<typeof optionsSchema> & { servedVersions: string[] } {
   const parsed = optionsSchema.safeParse(raw);
   if (!parsed.success) throw new CliUsageError(parsed.error.issues.map((i) => i.message).join('; '));
-  return parsed.data;
+  return { ...parsed.data, servedVersions: parseVersionsOption(parsed.data.versions) };
+}
+
+/** `--versions 2024-12-10,2025-06-01`: each YYYY-MM-DD; the first is the default base URL's. */
+export function parseVersionsOption(raw: string | undefined): string[] {
+  if (raw === undefined) return parseServedVersions();
+  try {
+    return parseServedVersions(raw.split(',').map((v) => v.trim()));
+  } catch (error) {
+    if (error instanceof InvalidVersionError) throw new CliUsageError(`--versions: ${error.message}`);
+    throw error;
+  }
 }
 
 function serveUntilSignal(sandbox: Sandbox): Promise<void> {
@@ -78,13 +93,17 @@ export function registerSandboxCommand(program: Command): void {
     .option('--reject-every <k>', 'with --seed-events: every k-th seeded prescription takes the rejection path')
     .option('--retention-ms <n>', 'entries published more than N ms ago (sandbox time) disappear from the feed')
     .option('--expired-iterator <mode>', 'with --retention-ms, the answer to an iterator before the oldest retained event: error (400, the default) or jump (silently from the oldest)')
-    .option('--json', 'print one JSON line {base_url, key, secret, admin_url}')
+    .option('--versions <list>', 'comma-separated API versions to serve, each under /intake_api/<version> (default 2024-12-10; the first is the default)')
+    .option('--version-listing <mode>', "separate (default: a version's GET /events lists only its own events) or shared (every version lists every event, same ids)")
+    .option('--json', 'print one JSON line {base_url, base_urls, key, secret, admin_url}')
     .action(async (raw: unknown) => {
       const options = parseOptions(raw);
       const sandbox = await startSandbox({
         host: options.host,
         port: options.port,
         timeScale: options.timeScale,
+        versions: options.servedVersions,
+        versionListing: options.versionListing ?? 'separate',
         ...(options.retentionMs === undefined ? {} : { retention: { ms: options.retentionMs, expiredIterator: options.expiredIterator ?? 'error' } }),
         ...(options.key && options.secret ? { credentials: [{ key: options.key, secret: options.secret }] } : {}),
       });
@@ -95,12 +114,15 @@ export function registerSandboxCommand(program: Command): void {
       const { key, secret } = sandbox.credentials[0] ?? { key: '', secret: '' };
       const adminUrl = `${sandbox.origin}/_sandbox`;
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ base_url: sandbox.baseUrl, key, secret, admin_url: adminUrl })}\n`);
+        const baseUrls = Object.fromEntries(sandbox.versions.map((v) => [v, sandbox.baseUrlFor(v)]));
+        process.stdout.write(`${JSON.stringify({ base_url: sandbox.baseUrl, base_urls: baseUrls, key, secret, admin_url: adminUrl })}\n`);
       } else {
         process.stdout.write(
           [
             `sandbox listening (time scale ${options.timeScale}x)`,
             `  base URL:  ${sandbox.baseUrl}`,
+            ...sandbox.versions.slice(1).map((v) => `  base URL:  ${sandbox.baseUrlFor(v)} (${v})`),
+            ...(sandbox.versions.length > 1 ? [`  listing:   ${options.versionListing ?? 'separate'}`] : []),
             `  admin URL: ${adminUrl}`,
             `  key:       ${key}`,
             `  secret:    ${secret}`,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { FaultControl } from './fault-control.js';
+import { InvalidVersionError } from './invalid-version-error.js';
 import { readJsonBody, sendError, sendJson } from './http.js';
 import { SeedConflictError } from './seed-conflict-error.js';
 import type { SandboxStore } from './store.js';
@@ -23,7 +24,8 @@ const seedBody = z.strictObject({
   reject_every: z.number().int().min(0).optional(),
   prefix: z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/).optional(),
 });
-const injectBody = z.strictObject({ key: z.string().min(1).optional(), events: z.array(z.unknown()) });
+// api_version: the version whose GET /events lists them (separate listing); the events' own api_version is whatever they say
+const injectBody = z.strictObject({ key: z.string().min(1).optional(), api_version: z.string().min(1).optional(), events: z.array(z.unknown()) });
 const credentialsBody = z.strictObject({
   revoke: z.string().min(1).optional(),
   add: z.strictObject({ key: z.string().min(1), secret: z.string().min(1) }).optional(),
@@ -46,7 +48,10 @@ const POST_HANDLERS = new Map<string, Handler>(Object.entries({
     const input = injectBody.parse(body);
     const key = input.key ?? deps.store.credentialKeys()[0];
     if (key === undefined) throw new UnknownCredentialError('(none)');
-    deps.store.injectRawEvents(key, input.events);
+    if (input.api_version !== undefined && !deps.store.versions.includes(input.api_version)) {
+      throw new InvalidVersionError(input.api_version, `not served (serving ${deps.store.versions.join(', ')})`);
+    }
+    deps.store.injectRawEvents(key, input.events, input.api_version);
     return { appended: input.events.length };
   },
   credentials: (body, deps) => {
@@ -58,7 +63,7 @@ const POST_HANDLERS = new Map<string, Handler>(Object.entries({
 } satisfies Record<string, Handler>));
 
 function statusFor(error: unknown): number {
-  if (error instanceof z.ZodError) return 400;
+  if (error instanceof z.ZodError || error instanceof InvalidVersionError) return 400;
   if (error instanceof UnknownCredentialError) return 404;
   if (error instanceof SeedConflictError) return 409;
   return 500;

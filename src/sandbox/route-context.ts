@@ -10,6 +10,8 @@ export interface RouteContext {
   res: ServerResponse;
   url: URL;
   tenant: Tenant;
+  /** the version whose base path the request came under: what it creates carries it, what it lists is that version's */
+  apiVersion: string;
   store: SandboxStore;
   faults: FaultControl;
 }

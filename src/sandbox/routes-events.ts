@@ -21,10 +21,10 @@ function listEvents(ctx: RouteContext): void {
   const limit = parseLimit(ctx.url.searchParams.get('limit'));
   if (limit === undefined) return sendError(ctx.res, 400, `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
   const rawIterator = ctx.url.searchParams.get('iterator');
-  const feed = ctx.tenant.feed;
+  const feed = ctx.tenant.feedFor(ctx.apiVersion);
   const requested = rawIterator === null ? null : (decodeIterator(rawIterator) ?? undefined);
   const mode = ctx.store.retention?.expiredIterator ?? 'error';
-  const decision = decidePageStart(requested, ctx.store.oldestRetained(ctx.tenant), feed.length, mode);
+  const decision = decidePageStart(requested, ctx.store.oldestRetained(feed), feed.length, mode);
   if (!decision.ok) return sendError(ctx.res, 400, decision.reason === 'expired' ? EXPIRED_ITERATOR_MESSAGE : 'iterator is not valid for this feed');
   const start = decision.start;
   const entries = feed.slice(start, start + limit);
@@ -46,7 +46,8 @@ export function routeEvents(ctx: RouteContext, rest: readonly string[]): void {
   if (rest.length === 0) return listEvents(ctx);
   const id = rest[0];
   if (rest.length !== 1 || id === undefined) return sendError(ctx.res, 404, `no route for ${ctx.url.pathname}`);
-  const entry = ctx.tenant.feed.entryById(id, ctx.store.oldestRetained(ctx.tenant));
+  const feed = ctx.tenant.feedFor(ctx.apiVersion);
+  const entry = feed.entryById(id, ctx.store.oldestRetained(feed));
   if (entry === undefined) return sendError(ctx.res, 404, `event ${id} not found`);
   sendJsonText(ctx.res, 200, `{"event":${entry}}`);
 }

@@ -28,7 +28,7 @@ async function create(ctx: RouteContext): Promise<void> {
   }
   const parsed = createPrescriptionBodySchema.safeParse(body.value);
   if (!parsed.success) return sendJson(ctx.res, 422, { errors: errorsByField(parsed.error.issues, body.value) });
-  const record = ctx.store.createPrescription(ctx.tenant, parsed.data.prescription);
+  const record = ctx.store.createPrescription(ctx.tenant, parsed.data.prescription, ctx.apiVersion);
   if (dropAfterProcessing(ctx)) return;
   if (!record) return sendJson(ctx.res, 422, { errors: { 'prescription.external_id': ['has already been taken'] } });
   sendJson(ctx.res, 201, prescriptionBody(ctx, record));

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API_BASE_PATH } from '../intake/index.js';
 import { ADMIN_BASE_PATH, routeAdmin } from './admin.js';
 import { ManualClock, scaledClock, systemClock, type Clock } from './clock.js';
 import { FaultControl } from './fault-control.js';
@@ -15,6 +14,7 @@ import { routeSubscriptions } from './routes-subscriptions.js';
 import { retentionSchema, type Retention } from './retention.js';
 import { SandboxStore, type Credential } from './store.js';
 import { actOutTransportFault } from './transport-faults.js';
+import { parseServedVersions, versionBasePath, type VersionListing } from './versions.js';
 
 export interface SandboxOptions {
   /** default 127.0.0.1 */
@@ -31,11 +31,19 @@ export interface SandboxOptions {
   admin?: boolean;
   /** entries published longer ago than this disappear from the feed; default: kept forever */
   retention?: Retention;
+  /** versions served, each under /intake_api/<version>; the first is the default; default only 2024-12-10 */
+  versions?: readonly string[];
+  /** whether one version's GET /events lists only its own events (default) or every event (versions.ts) */
+  versionListing?: VersionListing;
 }
 
 export interface Sandbox {
-  /** http://HOST:PORT/intake_api/2024-12-10 */
+  /** the default (first) version's: http://HOST:PORT/intake_api/2024-12-10 */
   baseUrl: string;
+  /** the served versions, the default first */
+  versions: readonly string[];
+  /** http://HOST:PORT/intake_api/<version> (served or not: an unserved one answers 404) */
+  baseUrlFor(version: string): string;
   origin: string;
   port: number;
   credentials: Credential[];
@@ -62,7 +70,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const clock: Clock = baseClock instanceof ManualClock ? baseClock : { now: () => baseClock.now() + skewMs };
   const credentials = options.credentials ?? [randomCredential()];
   const faults = new FaultControl(options.faults);
-  const store = new SandboxStore(() => clock.now(), faults, credentials);
+  const versions = parseServedVersions(options.versions);
+  const store = new SandboxStore(() => clock.now(), faults, credentials, versions, options.versionListing ?? 'separate');
   if (options.retention) store.retention = retentionSchema.parse(options.retention);
   const adminEnabled = options.admin ?? true;
   const latencyTimers = new Set<NodeJS.Timeout>();
@@ -84,7 +93,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       latencyTimers.add(timer);
     });
 
-  async function serveApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async function serveApi(req: IncomingMessage, res: ServerResponse, url: URL, apiVersion: string): Promise<void> {
     const latency = latencyFor(faults.config, faults.transportRandom);
     if (latency > 0) await delay(latency);
     if (closing) return;
@@ -96,10 +105,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!tenant) return sendError(res, 401, bearer ? 'invalid credentials' : 'missing bearer credentials');
     store.publishDue();
 
-    const segments = url.pathname.slice(API_BASE_PATH.length + 1).split('/').map(decodeSegment);
+    const segments = url.pathname.slice(versionBasePath(apiVersion).length + 1).split('/').map(decodeSegment);
     if (segments.some((s) => s === undefined)) return sendError(res, 400, 'malformed percent-encoding in path');
     const [resource, ...rest] = segments as string[];
-    const ctx: RouteContext = { req, res, url, tenant, store, faults };
+    store.countRequest(apiVersion, resource ?? '');
+    const ctx: RouteContext = { req, res, url, tenant, store, faults, apiVersion };
     if (resource === 'events') return routeEvents(ctx, rest);
     if (resource === 'prescriptions') return routePrescriptions(ctx, rest);
     if (resource === 'subscriptions') return routeSubscriptions(ctx, rest);
@@ -112,8 +122,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       store.publishDue();
       return routeAdmin(req, res, url, { store, faults, advanceClock });
     }
-    if (isUnder(url.pathname, API_BASE_PATH)) return serveApi(req, res, url);
-    sendError(res, 404, `no route for ${url.pathname}; the API lives under ${API_BASE_PATH}`);
+    const served = versions.find((version) => isUnder(url.pathname, versionBasePath(version)));
+    if (served !== undefined) return serveApi(req, res, url, served);
+    sendError(res, 404, `no route for ${url.pathname}; the API lives under ${versions.map(versionBasePath).join(', ')}`);
   }
 
   const server = createServer((req, res) => {
@@ -136,7 +147,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const origin = `http://${hostForUrl}:${address.port}`;
 
   return {
-    baseUrl: `${origin}${API_BASE_PATH}`,
+    baseUrl: `${origin}${versionBasePath(store.defaultVersion)}`,
+    versions,
+    baseUrlFor: (version) => `${origin}${versionBasePath(version)}`,
     origin,
     port: address.port,
     credentials,

@@ -11,6 +11,8 @@ import { RequestLedger } from './request-ledger.js';
 import type { Retention } from './retention.js';
 import { HAPPY_PATH, REJECTION_PATH, sandboxPath, stepDueAt } from './rules.js';
 import { SeedConflictError } from './seed-conflict-error.js';
+import type { Feed } from './feed.js';
+import type { VersionListing } from './versions.js';
 import { Tenant, type PrescriptionRecord, type PrescriptionSource, type SubscriptionRecord } from './tenant.js';
 import { UnknownCredentialError } from './unknown-credential-error.js';
 
@@ -30,6 +32,8 @@ export interface SandboxStats {
   now: string;
   pending_prescriptions: number;
   credentials: Array<{ key: string; active: boolean; prescriptions: number; subscriptions: number; feed_entries: number }>;
+  /** authenticated requests answered per served version and resource */
+  api_requests: Record<string, Record<string, number>>;
 }
 
 /**
@@ -47,18 +51,38 @@ export class SandboxStore {
   /** undefined: every entry stays visible forever (the spec's "currently indefinite") */
   retention: Retention | undefined;
 
+  /** GET/POST/DELETE requests answered per version and resource (`events`, `subscriptions`, ...), for tests */
+  readonly apiRequests = new Map<string, Map<string, number>>();
+
   constructor(
     private readonly now: () => number,
     private readonly faults: FaultControl,
     credentials: readonly Credential[],
+    /** served versions, the default first (see versions.ts) */
+    readonly versions: readonly string[] = [API_VERSION],
+    readonly listing: VersionListing = 'separate',
   ) {
     for (const credential of credentials) this.addCredential(credential);
+  }
+
+  /** The default version: what a request outside any version path (seeds, injections) means. */
+  get defaultVersion(): string {
+    return this.versions[0] ?? API_VERSION;
+  }
+
+  /** Counts one authenticated API request under `version`. */
+  countRequest(version: string, resource: string): void {
+    let byResource = this.apiRequests.get(version);
+    if (!byResource) this.apiRequests.set(version, (byResource = new Map()));
+    byResource.set(resource, (byResource.get(resource) ?? 0) + 1);
   }
 
   /** Adds (or re-enables) a credential; a key keeps its data across revoke and re-add. */
   addCredential(credential: Credential): void {
     this.secrets.set(credential.key, credential.secret);
-    if (!this.tenants.has(credential.key)) this.tenants.set(credential.key, new Tenant(this.tenants.size + 1, this.now));
+    if (!this.tenants.has(credential.key)) {
+      this.tenants.set(credential.key, new Tenant(this.tenants.size + 1, this.now, this.defaultVersion, this.listing));
+    }
   }
 
   /** Revokes a credential: its requests get 401 from now on. Returns whether it was active. */
@@ -87,9 +111,9 @@ export class SandboxStore {
     return tenant;
   }
 
-  /** Position of a tenant's oldest feed entry still retained at now() (0 without retention). */
-  oldestRetained(tenant: Tenant): number {
-    return this.retention ? tenant.feed.firstPublishedAfter(this.now() - this.retention.ms) : 0;
+  /** Position of a feed's oldest entry still retained at now() (0 without retention). */
+  oldestRetained(feed: Feed): number {
+    return this.retention ? feed.firstPublishedAfter(this.now() - this.retention.ms) : 0;
   }
 
   /** Logs and publishes every step due at now(), in due-time order (ties: prescription creation order). */
@@ -144,7 +168,7 @@ export class SandboxStore {
       if (subscription.cancelledAt !== null || subscription.identityKey !== record.identityKey) continue;
       if (!erxCompatible(subscription.identity, record.identity)) continue;
       const parts = { name, occurredAtIso, identityJson: record.identityJson, subscription };
-      publishEvent(record.tenant.feed, parts, this.faults.config, this.faults.contentRandom, publishedAtMs);
+      publishEvent(record.tenant.feedFor(subscription.apiVersion), parts, this.faults.config, this.faults.contentRandom, publishedAtMs);
     }
   }
 
@@ -155,6 +179,7 @@ export class SandboxStore {
     path: readonly KnownEventName[],
     source: PrescriptionSource,
     receivedAt: number,
+    apiVersion: string,
   ): PrescriptionRecord {
     const identityKey = compositeKey(identity);
     const record: PrescriptionRecord = {
@@ -172,21 +197,21 @@ export class SandboxStore {
       cancellationRequestedAt: null,
     };
     tenant.prescriptions.set(externalId, record);
-    // spec: a subscription is created automatically for every prescription sent
-    tenant.addSubscription(identity, false, API_VERSION, identityKey);
+    // spec: a subscription is created automatically for every prescription sent, at the version it was sent through
+    tenant.addSubscription(identity, false, apiVersion, identityKey);
     this.queue.push(record);
     return record;
   }
 
-  /** POST /prescriptions: undefined when the external_id is already taken for this credential. */
-  createPrescription(tenant: Tenant, request: PrescriptionRequest): PrescriptionRecord | undefined {
+  /** POST /prescriptions (through `apiVersion`'s path): undefined when the external_id is already taken for this credential. */
+  createPrescription(tenant: Tenant, request: PrescriptionRequest, apiVersion = this.defaultVersion): PrescriptionRecord | undefined {
     if (tenant.prescriptions.has(request.external_id)) {
       this.requests.duplicateRefused(request.external_id);
       return undefined;
     }
     this.requests.created(request.external_id);
     const path = sandboxPath(request.patient, request.prescriber);
-    return this.addPrescription(tenant, request.external_id, identityOfRequest(request), path, { kind: 'request', request }, this.now());
+    return this.addPrescription(tenant, request.external_id, identityOfRequest(request), path, { kind: 'request', request }, this.now(), apiVersion);
   }
 
   /** The full request a prescription was received with. */
@@ -203,9 +228,12 @@ export class SandboxStore {
     return record;
   }
 
-  /** POST /subscriptions; with backfill, events already logged for matching prescriptions are published to it now. */
-  createSubscription(tenant: Tenant, identity: PrescriptionIdentity, backfill: boolean | null): SubscriptionRecord {
-    const subscription = tenant.addSubscription(identity, backfill, API_VERSION);
+  /**
+   * POST /subscriptions through `apiVersion`'s path: its events carry that version. With backfill,
+   * events already logged for matching prescriptions are published to it now.
+   */
+  createSubscription(tenant: Tenant, identity: PrescriptionIdentity, backfill: boolean | null, apiVersion = this.defaultVersion): SubscriptionRecord {
+    const subscription = tenant.addSubscription(identity, backfill, apiVersion);
     if (backfill !== true) return subscription;
     const logged: Array<{ record: PrescriptionRecord; step: number; at: number }> = [];
     for (const record of tenant.prescriptions.values()) {
@@ -243,16 +271,19 @@ export class SandboxStore {
       const rejected = seedRejects(i, options.rejectEvery);
       const path = rejected ? REJECTION_PATH : HAPPY_PATH;
       const source: PrescriptionSource = { kind: 'fixture', index: i, prefix, rejected };
-      const record = this.addPrescription(tenant, `${prefix}-${i}`, sampleIdentity(i), path, source, firstReceivedAt + i * 1000);
+      const record = this.addPrescription(tenant, `${prefix}-${i}`, sampleIdentity(i), path, source, firstReceivedAt + i * 1000, this.defaultVersion);
       events += record.path.length;
     }
     this.publishDue();
     return { prescriptions: count, events };
   }
 
-  /** Appends arbitrary JSON values to a credential's feed as-is (hostile-feed tests). */
-  injectRawEvents(key: string, raws: readonly unknown[]): void {
-    const feed = this.tenantOf(key).feed;
+  /**
+   * Appends arbitrary JSON values as-is to the feed `listingVersion`'s GET /events lists (default: the
+   * default version's): hostile-feed tests, and events of a version the client does not know.
+   */
+  injectRawEvents(key: string, raws: readonly unknown[], listingVersion = this.defaultVersion): void {
+    const feed = this.tenantOf(key).feedFor(listingVersion);
     for (const raw of raws) feed.appendRaw(JSON.stringify(raw) ?? 'null');
   }
 
@@ -266,8 +297,9 @@ export class SandboxStore {
         active: this.secrets.has(key),
         prescriptions: tenant.prescriptions.size,
         subscriptions: tenant.subscriptions.size,
-        feed_entries: tenant.feed.length,
+        feed_entries: tenant.feedEntries,
       })),
+      api_requests: Object.fromEntries([...this.apiRequests].map(([version, byResource]) => [version, Object.fromEntries(byResource)])),
     };
   }
 }

@@ -1,7 +1,8 @@
-import type { KnownEventName, PrescriptionIdentity, PrescriptionRequest } from '../intake/index.js';
+import { API_VERSION, type KnownEventName, type PrescriptionIdentity, type PrescriptionRequest } from '../intake/index.js';
 import { eventTail, type EventSubscription } from './event-json.js';
 import { Feed } from './feed.js';
 import { compositeKey } from './identity-match.js';
+import type { VersionListing } from './versions.js';
 
 /**
  * Where a prescription's full request lives: kept as received, or (for bulk seeds)
@@ -41,15 +42,43 @@ export interface SubscriptionRecord extends EventSubscription {
 export class Tenant {
   readonly prescriptions = new Map<string, PrescriptionRecord>();
   readonly subscriptions = new Map<string, SubscriptionRecord>();
+  /** the default version's feed (every version's, when the listing is shared) */
   readonly feed: Feed;
+  // separate listing: the feeds of the other versions, created on first use
+  private readonly versionFeeds = new Map<string, Feed>();
   private readonly subscriptionsByKey = new Map<string, SubscriptionRecord[]>();
   private subscriptionCount = 0;
 
   constructor(
     readonly ordinal: number,
-    now?: () => number,
+    private readonly now?: () => number,
+    /** the first served version: its feed keeps the `evt_<tenant>_` ids */
+    private readonly defaultVersion = API_VERSION,
+    private readonly listing: VersionListing = 'separate',
   ) {
     this.feed = new Feed(`evt_${ordinal.toString(36)}_`, now);
+  }
+
+  /**
+   * The feed that events of `apiVersion` are published to and listed from. Separate listing: one per
+   * version, ids prefixed `evt_<tenant>v<yyyymmdd>_` (never a prefix of another feed's, so GET
+   * /events/{id} under one version does not find another's); shared: the one feed.
+   */
+  feedFor(apiVersion: string): Feed {
+    if (this.listing === 'shared' || apiVersion === this.defaultVersion) return this.feed;
+    let feed = this.versionFeeds.get(apiVersion);
+    if (!feed) {
+      feed = new Feed(`evt_${this.ordinal.toString(36)}v${apiVersion.replaceAll('-', '')}_`, this.now);
+      this.versionFeeds.set(apiVersion, feed);
+    }
+    return feed;
+  }
+
+  /** Entries across every feed of this credential. */
+  get feedEntries(): number {
+    let total = this.feed.length;
+    for (const feed of this.versionFeeds.values()) total += feed.length;
+    return total;
   }
 
   /** Creates an active subscription (id `sub_<tenant>_<n>`). */

@@ -13,12 +13,20 @@ export async function call(
   sandbox: Sandbox,
   method: string,
   path: string,
-  options: { body?: unknown; rawBody?: string; authorization?: string | null; credential?: { key: string; secret: string } } = {},
+  options: {
+    body?: unknown;
+    rawBody?: string;
+    authorization?: string | null;
+    credential?: { key: string; secret: string };
+    /** the version whose base path to call (default: the sandbox's default one) */
+    version?: string;
+  } = {},
 ): Promise<ApiResponse> {
   const credential = options.credential ?? sandbox.credentials[0]!;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.authorization !== null) headers.authorization = options.authorization ?? `Bearer ${bearerToken(credential.key, credential.secret)}`;
-  const res = await fetch(`${sandbox.baseUrl}${path}`, {
+  const base = options.version === undefined ? sandbox.baseUrl : sandbox.baseUrlFor(options.version);
+  const res = await fetch(`${base}${path}`, {
     method,
     headers,
     body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
@@ -34,11 +42,11 @@ export async function call(
 }
 
 /** Reads the whole feed with the given page size; returns the raw event objects in order. */
-export async function readFeed(sandbox: Sandbox, limit: number): Promise<any[]> {
+export async function readFeed(sandbox: Sandbox, limit: number, version?: string): Promise<any[]> {
   const events: any[] = [];
   let iterator: string | undefined;
   for (let page = 0; page < 10_000; page++) {
-    const res = await call(sandbox, 'GET', `/events?limit=${limit}${iterator ? `&iterator=${iterator}` : ''}`);
+    const res = await call(sandbox, 'GET', `/events?limit=${limit}${iterator ? `&iterator=${iterator}` : ''}`, version === undefined ? {} : { version });
     if (res.status !== 200) throw new Error(`GET /events answered ${res.status}`);
     events.push(...res.body.events);
     iterator = res.body.meta.iterator;
