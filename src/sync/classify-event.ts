@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { eventSchema, type IntakeEvent } from '../intake/event.js';
+import { isSupportedApiVersion, SUPPORTED_API_VERSIONS } from '../intake/versions.js';
 import { identityKey, normaliseErx } from './identity.js';
 import { statusRank } from './status.js';
 
@@ -17,6 +18,11 @@ export type ClassifiedEvent =
       rank: number | null;
       /** occurred_at as an ISO-8601 UTC timestamp Postgres accepts */
       occurredAt: string;
+      /**
+       * why the event is stored but not applied, decided before matching: its api_version is not one
+       * this build reads (its shapes may differ: we do not guess). null for an applicable event
+       */
+      hold: { reason: 'unsupported_version'; detail: string } | null;
     }
   | { ok: false; reason: 'malformed'; detail: string };
 
@@ -53,5 +59,14 @@ export function classifyEvent(raw: unknown): ClassifiedEvent {
     erx: normaliseErx(event.prescription_identity.erx_message_id),
     rank: statusRank(event.name),
     occurredAt: occurred.toISOString(),
+    hold: versionHold(event.api_version),
   };
+}
+
+/** The hold of an event published under a version this build does not read (see SUPPORTED_API_VERSIONS). */
+export function versionHold(apiVersion: string): { reason: 'unsupported_version'; detail: string } | null {
+  if (isSupportedApiVersion(apiVersion)) return null;
+  // the version is operator-chosen text, not PHI; bounded so a hostile value cannot bloat the row
+  const shown = apiVersion.length > 40 ? `${apiVersion.slice(0, 40)}...` : apiVersion;
+  return { reason: 'unsupported_version', detail: `api_version ${JSON.stringify(shown)} is not one this build reads (${SUPPORTED_API_VERSIONS.join(', ')})` };
 }

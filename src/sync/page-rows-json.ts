@@ -16,6 +16,8 @@ function eventRowJson(event: PreparedEvent): string {
     identity_key: event.key,
     erx_message_id: event.erx,
     status_rank: event.rank,
+    hold: event.hold,
+    hold_detail: event.holdDetail,
   });
   // already-serialised JSON spliced in: a large payload is not stringified again here
   return `${head.slice(0, -1)},"payload":${event.payloadJson},"raw":${event.rawJson}}`;

@@ -13,6 +13,9 @@ export interface PreparedEvent {
   key: string;
   erx: string | null;
   rank: number | null;
+  /** quarantine reason decided before matching (an unsupported api_version): stored, never matched or applied */
+  hold: 'unsupported_version' | null;
+  holdDetail: string | null;
   /** the event exactly as received, serialised once */
   rawJson: string;
   /** its payload serialised on its own: Postgres then reads it as jsonb without scanning the whole body again */
@@ -101,6 +104,8 @@ export function preparePage(rawEvents: readonly unknown[]): PreparedPage {
       key: classified.key,
       erx: classified.erx,
       rank: classified.rank,
+      hold: classified.hold?.reason ?? null,
+      holdDetail: classified.hold?.detail ?? null,
       rawJson: json,
       payloadJson: JSON.stringify(event.payload) ?? 'null',
     });

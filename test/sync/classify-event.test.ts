@@ -36,6 +36,17 @@ describe('classifyEvent: well-formed', () => {
     expect(classifyEvent({ ...good(), name: 'on_hold' })).toMatchObject({ ok: true, rank: null });
   });
 
+  test.each(['2024-12-10', '2025-06-01'])('api_version %s is applicable (no hold)', (apiVersion) => {
+    expect(classifyEvent({ ...good(), api_version: apiVersion })).toMatchObject({ ok: true, hold: null });
+  });
+
+  test.each(['2026-01-01', '2024-12-09', '', 'v2'])('api_version %j is held as unsupported_version, naming the version', (apiVersion) => {
+    expect(classifyEvent({ ...good(), api_version: apiVersion })).toMatchObject({
+      ok: true,
+      hold: { reason: 'unsupported_version', detail: `api_version ${JSON.stringify(apiVersion)} is not one this build reads (2024-12-10, 2025-06-01)` },
+    });
+  });
+
   test('unknown extra fields pass', () => {
     expect(classifyEvent({ ...good(), shiny_new_field: 1 })).toMatchObject({ ok: true });
   });

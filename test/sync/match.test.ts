@@ -55,6 +55,8 @@ function preparedPage(identity: EventIdentity): PreparedPage {
     key: identity.key,
     erx: identity.erx,
     rank: 1,
+    hold: null,
+    holdDetail: null,
     rawJson: JSON.stringify(raw),
     payloadJson: JSON.stringify(raw.payload),
   };
