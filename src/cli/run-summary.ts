@@ -28,7 +28,7 @@ export function summaryText(summary: DrainSummary): string {
     `inserted        ${summary.inserted}`,
     `duplicates      ${summary.duplicates}`,
     `status changes  ${summary.statusChanges}`,
-    `quarantined     malformed ${q.malformed}, unmatched ${q.unmatched}, ambiguous ${q.ambiguous}`,
+    `quarantined     malformed ${q.malformed}, unmatched ${q.unmatched}, ambiguous ${q.ambiguous}, unsupported_version ${q.unsupported_version}`,
     `elapsed         ${(summary.elapsedMs / 1000).toFixed(1)} s (${Math.round(summary.eventsPerSecond)} events/s)`,
   ].join('\n');
 }

@@ -1,3 +1,4 @@
+import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/quarantine.js';
 import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../config.js';
@@ -22,7 +23,7 @@ export interface StoreStatus {
     events_quarantined: number;
   } | null;
   /** open quarantine entries by reason */
-  quarantine: Record<'malformed' | 'unmatched' | 'ambiguous', number>;
+  quarantine: Record<QuarantineReason, number>;
   /** null on embedded PGlite, where there is only ever this process */
   leader: { held: boolean; pid: number | null } | null;
   prescriptions: { total: number; by_status: Record<string, number> };
@@ -80,9 +81,9 @@ export async function readStoreStatus(database: Database, feed: string, now: num
   const holder = database.kind === 'postgres' ? await leaseHolder(database, feed) : undefined;
   const outbox = await readOutboxStats(db, feed);
 
-  const quarantine = { malformed: 0, unmatched: 0, ambiguous: 0 };
+  const quarantine: Record<QuarantineReason, number> = { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 };
   for (const row of quarantineRows) {
-    if (row.reason === 'malformed' || row.reason === 'unmatched' || row.reason === 'ambiguous') quarantine[row.reason] = Number(row.count);
+    if ((QUARANTINE_REASONS as readonly string[]).includes(row.reason)) quarantine[row.reason as QuarantineReason] = Number(row.count);
   }
   const byStatus: Record<string, number> = {};
   for (const row of statusRows) byStatus[row.status ?? 'none'] = Number(row.count);
@@ -124,7 +125,7 @@ function statusText(status: StoreStatus): string {
       : 'checkpoint      none yet (the worker has not run)',
     c ? `applied         ${c.pages_applied} pages, ${c.events_applied} events, ${c.events_quarantined} quarantined` : undefined,
     `events          ${status.events} in history`,
-    `quarantine      malformed ${q.malformed}, unmatched ${q.unmatched}, ambiguous ${q.ambiguous} (open)`,
+    `quarantine      malformed ${q.malformed}, unmatched ${q.unmatched}, ambiguous ${q.ambiguous}, unsupported_version ${q.unsupported_version} (open)`,
     `lease           ${leader}`,
     `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
     `outbox          ${status.outbox.pending} pending${status.outbox.pending > 0 ? `, oldest ${status.outbox.oldest_pending_age_seconds}s` : ''}`,

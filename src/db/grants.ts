@@ -43,6 +43,10 @@ const RUNTIME_GRANTS: readonly Grant[] = [
   { kind: 'table', name: 'quarantine', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   { kind: 'table', name: 'feed_checkpoints', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   { kind: 'table', name: 'checkpoint_resets', privileges: ['SELECT', 'INSERT'] },
+  // API version migration: the worker reads the sources, moves a draining one's position and retires it;
+  // `subscriptions migrate` records sources and per-prescription progress
+  { kind: 'table', name: 'feed_sources', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  { kind: 'table', name: 'subscription_migrations', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   // delivery reads pending rows and records each attempt and outcome
   { kind: 'table', name: 'outbox', privileges: ['SELECT', 'UPDATE'] },
   { kind: 'sequence', name: 'prescriptions_id_seq', privileges: ['USAGE'] },

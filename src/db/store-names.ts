@@ -16,6 +16,8 @@ export interface StoreNames {
   statusChanges: SQL;
   changeCommits: SQL;
   outbox: SQL;
+  feedSources: SQL;
+  subscriptionMigrations: SQL;
   /** a function or view of the SQL API, qualified */
   qualified(name: string): SQL;
 }
@@ -39,6 +41,8 @@ export function storeNames(schema: string): StoreNames {
     statusChanges: qualified('status_changes'),
     changeCommits: qualified('change_commits'),
     outbox: qualified('outbox'),
+    feedSources: qualified('feed_sources'),
+    subscriptionMigrations: qualified('subscription_migrations'),
     qualified,
   };
 }

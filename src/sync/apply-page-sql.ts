@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { StoreNames } from '../db/store-names.js';
 import { matchLockShared } from './match-lock.js';
-import { matchCandidatesLateral, matchDecisionColumns } from './match-sql.js';
+import { matchCandidatesLateral } from './match-sql.js';
 
 // A page is BEGIN, the match lock, ONE statement and COMMIT whatever its size: the page
 // travels as ONE json parameter expanded server-side by json_to_recordset (json, not
@@ -25,6 +25,14 @@ export interface ApplyPageParams {
   /** rows: key, event_id, detail, raw */
   malformedJson: string;
   malformedCount: number;
+  /**
+   * The base URL the page was read from. For the feed's checkpoint, the page applies only while no
+   * OTHER source is the feed's current one (feed_sources): a worker still reading the old version
+   * after `subscriptions migrate` recorded the new one writes nothing. Undefined: no such check.
+   */
+  readFrom?: string | undefined;
+  /** set when the page was read from a draining source: its own position (feed_sources) is compared-and-set instead */
+  draining?: boolean;
 }
 
 /** The row applyPageSql returns: `version` is null when the checkpoint moved and nothing was written. */
@@ -34,6 +42,7 @@ export interface ApplyPageRow extends Record<string, unknown> {
   matched: number;
   unmatched: number;
   ambiguous: number;
+  unsupported_version: number;
   status_changes: number;
 }
 
@@ -45,18 +54,45 @@ export interface ApplyPageRow extends Record<string, unknown> {
  * quarantines what cannot be applied and advances the checkpoint with the totals.
  */
 export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
-  return sql`with cas as materialized (
-    select version from ${n.feedCheckpoints}
+  const readFrom = p.readFrom ?? null;
+  if (p.draining && readFrom === null) throw new TypeError('a draining source page needs readFrom');
+  // the position this page moves: the feed's checkpoint, or a draining source's own row (retired: no row)
+  const cas = p.draining
+    ? sql`select version from ${n.feedSources}
+    where feed = ${p.feed}::text and base_url = ${readFrom}::text and state = 'draining' and version = ${p.expectedVersion}::bigint
+    for update`
+    : sql`select version from ${n.feedCheckpoints}
     where feed = ${p.feed}::text and version = ${p.expectedVersion}::bigint
-    for update
+      and (${readFrom}::text is null or not exists (
+        select 1 from ${n.feedSources} s where s.feed = ${p.feed}::text and s.state = 'current' and s.base_url <> ${readFrom}::text))
+    for update`;
+  const checkpoint = p.draining
+    ? sql`update ${n.feedSources} f
+    set iterator = ${p.nextIterator}::text, version = f.version + 1, updated_at = now(), pages_applied = f.pages_applied + 1,
+      events_applied = f.events_applied + counts.inserted
+    from cas, counts
+    where f.feed = ${p.feed}::text and f.base_url = ${readFrom}::text
+    returning f.version`
+    : sql`update ${n.feedCheckpoints} f
+    set iterator = ${p.nextIterator}::text, version = f.version + 1, updated_at = now(), pages_applied = f.pages_applied + 1,
+      events_applied = f.events_applied + counts.inserted,
+      events_quarantined = f.events_quarantined + counts.unmatched + counts.ambiguous + counts.unsupported_version + ${p.malformedCount}::int
+    from cas, counts
+    where f.feed = ${p.feed}::text
+    returning f.version`;
+  return sql`with cas as materialized (
+    ${cas}
   ),
   ev as materialized (
     select r.* from cas cross join json_to_recordset(${p.eventsJson}::json) as r(
       id text, name text, occurred_at timestamptz, subscription_id text, api_version text, identity_key text,
-      erx_message_id text, status_rank integer, payload jsonb, raw json)
+      erx_message_id text, status_rank integer, hold text, hold_detail text, payload jsonb, raw json)
   ),
+  -- a held event (unsupported_version) is stored and quarantined with its hold, never matched nor applied
   matched as materialized (
-    select ev.*, ${matchDecisionColumns}
+    select ev.*, case when ev.hold is null then m.prescription_id end as prescription_id,
+      coalesce(ev.hold, m.quarantine_reason) as quarantine_reason,
+      case when ev.hold is null then m.quarantine_detail else ev.hold_detail end as quarantine_detail
     from ev ${matchCandidatesLateral(n, sql`${p.feed}::text`)}
   ),
   -- payload is required, so a missing one is a JSON null (recordsets read it as SQL null)
@@ -119,20 +155,16 @@ export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
     select count(*)::int as inserted,
       count(*) filter (where prescription_id is not null)::int as matched,
       count(*) filter (where quarantine_reason = 'unmatched')::int as unmatched,
-      count(*) filter (where quarantine_reason = 'ambiguous')::int as ambiguous
+      count(*) filter (where quarantine_reason = 'ambiguous')::int as ambiguous,
+      count(*) filter (where quarantine_reason = 'unsupported_version')::int as unsupported_version
     from new_findings
   ),
   -- the row is locked by cas (FOR UPDATE, not a modification), so this is its only update
   checkpoint as (
-    update ${n.feedCheckpoints} f
-    set iterator = ${p.nextIterator}::text, version = f.version + 1, updated_at = now(), pages_applied = f.pages_applied + 1,
-      events_applied = f.events_applied + counts.inserted,
-      events_quarantined = f.events_quarantined + counts.unmatched + counts.ambiguous + ${p.malformedCount}::int
-    from cas, counts
-    where f.feed = ${p.feed}::text
-    returning f.version
+    ${checkpoint}
   )
   select (select version from checkpoint) as version, counts.inserted, counts.matched, counts.unmatched, counts.ambiguous,
+    counts.unsupported_version,
     (select count(*)::int from advanced) as status_changes,
     (select count(*)::int from quarantined) as quarantine_rows
   from counts`;

@@ -21,6 +21,10 @@ export interface ApplyPageInput {
    */
   prepared?: PreparedPage;
   receivedAt?: Date;
+  /** the base URL the page was read from (see ApplyPageParams.readFrom) */
+  readFrom?: string | undefined;
+  /** read from a draining source: its own position moves, not the feed's checkpoint */
+  draining?: boolean;
 }
 
 export interface ApplyResult {
@@ -32,7 +36,7 @@ export interface ApplyResult {
   duplicates: number;
   statusChanges: number;
   matched: number;
-  quarantined: { malformed: number; unmatched: number; ambiguous: number };
+  quarantined: { malformed: number; unmatched: number; ambiguous: number; unsupported_version: number };
   /** the newest occurred_at (ms) among the page's well-formed events; absent when it had none */
   newestOccurredAt?: number | undefined;
   /**
@@ -61,6 +65,8 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
     eventsJson: page.rowsJson.events,
     malformedJson: page.rowsJson.malformed,
     malformedCount: page.malformed.length,
+    readFrom: input.readFrom,
+    ...(input.draining ? { draining: true } : {}),
   });
   const t1 = performance.now();
 
@@ -79,7 +85,7 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
     duplicates: page.events.length - row.inserted + page.duplicatesInPage,
     statusChanges: row.status_changes,
     matched: row.matched,
-    quarantined: { malformed: page.malformed.length, unmatched: row.unmatched, ambiguous: row.ambiguous },
+    quarantined: { malformed: page.malformed.length, unmatched: row.unmatched, ambiguous: row.ambiguous, unsupported_version: row.unsupported_version },
     newestOccurredAt: page.newestOccurredAt,
     timingsMs: {
       prepare: page.prepareMs,

@@ -424,7 +424,7 @@ function subtractTotals(after: WorkerTotals, before: WorkerTotals): WorkerTotals
   for (const key of ['pages', 'received', 'inserted', 'duplicates', 'statusChanges', 'matched', 'conflicts', 'upstreamRetries'] as const) {
     diff[key] = after[key] - before[key];
   }
-  for (const reason of ['malformed', 'unmatched', 'ambiguous'] as const) {
+  for (const reason of ['malformed', 'unmatched', 'ambiguous', 'unsupported_version'] as const) {
     diff.quarantined[reason] = after.quarantined[reason] - before.quarantined[reason];
   }
   return diff;

@@ -2,7 +2,7 @@ import { namesOf } from '../db/store-names.js';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
 
-export const QUARANTINE_REASONS = ['malformed', 'unmatched', 'ambiguous'] as const;
+export const QUARANTINE_REASONS = ['malformed', 'unmatched', 'ambiguous', 'unsupported_version'] as const;
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
 export interface QuarantineEntry {

@@ -14,6 +14,8 @@ export interface QuarantineCounts {
   malformed: number;
   unmatched: number;
   ambiguous: number;
+  /** stored but not applied: an api_version this build does not read */
+  unsupported_version: number;
 }
 
 /** What applying pages did to the store: per page, and summed in the totals. */
@@ -244,7 +246,7 @@ export function emptyTotals(): WorkerTotals {
     duplicates: 0,
     statusChanges: 0,
     matched: 0,
-    quarantined: { malformed: 0, unmatched: 0, ambiguous: 0 },
+    quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 },
     conflicts: 0,
     upstreamRetries: 0,
   };
@@ -260,4 +262,5 @@ function addPage(totals: WorkerTotals, page: AppliedPageRecord): void {
   totals.quarantined.malformed += page.quarantined.malformed;
   totals.quarantined.unmatched += page.quarantined.unmatched;
   totals.quarantined.ambiguous += page.quarantined.ambiguous;
+  totals.quarantined.unsupported_version += page.quarantined.unsupported_version;
 }

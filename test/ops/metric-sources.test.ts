@@ -26,7 +26,7 @@ describe('metric sources', () => {
     ]) {
       await test.database.db.execute(statement);
     }
-    expect(await quarantineSource(test.database, 'main')()).toEqual({ unmatched: 2, ambiguous: 1, malformed: 0 });
+    expect(await quarantineSource(test.database, 'main')()).toEqual({ unmatched: 2, ambiguous: 1, malformed: 0, unsupported_version: 0 });
   });
 
   it('outbox: pending rows and the age of the oldest pending one', async () => {

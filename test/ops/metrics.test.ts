@@ -20,7 +20,7 @@ function page(overrides: Partial<AppliedPageRecord> = {}): AppliedPageRecord {
     duplicates: 0,
     statusChanges: 1,
     matched: 1,
-    quarantined: { malformed: 0, unmatched: 1, ambiguous: 0 },
+    quarantined: { malformed: 0, unmatched: 1, ambiguous: 0, unsupported_version: 0 },
     durationMs: 12,
     done: false,
     ...overrides,
@@ -161,7 +161,7 @@ describe('createSyncMetrics', () => {
         if (outbox instanceof Error) throw outbox;
         return outbox;
       },
-      quarantine: async () => ({ malformed: 1, unmatched: 2, ambiguous: 3 }),
+      quarantine: async () => ({ malformed: 1, unmatched: 2, ambiguous: 3, unsupported_version: 0 }),
     });
     let body = await text();
     expect(value(body, 'intake_sync_outbox_pending{feed="main"}')).toBe(7);
@@ -184,8 +184,8 @@ describe('several feeds on one registry', () => {
     const east = new WorkerState(clock);
     const metrics = createFeedsMetrics(
       [
-        { feed: 'west', state: west, quarantine: async () => ({ malformed: 0, unmatched: 2, ambiguous: 0 }), outbox: async () => ({ pending: 3, oldestAgeSeconds: 7 }) },
-        { feed: 'east', state: east, quarantine: async () => ({ malformed: 1, unmatched: 0, ambiguous: 0 }), outbox: async () => ({ pending: 0, oldestAgeSeconds: 0 }) },
+        { feed: 'west', state: west, quarantine: async () => ({ malformed: 0, unmatched: 2, ambiguous: 0, unsupported_version: 0 }), outbox: async () => ({ pending: 3, oldestAgeSeconds: 7 }) },
+        { feed: 'east', state: east, quarantine: async () => ({ malformed: 1, unmatched: 0, ambiguous: 0, unsupported_version: 0 }), outbox: async () => ({ pending: 0, oldestAgeSeconds: 0 }) },
       ],
       clock,
       { pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000 },

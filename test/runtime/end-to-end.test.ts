@@ -66,7 +66,7 @@ describe('worker end to end: sandbox → Postgres', () => {
 
     clock.advance(3 * FIVE_MINUTES);
     const second = await worker().worker.drain();
-    expect(second).toMatchObject({ drained: true, received: 3, inserted: 3, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0 } });
+    expect(second).toMatchObject({ drained: true, received: 3, inserted: 3, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 } });
     expect(await statuses()).toEqual({ 'e2e-1': ['delivered', 4], 'e2e-2': ['rejected', 1] });
 
     const third = await worker().worker.drain();
@@ -127,7 +127,7 @@ describe('worker end to end: sandbox → Postgres', () => {
       const { worker: runner } = worker(state);
       await runner.drain();
       state.becameLeader(); // drain() ends as 'stopped'; a daemon stays leader
-      state.pageApplied({ received: 0, inserted: 0, duplicates: 0, statusChanges: 0, matched: 0, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0 }, durationMs: 1, done: true }, { iterator: 'x', version: 1 }, false);
+      state.pageApplied({ received: 0, inserted: 0, duplicates: 0, statusChanges: 0, matched: 0, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 }, durationMs: 1, done: true }, { iterator: 'x', version: 1 }, false);
       expect((await get('/healthz')).status).toBe(200);
       const ready = await get('/readyz');
       expect(ready.status, ready.text).toBe(200);

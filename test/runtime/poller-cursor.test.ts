@@ -36,7 +36,7 @@ function harness(options: { error?: () => Error; refusals?: number; iterator?: s
       checkpoint.iterator = input.nextIterator;
       checkpoint.version += 1;
       checkpoint.updatedAt = now;
-      return { version: checkpoint.version, received: 0, inserted: 0, duplicates: 0, statusChanges: 0, matched: 0, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0 } };
+      return { version: checkpoint.version, received: 0, inserted: 0, duplicates: 0, statusChanges: 0, matched: 0, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 } };
     },
     loadCheckpoint: async () => {
       loads += 1;

@@ -62,7 +62,7 @@ class FakeStore {
     fresh.forEach((id) => this.history.add(id));
     this.iterator = input.nextIterator;
     this.version += 1;
-    const quarantined = { malformed: 0, unmatched: 0, ambiguous: 0 };
+    const quarantined = { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 };
     return { version: this.version, received: ids.length, inserted: fresh.length, duplicates: ids.length - fresh.length, statusChanges: fresh.length, matched: fresh.length, quarantined };
   }
 }

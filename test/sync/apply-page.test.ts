@@ -57,7 +57,7 @@ describe('applyPage', () => {
       duplicates: 0,
       matched: 3,
       statusChanges: 2,
-      quarantined: { malformed: 0, unmatched: 0, ambiguous: 0 },
+      quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 },
     });
     expect(await prescription('rx-ada')).toMatchObject({ status: 'ordered', status_occurred_at: '2024-12-10T10:05:00.000Z', events: 2 });
     expect(await prescription('rx-bob')).toMatchObject({ status: 'accepted', events: 1 });
@@ -130,7 +130,7 @@ describe('applyPage', () => {
       inserted: 3,
       matched: 1,
       statusChanges: 1,
-      quarantined: { malformed: 3, unmatched: 1, ambiguous: 1 },
+      quarantined: { malformed: 3, unmatched: 1, ambiguous: 1, unsupported_version: 0 },
     });
     const entries = await listQuarantine(db, { includeRaw: true });
     const byKey = new Map(entries.map((e) => [e.quarantine_key, e]));
@@ -145,6 +145,59 @@ describe('applyPage', () => {
     const linked = await queryRows<{ id: string; prescription_id: unknown }>(db, sql`select id, prescription_id from intake_sync.events order by id`);
     expect(linked.map((r) => [r.id, r.prescription_id === null])).toEqual([['a1', true], ['ok', false], ['u1', true]]);
     expect(await loadCheckpoint(db, FEED)).toMatchObject({ eventsApplied: 3, eventsQuarantined: 5 });
+  });
+
+  test('an event of an api_version this build does not read is stored and quarantined (raw kept), never matched or applied', async () => {
+    const future = { ...event('f1', 'delivered', '2024-12-10T10:20:00Z'), api_version: '2026-01-01' };
+    const result = await apply([future, { ...event('n1', 'accepted', '2024-12-10T10:00:00Z'), api_version: '2025-06-01' }]);
+    expect(result).toMatchObject({ inserted: 2, matched: 1, statusChanges: 1, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 1 } });
+    // the 2025-06-01 event applied; the 2026 one (a later status, same prescription) did not
+    expect(await prescription('rx-ada')).toMatchObject({ status: 'accepted', events: 1 });
+    const [entry] = await listQuarantine(db, { includeRaw: true });
+    expect(entry).toMatchObject({ event_id: 'f1', reason: 'unsupported_version', raw: future });
+    expect(entry?.detail).toBe('api_version "2026-01-01" is not one this build reads (2024-12-10, 2025-06-01)');
+    const [stored] = await queryRows<{ prescription_id: unknown }>(db, sql`select prescription_id from intake_sync.events where id = 'f1'`);
+    expect(stored).toEqual({ prescription_id: null });
+    // rematch looks at unmatched and ambiguous findings only: the held event stays held
+    await db.execute(sql`select * from intake_sync.rematch_held()`);
+    expect(await prescription('rx-ada')).toMatchObject({ status: 'accepted' });
+    expect(await loadCheckpoint(db, FEED)).toMatchObject({ eventsQuarantined: 1 });
+  });
+
+  test('a draining source moves its own position; the checkpoint applies only while read from the current source', async () => {
+    const OLD = 'http://127.0.0.1:1/intake_api/2024-12-10';
+    const NEW = 'http://127.0.0.1:1/intake_api/2025-06-01';
+    await db.execute(sql`insert into intake_sync.feed_sources (feed, base_url, api_version, state, iterator) values
+      (${FEED}, ${OLD}, '2024-12-10', 'draining', 'old-it'), (${FEED}, ${NEW}, '2025-06-01', 'current', null)`);
+    // a page read from the old URL cannot move the feed's checkpoint any more (a stale worker)
+    await expect(applyPage(db, { feed: FEED, expectedVersion: version, nextIterator: 'x', events: [], readFrom: OLD })).rejects.toThrow(
+      expect.objectContaining({ name: 'CheckpointConflictError' }),
+    );
+    const fromNew = await applyPage(db, { feed: FEED, expectedVersion: version, nextIterator: 'new-1', events: [event('e1', 'accepted', '2024-12-10T10:00:00Z')], readFrom: NEW });
+    expect(fromNew).toMatchObject({ inserted: 1, statusChanges: 1 });
+    const drained = await applyPage(db, {
+      feed: FEED,
+      expectedVersion: 0,
+      nextIterator: 'old-1',
+      events: [event('e1', 'accepted', '2024-12-10T10:00:00Z'), event('e0', 'ordered', '2024-12-10T10:05:00Z')],
+      readFrom: OLD,
+      draining: true,
+    });
+    expect(drained).toMatchObject({ version: 1, inserted: 1, duplicates: 1, statusChanges: 1 });
+    const rows = await queryRows<{ base_url: string; iterator: string | null; version: unknown; events_applied: unknown }>(
+      db,
+      sql`select base_url, iterator, version, events_applied from intake_sync.feed_sources order by base_url`,
+    );
+    expect(rows.map((r) => [r.iterator, Number(r.version), Number(r.events_applied)])).toEqual([
+      ['old-1', 1, 1],
+      [null, 0, 0],
+    ]);
+    expect(await loadCheckpoint(db, FEED)).toMatchObject({ iterator: 'new-1' });
+    // retired: the draining position no longer moves
+    await db.execute(sql`update intake_sync.feed_sources set state = 'retired' where base_url = ${OLD}`);
+    await expect(applyPage(db, { feed: FEED, expectedVersion: 1, nextIterator: 'old-2', events: [], readFrom: OLD, draining: true })).rejects.toThrow(
+      expect.objectContaining({ name: 'CheckpointConflictError' }),
+    );
   });
 
   test('a malformed event seen again is counted, not duplicated', async () => {

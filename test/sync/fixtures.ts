@@ -51,6 +51,6 @@ export async function snapshotStore(db: Db): Promise<Record<string, unknown[]>> 
 /** Empties the store between tests of one file (the database is per file). */
 export async function truncateStore(db: Db): Promise<void> {
   await db.execute(
-    sql`truncate intake_sync.events, intake_sync.prescriptions, intake_sync.quarantine, intake_sync.feed_checkpoints, intake_sync.checkpoint_resets, intake_sync.status_changes, intake_sync.change_commits, intake_sync.outbox restart identity cascade`,
+    sql`truncate intake_sync.events, intake_sync.prescriptions, intake_sync.quarantine, intake_sync.feed_checkpoints, intake_sync.checkpoint_resets, intake_sync.status_changes, intake_sync.change_commits, intake_sync.outbox, intake_sync.feed_sources, intake_sync.subscription_migrations restart identity cascade`,
   );
 }
