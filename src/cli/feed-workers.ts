@@ -4,7 +4,9 @@ import type { FeedConfig } from '../feeds-file.js';
 import { IntakeClient } from '../intake/client.js';
 import type { RetryInfo } from '../intake/retry-runner.js';
 import type { Logger } from '../log.js';
-import { composeWorker, workerSettingsFrom } from '../sync/compose-worker.js';
+import { composeWorker, workerSettingsFrom, type ComposeWorkerOptions } from '../sync/compose-worker.js';
+import { listFeedSources } from '../sync/feed-sources.js';
+import { planSources } from '../sync/source-plan.js';
 import { upstreamFailureReason } from '../sync/failure-reason.js';
 import { createFeedLeases } from '../sync/lease.js';
 import type { SyncWorker } from '../sync/worker.js';
@@ -53,12 +55,14 @@ export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<F
     const state = new WorkerState(clock);
     const feedLog = feeds.length > 1 ? log.child({ feed: feed.name }) : log;
     const client = await connectUpstream(config, feed, database, feedLog, state, closers);
+    const sources = feed.baseUrl ? await sourcesOf(config, feed, feed.baseUrl, client, database, feedLog, state) : undefined;
     const worker = composeWorker({
       database,
       databaseUrl: options.leaseUrl,
       lease: leases.lease(feed.name),
       client,
-      outboxClient: client,
+      outboxClient: sources?.outboxClient ?? client,
+      ...(sources ? { sources: sources.option } : {}),
       settings: workerSettingsFrom(config, feed.name),
       state,
       log,
@@ -67,6 +71,41 @@ export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<F
     workers.push({ feed: feed.name, state, worker });
   }
   return workers;
+}
+
+/**
+ * The feed's recorded sources (API version migration): refuses at start (SourceMismatchError) when the
+ * configured base URL is none of them; a client per source (same credentials: one account); the outbox
+ * sends through the current source, whichever that is when a row is delivered.
+ */
+async function sourcesOf(
+  config: Config,
+  feed: FeedConfig,
+  configuredBaseUrl: string,
+  configuredClient: IntakeClient,
+  database: Database,
+  log: Logger,
+  state: WorkerState,
+): Promise<{ option: NonNullable<ComposeWorkerOptions['sources']>; outboxClient: Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'> }> {
+  planSources(feed.name, configuredBaseUrl, await listFeedSources(database.db, feed.name));
+  const clients = new Map<string, IntakeClient>([[configuredBaseUrl, configuredClient]]);
+  const onRetry = (info: RetryInfo) => state.upstreamRetry(upstreamFailureReason(info.error));
+  const clientFor = (baseUrl: string): IntakeClient => {
+    let client = clients.get(baseUrl);
+    if (!client) {
+      client = new IntakeClient({ baseUrl, apiKey: feed.apiKey ?? '', apiSecret: feed.apiSecret ?? '', timeoutMs: config.HTTP_TIMEOUT_MS, logger: log, onRetry });
+      clients.set(baseUrl, client);
+    }
+    return client;
+  };
+  let current = configuredBaseUrl;
+  return {
+    option: { configuredBaseUrl, clientFor, onCurrentSource: (baseUrl) => void (current = baseUrl) },
+    outboxClient: {
+      createPrescription: (...args) => clientFor(current).createPrescription(...args),
+      cancelPrescription: (...args) => clientFor(current).cancelPrescription(...args),
+    },
+  };
 }
 
 /** The feed's operator, or (a single feed without a base URL) the built-in sandbox, seeded. */

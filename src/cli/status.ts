@@ -1,3 +1,4 @@
+import { listFeedSources } from '../sync/feed-sources.js';
 import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/quarantine.js';
 import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
@@ -30,6 +31,8 @@ export interface StoreStatus {
   events: number;
   /** rows waiting to be delivered to the operator (send_prescription / cancel_prescription) */
   outbox: { pending: number; oldest_pending_age_seconds: number };
+  /** after an API version migration: the feed's operator sources (absent for a feed that never migrated) */
+  sources?: Array<{ base_url: string; api_version: string; state: string; migration_completed_at: string | null; retired_at: string | null }>;
 }
 
 /** Registers `intake-sync status [--feed NAME | --all-feeds] [--json]`. */
@@ -80,6 +83,7 @@ export async function readStoreStatus(database: Database, feed: string, now: num
   const [eventRow] = await queryRows<{ count: unknown }>(db, sql`select count(*) as count from ${n.events} where feed = ${feed}::text`);
   const holder = database.kind === 'postgres' ? await leaseHolder(database, feed) : undefined;
   const outbox = await readOutboxStats(db, feed);
+  const sources = await listFeedSources(db, feed);
 
   const quarantine: Record<QuarantineReason, number> = { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 };
   for (const row of quarantineRows) {
@@ -107,6 +111,17 @@ export async function readStoreStatus(database: Database, feed: string, now: num
     prescriptions: { total: Object.values(byStatus).reduce((a, b) => a + b, 0), by_status: byStatus },
     events: Number(eventRow?.count ?? 0),
     outbox: { pending: outbox.pending, oldest_pending_age_seconds: outbox.oldestPendingAgeSeconds },
+    ...(sources.length > 0
+      ? {
+          sources: sources.map((s) => ({
+            base_url: s.baseUrl,
+            api_version: s.apiVersion,
+            state: s.state,
+            migration_completed_at: s.migrationCompletedAt?.toISOString() ?? null,
+            retired_at: s.retiredAt?.toISOString() ?? null,
+          })),
+        }
+      : {}),
   };
 }
 
@@ -128,6 +143,7 @@ function statusText(status: StoreStatus): string {
     `quarantine      malformed ${q.malformed}, unmatched ${q.unmatched}, ambiguous ${q.ambiguous}, unsupported_version ${q.unsupported_version} (open)`,
     `lease           ${leader}`,
     `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
+    ...(status.sources ?? []).map((s) => `source          ${s.api_version} ${s.state} ${s.base_url}`),
     `outbox          ${status.outbox.pending} pending${status.outbox.pending > 0 ? `, oldest ${status.outbox.oldest_pending_age_seconds}s` : ''}`,
   ]
     .filter((line) => line !== undefined)

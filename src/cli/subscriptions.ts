@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createSubscriptionBodySchema, type Subscription } from '../intake/subscription.js';
 import { clientForFeedOption, withFeedOption } from './feed-context.js';
 import { printFields, printJson } from './output.js';
+import { registerSubscriptionsMigrateCommand } from './subscriptions-migrate.js';
 import { readJsonFile } from './read-json-file.js';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -42,6 +43,8 @@ export function registerSubscriptionsCommands(program: Command): void {
     .action(async (id: string, options: { feed?: string; json?: boolean }) => {
       show(await clientForFeedOption(options.feed).getSubscription(id), options.json);
     });
+
+  registerSubscriptionsMigrateCommand(subscriptions);
 
   withFeedOption(subscriptions.command('cancel'))
     .description('DELETE /subscriptions/{id}: stop publishing its events')

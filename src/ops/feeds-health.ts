@@ -15,6 +15,8 @@ export interface FeedHealthDetail {
   reasons: string[];
   consecutive_failures: number;
   last_success_at: string | null;
+  /** during and after an API version migration: the feed's operator sources by version and state */
+  sources?: Array<{ api_version: string; state: string }>;
 }
 
 export interface ProcessReadiness {
@@ -49,6 +51,7 @@ export function evaluateFeedsReadiness(
       reasons: own.reasons,
       consecutive_failures: snapshot.consecutiveFailures,
       last_success_at: snapshot.lastSuccessAt === null ? null : new Date(snapshot.lastSuccessAt).toISOString(),
+      ...(snapshot.sources.length > 0 ? { sources: snapshot.sources.map((s) => ({ api_version: s.apiVersion, state: s.state })) } : {}),
     };
     reasons.push(...own.reasons.map((reason) => (several ? `feed ${feed}: ${reason}` : reason)));
   }

@@ -89,6 +89,17 @@ export function registerFeedGauges(registers: Registry[], feeds: readonly FeedSt
     '1 once consuming stopped for good (the operator refused the credentials: 401)',
     (snap) => (snap.fatalReason === null ? 0 : 1),
   );
+  new Gauge({
+    name: 'intake_sync_feed_source_info',
+    help: "The feed's operator sources recorded by an API version migration, by version and state (current, draining, retired); none for a feed that never migrated",
+    labelNames: ['feed', 'api_version', 'state'],
+    registers,
+    collect() {
+      // reset first: a retired source's draining series must not linger at 1
+      this.reset();
+      for (const { feed, state } of feeds) for (const source of state.snapshot().sources) this.set({ feed, api_version: source.apiVersion, state: source.state }, 1);
+    },
+  });
   feedGauge(registers, feeds, 'intake_sync_poll_interval_seconds', 'POLL_INTERVAL_MS: how often a caught-up leader polls', () => options.pollIntervalMs / 1000);
   feedGauge(
     registers,

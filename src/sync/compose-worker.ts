@@ -7,7 +7,10 @@ import { loadCheckpoint, touchCheckpoint } from './checkpoint.js';
 import { createFeedLease, type FeedLease } from './lease.js';
 import { defaultDelayPolicy, nextDelay } from './next-delay.js';
 import { OutboxLoop } from './outbox-loop.js';
-import { Poller } from './poller.js';
+import { listFeedSources, loadCurrentPosition, loadDrainingPosition, retireSource } from './feed-sources.js';
+import { Poller, type PollerDeps, type PollLoop } from './poller.js';
+import { planSources, sourcesSignature, type PlannedSource } from './source-plan.js';
+import { SourcesPoller } from './sources-poller.js';
 import { preparePage } from './prepare-page.js';
 import { sleepUnlessAborted, type LoopSleep } from './sleep.js';
 import { SyncWorker } from './worker.js';
@@ -58,6 +61,17 @@ export interface ComposeWorkerOptions {
   clock?: { now(): number };
   sleep?: LoopSleep;
   random?: () => number;
+  /**
+   * Reads the feed's recorded sources (API version migration, feed_sources) each term: without this the
+   * worker reads `client` on the feed's checkpoint and nothing else (the embedded sandbox).
+   */
+  sources?: {
+    /** the feed's configured base URL (FEEDS_FILE or INTAKE_API_BASE_URL): must be a recorded source, if any */
+    configuredBaseUrl: string;
+    clientFor(baseUrl: string): Pick<IntakeClient, 'listEvents'>;
+    /** told the current source's base URL at each load: the outbox sends new prescriptions there */
+    onCurrentSource?(baseUrl: string): void;
+  };
 }
 
 // rows of distinct external_ids in flight at once (their requests overlap; their short statements share the
@@ -74,7 +88,40 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
   const policy = defaultDelayPolicy(settings.pollIntervalMs, settings.pollBackoffMaxMs);
   const log = options.log.child({ component: 'worker', feed: settings.feed });
   const lease = options.lease ?? createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
-  const createPoller = () =>
+  const feed = settings.feed;
+  const createSourcePoller = (source: PlannedSource, signature: string, changed: () => void): Poller => {
+    const sourceClient = options.sources?.clientFor(source.baseUrl) ?? client;
+    // a changed fingerprint restarts the term's pollers; the page guard already keeps a stale one from writing
+    const noticing = <T extends { signature: string }>(position: T): T => {
+      if (position.signature !== signature) changed();
+      return position;
+    };
+    const retire = async (version: number): Promise<boolean> => {
+      // seen complete at this pass's load or an earlier one: the pass that just ended read to the end after it
+      // (the version compare-and-set below: and nothing was applied from it since)
+      if (!completedSeen) return false;
+      if (!(await retireSource(database.db, feed, source.baseUrl, version))) return false;
+      log.info({ base_url: source.baseUrl, api_version: source.apiVersion }, 'source drained after its migration completed: retired');
+      changed();
+      return true;
+    };
+    let completedSeen = false;
+    return createPoller({
+      fetchPage: ({ iterator }, signal) => sourceClient.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
+      applyPage: (page) => applyPage(database.db, { feed, ...page, readFrom: source.baseUrl, draining: source.draining }),
+      loadCheckpoint: source.draining
+        ? async () => {
+            const position = noticing(await loadDrainingPosition(database.db, feed, source.baseUrl));
+            completedSeen ||= position.migrationCompleted;
+            return position;
+          }
+        : async () => noticing(await loadCurrentPosition(database.db, feed)),
+      ...(source.draining
+        ? { afterCaughtUp: retire, secondarySource: true, checkpointReloadMs: 0, log: log.child({ component: 'poller', base_url: source.baseUrl }) }
+        : {}),
+    });
+  };
+  const createPoller = (overrides: Partial<PollerDeps> = {}) =>
     new Poller({
       fetchPage: ({ iterator }, signal) => client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
       // a prefetched page is validated as it arrives, while the previous one commits
@@ -93,7 +140,25 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
       // not at every poll: a poll at 1 s then costs half a statement, not one
       checkpointReloadMs: settings.leaseRetryMs,
       touchCheckpoint: (expectedVersion) => touchCheckpoint(database.db, settings.feed, expectedVersion),
+      ...overrides,
     });
+  const sources = options.sources;
+  const createLoop = (): PollLoop =>
+    sources
+      ? new SourcesPoller({
+          loadSources: async () => {
+            const recorded = await listFeedSources(database.db, feed);
+            const planned = planSources(feed, sources.configuredBaseUrl, recorded);
+            sources.onCurrentSource?.(planned.find((source) => !source.draining)?.baseUrl ?? sources.configuredBaseUrl);
+            state.sourcesLoaded(recorded.map((r) => ({ apiVersion: r.apiVersion, state: r.state })));
+            return { sources: planned, signature: sourcesSignature(recorded) };
+          },
+          createPoller: createSourcePoller,
+          sleep,
+          retryMs: settings.leaseRetryMs,
+          log,
+        })
+      : createPoller();
   const outboxClient = options.outboxClient;
   const createLeaderTasks = () =>
     outboxClient
@@ -121,7 +186,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
       : [];
   return new SyncWorker({
     lease,
-    createPoller,
+    createPoller: createLoop,
     createLeaderTasks,
     state,
     sleep,

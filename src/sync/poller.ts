@@ -76,6 +76,23 @@ export interface PollerDeps {
    * retentionMs / 20 (checkpointNeedsTouch): suspectsGap must not read a caught-up worker as nobody polling.
    */
   touchCheckpoint?(expectedVersion: number): Promise<void>;
+  /**
+   * Called each time a pass ends caught up (the operator said done), with the position's version;
+   * true ends the loop (run and drain resolve). A draining source retires here (feed-sources.ts).
+   */
+  afterCaughtUp?(version: number): Promise<boolean>;
+  /**
+   * This loop reads a second source of the feed (one being drained after an API version migration):
+   * its counts go to the feed's totals, but the position the state reports stays the feed's checkpoint.
+   */
+  secondarySource?: boolean;
+}
+
+/** What SyncWorker runs for one term as leader: a Poller, or one per source of the feed (SourcesPoller). */
+export interface PollLoop {
+  run(): Promise<void>;
+  drain(): Promise<DrainSummary>;
+  stop(): Promise<void>;
 }
 
 /** What a drain did, for `run --once`. */
@@ -199,6 +216,7 @@ export class Poller {
       this.conflictStreak = outcome.kind === 'conflict' ? this.conflictStreak + 1 : 0;
       switch (outcome.kind) {
         case 'caught-up':
+          if (await this.finishedAfterCaughtUp()) return true;
           if (untilCaughtUp) return true;
           wait = { kind: 'caught-up' };
           break;
@@ -269,7 +287,7 @@ export class Poller {
       } catch (error) {
         return this.failure('database', error);
       }
-      state.checkpointLoaded(checkpoint);
+      if (!this.deps.secondarySource) state.checkpointLoaded(checkpoint);
       const updatedAtMs = checkpoint.updatedAt instanceof Date ? checkpoint.updatedAt.getTime() : checkpoint.updatedAt;
       known = { iterator: checkpoint.iterator, version: checkpoint.version, at: clock.now(), updatedAtMs };
       if (this.heldAtVersion !== undefined) {
@@ -361,7 +379,7 @@ export class Poller {
         done: page.meta.done,
         ...(newest === undefined ? {} : { newestOccurredAt: newest }),
       };
-      state.pageApplied(record, { iterator, version }, noProgress);
+      state.pageApplied(record, this.deps.secondarySource ? null : { iterator, version }, noProgress);
       // a committed compare-and-set proves the position as well as a read would
       known = { iterator, version, at: clock.now(), updatedAtMs: clock.now() };
       if (page.meta.done || noProgress) this.known = known;
@@ -373,6 +391,18 @@ export class Poller {
       }
       // same iterator but new events: ask again at once; a repeat that brings nothing is no-progress
       pending = prefetch ?? this.fetch(iterator, this.stopSignal.signal);
+    }
+  }
+
+  private async finishedAfterCaughtUp(): Promise<boolean> {
+    const version = this.known?.version;
+    if (!this.deps.afterCaughtUp || version === undefined || this.stopping) return false;
+    try {
+      return await this.deps.afterCaughtUp(version);
+    } catch (error) {
+      // the hook's write is retried at the next caught-up pass; the loop itself goes on
+      this.deps.log.warn({ error: summarizeFailure(error) }, 'after a caught-up pass: the follow-up failed; retrying at the next one');
+      return false;
     }
   }
 

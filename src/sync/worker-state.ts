@@ -1,5 +1,11 @@
 import type { CursorProblemKind } from './cursor-problem.js';
 
+/** One recorded source of a feed, as health and metrics show it (a version and a state: nothing else). */
+export interface FeedSourceSummary {
+  apiVersion: string;
+  state: 'current' | 'draining' | 'retired';
+}
+
 /** Where this process stands with respect to the feed lease. */
 export type WorkerRole = 'starting' | 'standby' | 'leader' | 'stopped';
 
@@ -78,6 +84,8 @@ export interface WorkerSnapshot {
   /** the last applied page said done=false: a backlog is being drained */
   backlog: boolean;
   checkpoint: { iterator: string | null; version: number; updatedAt: number } | null;
+  /** the feed's recorded operator sources (API version migration) as last loaded; empty: none recorded */
+  sources: FeedSourceSummary[];
   totals: WorkerTotals;
 }
 
@@ -116,6 +124,7 @@ export class WorkerState {
   private noProgressStreak = 0;
   private backlog = false;
   private checkpoint: WorkerSnapshot['checkpoint'] = null;
+  private sources: FeedSourceSummary[] = [];
   private readonly totals: WorkerTotals = emptyTotals();
   private readonly listeners = new Set<WorkerStateListener>();
 
@@ -144,12 +153,17 @@ export class WorkerState {
     this.leaderSince = null;
   }
 
+  sourcesLoaded(sources: readonly FeedSourceSummary[]): void {
+    this.sources = sources.map((source) => ({ ...source }));
+  }
+
   checkpointLoaded(checkpoint: { iterator: string | null; version: number; updatedAt: Date | number }): void {
     const updatedAt = checkpoint.updatedAt instanceof Date ? checkpoint.updatedAt.getTime() : checkpoint.updatedAt;
     this.checkpoint = { iterator: checkpoint.iterator, version: checkpoint.version, updatedAt };
   }
 
-  pageApplied(page: AppliedPageRecord, position: { iterator: string; version: number }, noProgress: boolean): void {
+  /** `position` null: the page moved a draining source's position, not the feed's checkpoint (kept as it was) */
+  pageApplied(page: AppliedPageRecord, position: { iterator: string; version: number } | null, noProgress: boolean): void {
     const now = this.clock.now();
     this.lastSuccessAt = now;
     this.lastPollAt = now;
@@ -161,7 +175,7 @@ export class WorkerState {
     this.lastFailure = null;
     this.noProgressStreak = noProgress ? this.noProgressStreak + 1 : 0;
     this.backlog = !page.done;
-    this.checkpoint = { iterator: position.iterator, version: position.version, updatedAt: now };
+    if (position) this.checkpoint = { iterator: position.iterator, version: position.version, updatedAt: now };
     addPage(this.totals, page);
     for (const listener of this.listeners) listener.pageApplied?.(page);
   }
@@ -232,6 +246,7 @@ export class WorkerState {
       noProgressStreak: this.noProgressStreak,
       backlog: this.backlog,
       checkpoint: this.checkpoint,
+      sources: this.sources.map((source) => ({ ...source })),
       totals: { ...this.totals, quarantined: { ...this.totals.quarantined } },
     };
   }

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import { summarizeFailure } from './failure-summary.js';
 import type { FeedLease } from './lease.js';
-import type { DrainSummary, Poller } from './poller.js';
+import type { DrainSummary, PollLoop } from './poller.js';
 import { settlesWithin } from './settles-within.js';
 import type { LoopSleep } from './sleep.js';
 import type { WorkerState } from './worker-state.js';
@@ -15,8 +15,8 @@ export interface LeaderTask {
 
 export interface SyncWorkerDeps {
   lease: FeedLease;
-  /** a fresh Poller for each term as leader */
-  createPoller(): Poller;
+  /** a fresh Poller (or SourcesPoller) for each term as leader */
+  createPoller(): PollLoop;
   /** fresh tasks for each term as leader, started with the poller and stopped before the lease is released */
   createLeaderTasks?(): LeaderTask[];
   state: WorkerState;
@@ -42,7 +42,7 @@ const DEFAULT_STOP_WAIT_MS = 5_000;
 export class SyncWorker {
   private stopping = false;
   private readonly stopSignal = new AbortController();
-  private poller: Poller | undefined;
+  private poller: PollLoop | undefined;
   /** the last lease attempt failed: its lock session may still be open (a leader's is closed when its term ends) */
   private standbySessionOpen = false;
   private running: Promise<unknown> | undefined;
@@ -139,7 +139,7 @@ export class SyncWorker {
    * Runs one term as leader, checking the lease every retry interval; returns
    * true when the term ended because the lease was lost.
    */
-  private async lead(poller: Poller, body: () => Promise<void>): Promise<boolean> {
+  private async lead(poller: PollLoop, body: () => Promise<void>): Promise<boolean> {
     this.poller = poller;
     // stop() may have come while the lease was being taken, before this poller existed
     if (this.stopping) await poller.stop();

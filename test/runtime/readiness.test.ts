@@ -22,6 +22,7 @@ function snapshot(overrides: Partial<WorkerSnapshot>): WorkerSnapshot {
     noProgressStreak: 0,
     backlog: false,
     checkpoint: null,
+    sources: [],
     totals: emptyTotals(),
     ...overrides,
   };

@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { parseSecureBaseUrl } from '../intake/base-url.js';
+import { IntakeClient } from '../intake/client.js';
+import { createLogger } from '../log.js';
+import { listFeedSources } from '../sync/feed-sources.js';
+import { resolveMigrationTarget } from '../sync/migration-target.js';
+import { migrateSubscriptions, type MigrationSummary } from '../sync/subscription-migration.js';
+import { operator } from './checkpoint.js';
+import { CliUsageError } from './errors.js';
+import { commandFeed, withFeedOption } from './feed-context.js';
+import { requireRemoteConfig } from './client-context.js';
+import { printJson } from './output.js';
+import { withStore } from './store-context.js';
+
+interface MigrateCliOptions {
+  feed?: string;
+  toBaseUrl?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** Registers `subscriptions migrate` under the `subscriptions` group. */
+export function registerSubscriptionsMigrateCommand(subscriptions: Command): void {
+  withFeedOption(subscriptions.command('migrate'))
+    .description("move every local prescription's subscription to another API version: the new one is created through --to-base-url, then the old one cancelled; the worker reads both versions until the old one is drained (resumable: rerun it after a failure)")
+    .requiredOption('--to-base-url <url>', "the new version's operator base URL, ending in /<YYYY-MM-DD>")
+    .option('--dry-run', 'print the plan (counts and external_ids), write and send nothing')
+    .option('--json', 'print the summary as one JSON line')
+    .action(async (options: MigrateCliOptions) => {
+      const config = loadConfig();
+      const selected = commandFeed(config, options.feed);
+      const feed = selected.name;
+      const toBaseUrl = options.toBaseUrl ?? '';
+      try {
+        parseSecureBaseUrl(toBaseUrl);
+      } catch (error) {
+        throw new CliUsageError(`--to-base-url: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      // the same account under both versions: the feed's own credentials
+      const remote = selected.baseUrl && selected.apiKey && selected.apiSecret
+        ? { baseUrl: selected.baseUrl, apiKey: selected.apiKey, apiSecret: selected.apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS }
+        : requireRemoteConfig(config);
+      const log = createLogger({ level: config.LOG_LEVEL }).child({ component: 'subscriptions-migrate', feed });
+      const clientOf = (baseUrl: string) => new IntakeClient({ ...remote, baseUrl, logger: log });
+      const summary = await withStore(config, async ({ db }) => {
+        // every check before anything is written or sent
+        const target = resolveMigrationTarget(feed, remote.baseUrl, await listFeedSources(db, feed), toBaseUrl);
+        return migrateSubscriptions({
+          db,
+          feed,
+          target,
+          newClient: clientOf(target.to.baseUrl),
+          oldClient: clientOf(target.from.baseUrl),
+          dryRun: options.dryRun ?? false,
+          by: operator(),
+          log,
+          progress: (done, total, externalId) => process.stderr.write(`subscriptions migrate: ${done}/${total} ${externalId}\n`),
+        });
+      });
+      if (options.json) return printJson(summary);
+      process.stdout.write(summaryText(summary));
+    });
+}
+
+/** The summary for a human: counts and identifiers only. */
+export function summaryText(s: MigrationSummary): string {
+  if (s.dry_run) {
+    const ids = s.external_ids ?? [];
+    return (
+      `dry run, nothing written or sent: feed ${s.feed} from ${s.from} to ${s.to} (${s.target_version})\n` +
+      `${s.prescriptions} prescription(s) with a known subscription, ${s.already_done} already moved, ${ids.length} to move:\n` +
+      ids.map((id) => `  ${id}\n`).join('')
+    );
+  }
+  return (
+    `feed ${s.feed}: ${s.prescriptions} prescription(s) at ${s.target_version} (${s.already_done} already before this run); ` +
+    `${s.created} subscription(s) created, ${s.adopted} adopted, ${s.duplicate_possible} possibly duplicated, ` +
+    `${s.cancelled} old cancelled, ${s.already_gone} already gone\n` +
+    (s.complete
+      ? `migration complete: the worker retires ${s.from} once it has read it to its end\n`
+      : 'migration not complete: rerun the same command\n')
+  );
+}
