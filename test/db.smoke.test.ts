@@ -23,10 +23,12 @@ test('migrations create the store tables in the intake_sync schema, the ledger i
     'checkpoint_resets',
     'events',
     'feed_checkpoints',
+    'feed_sources',
     'outbox',
     'prescriptions',
     'quarantine',
     'status_changes',
+    'subscription_migrations',
   ]);
   const outside = await queryRows<{ n: number }>(
     tdb.database.db,
