@@ -1,4 +1,5 @@
 import { listFeedSources } from '../sync/feed-sources.js';
+import { countMigrationStates } from '../sync/migration-progress.js';
 import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/quarantine.js';
 import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
@@ -33,6 +34,11 @@ export interface StoreStatus {
   outbox: { pending: number; oldest_pending_age_seconds: number };
   /** after an API version migration: the feed's operator sources (absent for a feed that never migrated) */
   sources?: Array<{ base_url: string; api_version: string; state: string; migration_completed_at: string | null; retired_at: string | null }>;
+  /**
+   * while a source drains: `subscriptions migrate` progress toward the current source's version, rows by
+   * state; `awaiting_old_subscription` ones are finished by a rerun once their first old-version event came
+   */
+  migration?: { target_version: string; by_state: Record<string, number>; awaiting_old_subscription: number };
 }
 
 /** Registers `intake-sync status [--feed NAME | --all-feeds] [--json]`. */
@@ -84,6 +90,9 @@ export async function readStoreStatus(database: Database, feed: string, now: num
   const holder = database.kind === 'postgres' ? await leaseHolder(database, feed) : undefined;
   const outbox = await readOutboxStats(db, feed);
   const sources = await listFeedSources(db, feed);
+  const current = sources.find((s) => s.state === 'current');
+  const draining = sources.some((s) => s.state === 'draining');
+  const byState = current && draining ? await countMigrationStates(db, feed, current.apiVersion) : undefined;
 
   const quarantine: Record<QuarantineReason, number> = { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 };
   for (const row of quarantineRows) {
@@ -122,7 +131,20 @@ export async function readStoreStatus(database: Database, feed: string, now: num
           })),
         }
       : {}),
+    ...(current && byState
+      ? { migration: { target_version: current.apiVersion, by_state: byState as Record<string, number>, awaiting_old_subscription: byState.awaiting_old_subscription ?? 0 } }
+      : {}),
   };
+}
+
+function migrationText(m: NonNullable<StoreStatus['migration']>): string {
+  const states = Object.entries(m.by_state).map(([state, count]) => `${state} ${count}`).join(', ');
+  return (
+    `migration       to ${m.target_version}: ${states || 'no prescriptions'}` +
+    (m.awaiting_old_subscription > 0
+      ? `; ${m.awaiting_old_subscription} await their old subscription: rerun 'subscriptions migrate' once their first event arrived`
+      : '')
+  );
 }
 
 function statusText(status: StoreStatus): string {
@@ -144,6 +166,7 @@ function statusText(status: StoreStatus): string {
     `lease           ${leader}`,
     `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
     ...(status.sources ?? []).map((s) => `source          ${s.api_version} ${s.state} ${s.base_url}`),
+    status.migration ? migrationText(status.migration) : undefined,
     `outbox          ${status.outbox.pending} pending${status.outbox.pending > 0 ? `, oldest ${status.outbox.oldest_pending_age_seconds}s` : ''}`,
   ]
     .filter((line) => line !== undefined)

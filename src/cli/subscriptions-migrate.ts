@@ -55,7 +55,8 @@ export function registerSubscriptionsMigrateCommand(subscriptions: Command): voi
           dryRun: options.dryRun ?? false,
           by: operator(),
           log,
-          progress: (done, total, externalId) => process.stderr.write(`subscriptions migrate: ${done}/${total} ${externalId}\n`),
+          progress: (done, total, externalId, state) =>
+            process.stderr.write(`subscriptions migrate: ${done}/${total} ${externalId}${state === 'done' ? '' : ' (moved; its old subscription is not known yet)'}\n`),
         });
       });
       if (options.json) return printJson(summary);
@@ -69,7 +70,8 @@ export function summaryText(s: MigrationSummary): string {
     const ids = s.external_ids ?? [];
     return (
       `dry run, nothing written or sent: feed ${s.feed} from ${s.from} to ${s.to} (${s.target_version})\n` +
-      `${s.prescriptions} prescription(s) with a known subscription, ${s.already_done} already moved, ${ids.length} to move:\n` +
+      `${s.prescriptions} prescription(s) in the migration, ${s.already_done} already moved, ${ids.length} to move` +
+      `${s.awaiting_old_subscription > 0 ? ` (${s.awaiting_old_subscription} whose old subscription is not known yet)` : ''}:\n` +
       ids.map((id) => `  ${id}\n`).join('')
     );
   }
@@ -79,6 +81,9 @@ export function summaryText(s: MigrationSummary): string {
     `${s.cancelled} old cancelled, ${s.already_gone} already gone\n` +
     (s.complete
       ? `migration complete: the worker retires ${s.from} once it has read it to its end\n`
-      : 'migration not complete: rerun the same command\n')
+      : s.awaiting_old_subscription > 0
+        ? `migration not complete: ${s.awaiting_old_subscription} prescription(s) await their old subscription (its id is not known until ` +
+          `its first event under ${s.from} arrives; the worker keeps reading it): rerun the same command to cancel them and complete\n`
+        : 'migration not complete: rerun the same command\n')
   );
 }

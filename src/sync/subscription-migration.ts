@@ -3,23 +3,19 @@ import { queryRows, type Db } from '../db/connection.js';
 import { namesOf } from '../db/store-names.js';
 import type { IntakeClient } from '../intake/client.js';
 import { NotFoundError } from '../intake/errors/not-found-error.js';
-import type { PrescriptionIdentity } from '../intake/identity.js';
 import { mayHaveBeenProcessed } from '../intake/retry-policy.js';
 import type { Logger } from '../log.js';
 import type { MigrationTarget } from './migration-target.js';
+import {
+  countMigrationStates,
+  discoverOldSubscriptions,
+  loadMigrationRows,
+  selectPrescriptionsToMove,
+  type MigrationRow,
+  type MigrationState,
+} from './migration-progress.js';
 
-/** Per-prescription states, each committed before the request it announces (see the README). */
-export type MigrationState = 'pending' | 'creating' | 'created' | 'done';
-
-interface Candidate {
-  prescriptionId: number;
-  externalId: string;
-  identity: PrescriptionIdentity;
-  /** recorded in the progress row when there is one; else derived from the prescription and its events */
-  oldSubscriptionIds: string[];
-  state: MigrationState | null;
-  newSubscriptionId: string | null;
-}
+export type { MigrationState } from './migration-progress.js';
 
 export interface MigrationSummary {
   feed: string;
@@ -27,7 +23,7 @@ export interface MigrationSummary {
   to: string;
   target_version: string;
   dry_run: boolean;
-  /** prescriptions with a known subscription to move (done ones included) */
+  /** prescriptions of the set fixed when the migration started (done ones included) */
   prescriptions: number;
   already_done: number;
   created: number;
@@ -38,6 +34,12 @@ export interface MigrationSummary {
   cancelled: number;
   /** old subscriptions the operator no longer knew (404) */
   already_gone: number;
+  /**
+   * moved, but the old subscription's id is not known yet (sent through POST /prescriptions, no event
+   * yet): the migration stays incomplete and the worker keeps reading the old source; a rerun after
+   * its first old-version event arrived cancels the old subscription (dry run: how many have none known)
+   */
+  awaiting_old_subscription: number;
   /** dry run: the external_ids that would be moved (identifiers only, never patient fields) */
   external_ids?: string[];
   /** every prescription done: the old source retires once the worker has read it to its end */
@@ -57,84 +59,112 @@ export interface MigrateOptions {
   by: string;
   log?: Logger;
   /** one line per prescription done (identifiers only) */
-  progress?(done: number, total: number, externalId: string): void;
+  progress?(done: number, total: number, externalId: string, state: MigrationState): void;
 }
 
-const json = <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T));
-
 /**
- * Moves every local prescription of the feed with a known subscription to the target version:
- * records the sources (old draining, new current) once, then per prescription creates the new
- * subscription through the new base URL and cancels the old one(s). Resumable: see the README,
- * "API version migration".
+ * Moves the feed's local prescriptions to the target version: when it starts, records the sources
+ * (old draining, new current) and the set of prescriptions to move (a pending row each) in one
+ * transaction; then, per row, creates the new subscription through the new base URL and cancels the
+ * old one(s). Reruns work through those rows only. Resumable: see the README, "API version migration".
  */
 export async function migrateSubscriptions(options: MigrateOptions): Promise<MigrationSummary> {
   const { db, feed, target } = options;
-  const candidates = await loadCandidates(db, feed, target.to.apiVersion);
   const summary: MigrationSummary = {
     feed,
     from: target.from.baseUrl,
     to: target.to.baseUrl,
     target_version: target.to.apiVersion,
     dry_run: options.dryRun,
-    prescriptions: candidates.length,
-    already_done: candidates.filter((c) => c.state === 'done').length,
+    prescriptions: 0,
+    already_done: 0,
     created: 0,
     adopted: 0,
     duplicate_possible: 0,
     cancelled: 0,
     already_gone: 0,
+    awaiting_old_subscription: 0,
     complete: false,
   };
-  if (options.dryRun) return { ...summary, external_ids: candidates.filter((c) => c.state !== 'done').map((c) => c.externalId) };
+  if (options.dryRun) return dryRun(options, summary);
 
-  await recordStart(options, candidates);
+  if (target.kind === 'start') await recordStart(options);
+  const rows = await loadMigrationRows(db, feed, target.to.apiVersion);
+  summary.prescriptions = rows.length;
+  summary.already_done = rows.filter((r) => r.state === 'done').length;
   let done = summary.already_done;
-  for (const candidate of candidates) {
-    if (candidate.state === 'done') continue;
-    await moveOne(options, candidate, summary);
+  for (const row of rows) {
+    if (row.state === 'done') continue;
+    const state = await moveOne(options, row, summary);
     done += 1;
-    options.progress?.(done, candidates.length, candidate.externalId);
+    options.progress?.(done, rows.length, row.externalId, state);
   }
+  summary.awaiting_old_subscription = (await countMigrationStates(db, feed, target.to.apiVersion)).awaiting_old_subscription ?? 0;
   summary.complete = await completeIfDone(db, feed, target);
   return summary;
 }
 
-/** The sources (once) and a pending progress row per candidate, in one transaction, before any request. */
-async function recordStart(options: MigrateOptions, candidates: readonly Candidate[]): Promise<void> {
+/** The plan: the set a start would fix, or what a rerun has left. Writes and sends nothing. */
+async function dryRun(options: MigrateOptions, summary: MigrationSummary): Promise<MigrationSummary> {
+  const { db, feed, target } = options;
+  if (target.kind === 'start') {
+    const set = await selectPrescriptionsToMove(db, namesOf(db), feed, target.to.apiVersion);
+    return {
+      ...summary,
+      prescriptions: set.length,
+      awaiting_old_subscription: set.filter((r) => r.oldSubscriptionIds.length === 0).length,
+      external_ids: set.map((r) => r.externalId),
+    };
+  }
+  const rows = await loadMigrationRows(db, feed, target.to.apiVersion);
+  return {
+    ...summary,
+    prescriptions: rows.length,
+    already_done: rows.filter((r) => r.state === 'done').length,
+    awaiting_old_subscription: rows.filter((r) => r.state === 'awaiting_old_subscription').length,
+    external_ids: rows.filter((r) => r.state !== 'done').map((r) => r.externalId),
+  };
+}
+
+/**
+ * The sources and the set of prescriptions to move (a pending progress row each), in one transaction,
+ * before any request. The set is fixed here: a prescription sent through the new source afterwards
+ * already has its subscription there, and a rerun must not give it a second one.
+ */
+async function recordStart(options: MigrateOptions): Promise<void> {
   const { db, feed, target } = options;
   const n = namesOf(db);
+  let count = 0;
   await db.transaction(async (tx) => {
-    if (target.kind === 'start') {
-      await tx.execute(sql`insert into ${n.feedCheckpoints} (feed) values (${feed}::text) on conflict (feed) do nothing`);
-      const [checkpoint] = await queryRows<{ iterator: string | null }>(
-        tx,
-        sql`select iterator from ${n.feedCheckpoints} where feed = ${feed}::text for update`,
-      );
-      // the old source keeps the position read so far; the feed's checkpoint becomes the new source's, from its start
-      await tx.execute(sql`insert into ${n.feedSources} as s (feed, base_url, api_version, state, iterator, draining_since)
-        values (${feed}::text, ${target.from.baseUrl}::text, ${target.from.apiVersion}::text, 'draining', ${checkpoint?.iterator ?? null}::text, now())
-        on conflict (feed, base_url) do update set state = 'draining', iterator = excluded.iterator, version = s.version + 1,
-          draining_since = now(), retired_at = null, migration_completed_at = null, updated_at = now()`);
-      await tx.execute(sql`insert into ${n.feedSources} (feed, base_url, api_version, state)
-        values (${feed}::text, ${target.to.baseUrl}::text, ${target.to.apiVersion}::text, 'current')
-        on conflict (feed, base_url) do update set state = 'current', api_version = excluded.api_version, iterator = null,
-          draining_since = null, retired_at = null, migration_completed_at = null, updated_at = now()`);
-      await tx.execute(sql`update ${n.feedCheckpoints} set iterator = null, version = version + 1, updated_at = now() where feed = ${feed}::text`);
-      await tx.execute(sql`insert into ${n.checkpointResets} (feed, from_iterator, to_iterator, reset_by)
-        values (${feed}::text, ${checkpoint?.iterator ?? null}::text, null, ${`subscriptions migrate to ${target.to.apiVersion} by ${options.by}`}::text)`);
-    }
-    const rows = candidates
-      .filter((c) => c.state === null)
-      .map((c) => ({ external_id: c.externalId, old: c.oldSubscriptionIds }));
-    if (rows.length > 0) {
+    await tx.execute(sql`insert into ${n.feedCheckpoints} (feed) values (${feed}::text) on conflict (feed) do nothing`);
+    const [checkpoint] = await queryRows<{ iterator: string | null }>(
+      tx,
+      sql`select iterator from ${n.feedCheckpoints} where feed = ${feed}::text for update`,
+    );
+    // the old source keeps the position read so far; the feed's checkpoint becomes the new source's, from its start
+    await tx.execute(sql`insert into ${n.feedSources} as s (feed, base_url, api_version, state, iterator, draining_since)
+      values (${feed}::text, ${target.from.baseUrl}::text, ${target.from.apiVersion}::text, 'draining', ${checkpoint?.iterator ?? null}::text, now())
+      on conflict (feed, base_url) do update set state = 'draining', iterator = excluded.iterator, version = s.version + 1,
+        draining_since = now(), retired_at = null, migration_completed_at = null, updated_at = now()`);
+    await tx.execute(sql`insert into ${n.feedSources} (feed, base_url, api_version, state)
+      values (${feed}::text, ${target.to.baseUrl}::text, ${target.to.apiVersion}::text, 'current')
+      on conflict (feed, base_url) do update set state = 'current', api_version = excluded.api_version, iterator = null,
+        draining_since = null, retired_at = null, migration_completed_at = null, updated_at = now()`);
+    await tx.execute(sql`update ${n.feedCheckpoints} set iterator = null, version = version + 1, updated_at = now() where feed = ${feed}::text`);
+    await tx.execute(sql`insert into ${n.checkpointResets} (feed, from_iterator, to_iterator, reset_by)
+      values (${feed}::text, ${checkpoint?.iterator ?? null}::text, null, ${`subscriptions migrate to ${target.to.apiVersion} by ${options.by}`}::text)`);
+    // rows of an earlier migration to the same version belong to that one, not to this set
+    await tx.execute(sql`delete from ${n.subscriptionMigrations} where feed = ${feed}::text and target_version = ${target.to.apiVersion}::text`);
+    const set = await selectPrescriptionsToMove(tx, n, feed, target.to.apiVersion);
+    count = set.length;
+    if (set.length > 0) {
+      const rows = set.map((r) => ({ external_id: r.externalId, old: r.oldSubscriptionIds }));
       await tx.execute(sql`insert into ${n.subscriptionMigrations} (feed, external_id, target_version, old_subscription_ids)
         select ${feed}::text, r.external_id, ${target.to.apiVersion}::text, r.old
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(external_id text, old jsonb)
-        on conflict do nothing`);
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(external_id text, old jsonb)`);
     }
   });
-  options.log?.info({ feed, from: target.from.baseUrl, to: target.to.baseUrl, prescriptions: candidates.length }, 'subscriptions migrate: sources and progress recorded');
+  options.log?.info({ feed, from: target.from.baseUrl, to: target.to.baseUrl, prescriptions: count }, 'subscriptions migrate: sources and progress recorded');
 }
 
 async function setState(db: Db, feed: string, externalId: string, targetVersion: string, fields: { state: MigrationState; error?: string | null; attempt?: boolean }): Promise<void> {
@@ -144,12 +174,14 @@ async function setState(db: Db, feed: string, externalId: string, targetVersion:
     where feed = ${feed}::text and external_id = ${externalId}::text and target_version = ${targetVersion}::text`);
 }
 
-async function moveOne(options: MigrateOptions, candidate: Candidate, summary: MigrationSummary): Promise<void> {
+/** Moves one prescription as far as it can go now; returns the state it ends in. */
+async function moveOne(options: MigrateOptions, candidate: MigrationRow, summary: MigrationSummary): Promise<MigrationState> {
   const { db, feed, target, log } = options;
   const version = target.to.apiVersion;
   const n = namesOf(db);
   let newId = candidate.newSubscriptionId;
-  if (candidate.state !== 'created' || newId === null) {
+  const hasNew = candidate.state === 'created' || candidate.state === 'awaiting_old_subscription';
+  if (!hasNew || newId === null) {
     let duplicatePossible = false;
     if (candidate.state === 'creating') {
       // a POST may have landed (crash or unknown outcome): adopt a subscription its events already show
@@ -184,8 +216,19 @@ async function moveOne(options: MigrateOptions, candidate: Candidate, summary: M
     });
     log?.info({ external_id: candidate.externalId, subscription_id: newId, api_version: version }, 'subscriptions migrate: new subscription recorded');
   }
-  for (const old of candidate.oldSubscriptionIds) {
-    if (old === newId) continue;
+  let olds = candidate.oldSubscriptionIds.filter((old) => old !== newId);
+  if (olds.length === 0) {
+    // not known when the migration started: the old source's first event of it names the old one
+    olds = await discoverOldSubscriptions(db, feed, candidate.prescriptionId, target.from.apiVersion, newId);
+    if (olds.length === 0) {
+      await setState(db, feed, candidate.externalId, version, { state: 'awaiting_old_subscription' });
+      log?.info({ external_id: candidate.externalId }, 'subscriptions migrate: old subscription not known yet; a rerun cancels it once its first event arrived');
+      return 'awaiting_old_subscription';
+    }
+    await db.execute(sql`update ${n.subscriptionMigrations} set old_subscription_ids = ${JSON.stringify(olds)}::jsonb, updated_at = now()
+      where feed = ${feed}::text and external_id = ${candidate.externalId}::text and target_version = ${version}::text`);
+  }
+  for (const old of olds) {
     try {
       await options.oldClient.cancelSubscription(old);
       summary.cancelled += 1;
@@ -198,10 +241,11 @@ async function moveOne(options: MigrateOptions, candidate: Candidate, summary: M
     }
   }
   await setState(db, feed, candidate.externalId, version, { state: 'done' });
+  return 'done';
 }
 
 /** A subscription at the target version that stored events of this prescription name and we never recorded. */
-async function findAdoptable(db: Db, feed: string, candidate: Candidate, version: string): Promise<string | null> {
+async function findAdoptable(db: Db, feed: string, candidate: MigrationRow, version: string): Promise<string | null> {
   const [row] = await queryRows<{ subscription_id: string }>(
     db,
     sql`select e.subscription_id from ${namesOf(db).events} e
@@ -224,50 +268,4 @@ async function completeIfDone(db: Db, feed: string, target: MigrationTarget): Pr
         returning base_url`,
   );
   return rows.length === 1;
-}
-
-/** The feed's prescriptions with a known subscription, and their progress toward `version`. */
-async function loadCandidates(db: Db, feed: string, version: string): Promise<Candidate[]> {
-  const n = namesOf(db);
-  // old subscriptions: the recorded one and those its events came under, except any already publishing at the target version
-  const rows = await queryRows<Record<string, unknown>>(
-    db,
-    sql`select p.id, p.external_id, p.patient_first_name, p.patient_last_name, p.patient_state, p.patient_dob,
-          p.prescriber_npi, p.written_date, p.drug_ndc, p.erx_message_id, m.state, m.new_subscription_id,
-          coalesce(m.old_subscription_ids, array_to_json(array_remove(array(
-            select s from (select p.subscription_id as s union select e.subscription_id from ${n.events} e
-              where e.feed = p.feed and e.prescription_id = p.id and e.api_version <> ${version}::text) known
-            where not exists (select 1 from ${n.events} t where t.feed = p.feed and t.subscription_id = known.s and t.api_version = ${version}::text)
-          ), null))::jsonb) as old_ids,
-          exists (select 1 from ${n.events} t where t.feed = p.feed and t.prescription_id = p.id and t.api_version = ${version}::text) as at_target
-        from ${n.prescriptions} p
-        left join ${n.subscriptionMigrations} m on m.feed = p.feed and m.external_id = p.external_id and m.target_version = ${version}::text
-        where p.feed = ${feed}::text
-        order by p.external_id`,
-  );
-  const candidates: Candidate[] = [];
-  for (const r of rows) {
-    const old = json<string[] | null>(r.old_ids) ?? [];
-    // nothing known and nothing at the target yet: its automatic subscription's id is not known (no event
-    // came), so it gets a new one and the old one is left to the operator (README: what it cannot do)
-    if (r.state === null && old.length === 0 && r.at_target === true) continue;
-    candidates.push({
-      prescriptionId: Number(r.id),
-      externalId: r.external_id as string,
-      identity: {
-        patient_first_name: r.patient_first_name as string,
-        patient_last_name: r.patient_last_name as string,
-        patient_state: r.patient_state as string,
-        patient_dob: r.patient_dob as string,
-        prescriber_npi: r.prescriber_npi as string,
-        written_date: r.written_date as string,
-        drug_ndc: r.drug_ndc as string,
-        erx_message_id: (r.erx_message_id as string | null) ?? null,
-      },
-      oldSubscriptionIds: old,
-      state: (r.state as MigrationState | null) ?? null,
-      newSubscriptionId: (r.new_subscription_id as string | null) ?? null,
-    });
-  }
-  return candidates;
 }

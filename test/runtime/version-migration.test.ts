@@ -99,7 +99,9 @@ function operatorSubscriptions(w: World): Map<string, string[]> {
   return result;
 }
 
-const target = (w: World) => resolveMigrationTarget(FEED, w.sandbox.baseUrlFor(V1), [], w.sandbox.baseUrlFor(V2));
+// as the CLI does: from the recorded sources, so a rerun resumes (kind 'resume') instead of starting again
+const target = async (w: World) =>
+  resolveMigrationTarget(FEED, w.sandbox.baseUrlFor(V1), await listFeedSources(w.test.database.db, FEED), w.sandbox.baseUrlFor(V2));
 
 describe.skipIf(!hasPostgres).each<VersionListing>(['separate', 'shared'])('API version migration, %s listing', (listing) => {
   it('moves every subscription while the worker runs and statuses move on; a crash resumes; the old source retires once drained', async () => {
@@ -115,7 +117,7 @@ describe.skipIf(!hasPostgres).each<VersionListing>(['separate', 'shared'])('API 
 
     // a dry run writes and sends nothing
     const before = operatorSubscriptions(w);
-    const dry = await migrateSubscriptions({ db, feed: FEED, target: target(w), newClient: w.client(V2), oldClient: w.client(V1), dryRun: true, by: 'test' });
+    const dry = await migrateSubscriptions({ db, feed: FEED, target: await target(w), newClient: w.client(V2), oldClient: w.client(V1), dryRun: true, by: 'test' });
     expect(dry).toMatchObject({ dry_run: true, prescriptions: COUNT, external_ids: [...Array(COUNT).keys()].map((i) => `vm-${i}`) });
     expect(await sourceStates(w)).toEqual([]);
     expect(await rows(w, sql`select * from intake_sync.subscription_migrations`)).toEqual([]);
@@ -130,7 +132,7 @@ describe.skipIf(!hasPostgres).each<VersionListing>(['separate', 'shared'])('API 
         return created;
       },
     };
-    await expect(migrateSubscriptions({ db, feed: FEED, target: target(w), newClient: flaky, oldClient: w.client(V1), dryRun: false, by: 'test' })).rejects.toThrow(
+    await expect(migrateSubscriptions({ db, feed: FEED, target: await target(w), newClient: flaky, oldClient: w.client(V1), dryRun: false, by: 'test' })).rejects.toThrow(
       /external_id vm-2 failed \(it may have been created/,
     );
     const progress = await rows<{ external_id: string; state: string }>(w, sql`select external_id, state from intake_sync.subscription_migrations order by external_id`);
@@ -146,7 +148,7 @@ describe.skipIf(!hasPostgres).each<VersionListing>(['separate', 'shared'])('API 
     });
 
     // the rerun adopts vm-2's subscription from its stored V2 event instead of sending again, and finishes
-    const rerun = await migrateSubscriptions({ db, feed: FEED, target: target(w), newClient: w.client(V2), oldClient: w.client(V1), dryRun: false, by: 'test' });
+    const rerun = await migrateSubscriptions({ db, feed: FEED, target: await target(w), newClient: w.client(V2), oldClient: w.client(V1), dryRun: false, by: 'test' });
     expect(rerun).toMatchObject({ prescriptions: COUNT, already_done: 2, adopted: 1, created: 3, duplicate_possible: 0, cancelled: 4, complete: true });
     for (const subs of operatorSubscriptions(w).values()) expect(subs).toEqual([`${V1}:cancelled`, `${V2}:active`]);
     const recorded = await rows<{ subscription_id: string }>(w, sql`select subscription_id from intake_sync.prescriptions`);
