@@ -14,6 +14,7 @@ import { routeSubscriptions } from './routes-subscriptions.js';
 import { retentionSchema, type Retention } from './retention.js';
 import { SandboxStore, type Credential } from './store.js';
 import { actOutTransportFault } from './transport-faults.js';
+import { RequestHolds, type HoldRule, type RequestHold } from './request-hold.js';
 import { parseServedVersions, versionBasePath, type VersionListing } from './versions.js';
 
 export interface SandboxOptions {
@@ -51,6 +52,8 @@ export interface Sandbox {
   store: SandboxStore;
   faults(): FaultConfig;
   setFaults(partial: Partial<FaultConfig>): void;
+  /** holds one future request at a known point (request-hold.ts); released by the caller or by close() */
+  hold(rule: HoldRule): RequestHold;
   close(): Promise<void>;
 }
 
@@ -75,6 +78,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (options.retention) store.retention = retentionSchema.parse(options.retention);
   const adminEnabled = options.admin ?? true;
   const latencyTimers = new Set<NodeJS.Timeout>();
+  const holds = new RequestHolds();
+  const released: Array<() => void> = [];
   let closing = false;
   let closed: Promise<void> | undefined;
 
@@ -109,6 +114,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (segments.some((s) => s === undefined)) return sendError(res, 400, 'malformed percent-encoding in path');
     const [resource, ...rest] = segments as string[];
     store.countRequest(apiVersion, resource ?? '');
+    await holds.gate(req.method ?? 'GET', apiVersion, resource ?? '', res);
+    if (closing) return;
     const ctx: RouteContext = { req, res, url, tenant, store, faults, apiVersion };
     if (resource === 'events') return routeEvents(ctx, rest);
     if (resource === 'prescriptions') return routePrescriptions(ctx, rest);
@@ -157,8 +164,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     store,
     faults: () => ({ ...faults.config }),
     setFaults: (partial) => void faults.update(partial),
+    hold: (rule) => {
+      const hold = holds.add(rule);
+      released.push(hold.release);
+      return hold;
+    },
     close: () => {
       closing = true;
+      holds.releaseAll();
+      for (const release of released) release();
       for (const timer of latencyTimers) clearTimeout(timer);
       latencyTimers.clear();
       closed ??= new Promise<void>((resolve, reject) => {

@@ -1,0 +1,211 @@
+import pino from 'pino';
+import { sql } from 'drizzle-orm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/connection.js';
+import { IntakeClient } from '../../src/intake/client.js';
+import type { PrescriptionRequest } from '../../src/intake/prescription.js';
+import { ManualClock } from '../../src/sandbox/clock.js';
+import { samplePrescription } from '../../src/sandbox/fixtures.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
+import { listFeedSources } from '../../src/sync/feed-sources.js';
+import { recordSentPrescription } from '../../src/sync/local-prescriptions.js';
+import type { SyncWorker } from '../../src/sync/worker.js';
+import { WorkerState } from '../../src/sync/worker-state.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from './helpers/wait-for.js';
+import { spawnCli, type WorkerProcess } from './helpers/worker-process.js';
+
+/**
+ * `subscriptions migrate` as the operator runs it: a CLI process against the simulator (two versions,
+ * separate listings) and a test database, killed mid-migration, rerun, and its output read.
+ */
+const MINUTE = 60_000;
+const V1 = '2024-12-10';
+const V2 = '2025-06-01';
+const FEED = 'default';
+const silent = pino({ level: 'silent' });
+const settings: WorkerSettings = {
+  feed: FEED,
+  pageLimit: 3,
+  pollIntervalMs: 20,
+  pollBackoffMaxMs: 200,
+  leaseRetryMs: 100,
+  leaseTtlMs: 10_000,
+  drainMaxFailures: 3,
+  stopWaitMs: 5_000,
+};
+const hasPostgres = await postgresReachable();
+
+interface World {
+  clock: ManualClock;
+  sandbox: Sandbox;
+  test: TestDatabase;
+  env: Record<string, string>;
+  client(version: string): IntakeClient;
+  children: WorkerProcess[];
+  worker?: SyncWorker;
+  running?: Promise<void>;
+}
+let world: World | undefined;
+
+async function start(label: string): Promise<World> {
+  const clock = new ManualClock(Date.UTC(2025, 0, 1));
+  const sandbox = await startSandbox({ clock, versions: [V1, V2], versionListing: 'separate' });
+  const [credential] = sandbox.credentials;
+  const clients = new Map<string, IntakeClient>();
+  const client = (version: string) => {
+    if (!clients.has(version)) clients.set(version, new IntakeClient({ baseUrl: sandbox.baseUrlFor(version), apiKey: credential!.key, apiSecret: credential!.secret }));
+    return clients.get(version)!;
+  };
+  const test = await createTestDatabase(label);
+  const env = {
+    DATABASE_URL: test.url ?? '',
+    INTAKE_API_BASE_URL: sandbox.baseUrlFor(V1),
+    INTAKE_API_KEY: credential!.key,
+    INTAKE_API_SECRET: credential!.secret,
+    // a held request must be killed, never time out first
+    HTTP_TIMEOUT_MS: '120000',
+  };
+  world = { clock, sandbox, test, env, client, children: [] };
+  return world;
+}
+
+afterEach(async () => {
+  for (const child of world?.children ?? []) {
+    // only the processes this file started, by pid (tsx runs in the node process itself: no grandchildren)
+    if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
+    await child.exited;
+  }
+  await world?.worker?.stop();
+  await world?.running;
+  await world?.sandbox.close();
+  await world?.test.drop();
+  world = undefined;
+});
+
+function runWorker(w: World): void {
+  w.worker = composeWorker({
+    database: w.test.database,
+    databaseUrl: w.test.url,
+    client: w.client(V1),
+    settings,
+    state: new WorkerState({ now: () => Date.now() }),
+    log: silent,
+    sources: { configuredBaseUrl: w.sandbox.baseUrlFor(V1), clientFor: (baseUrl) => (baseUrl === w.sandbox.baseUrlFor(V2) ? w.client(V2) : w.client(V1)) },
+  });
+  w.running = w.worker.run();
+}
+
+function migrate(w: World, extra: string[] = []): WorkerProcess {
+  const child = spawnCli(['subscriptions', 'migrate', '--to-base-url', w.sandbox.baseUrlFor(V2), ...extra], w.env);
+  w.children.push(child);
+  return child;
+}
+
+async function finished(child: WorkerProcess) {
+  const code = await child.exited;
+  return { code, stdout: child.stdout(), stderr: child.logs().map((l) => (typeof l.raw === 'string' ? l.raw : JSON.stringify(l))).join('\n') };
+}
+
+const rows = <T extends Record<string, unknown>>(w: World, query: ReturnType<typeof sql>) => queryRows<T>(w.test.database.db, query);
+const progress = async (w: World) =>
+  (await rows<{ external_id: string; state: string }>(w, sql`select external_id, state from intake_sync.subscription_migrations order by external_id`)).map(
+    (r) => `${r.external_id}:${r.state}`,
+  );
+const sourceStates = async (w: World) => (await listFeedSources(w.test.database.db, FEED)).map((s) => `${s.apiVersion}:${s.state}`);
+
+function tenantOf(w: World) {
+  const [credential] = w.sandbox.credentials;
+  return w.sandbox.store.authenticate(credential!.key, credential!.secret)!;
+}
+
+/** The operator's truth: each prescription's subscriptions as `version:active|cancelled`. */
+function operatorSubscriptions(w: World): Record<string, string[]> {
+  const tenant = tenantOf(w);
+  const result: Record<string, string[]> = {};
+  for (const record of tenant.prescriptions.values()) {
+    result[record.externalId] = tenant
+      .subscriptionsWithKey(record.identityKey)
+      .map((s) => `${s.apiVersion}:${s.cancelledAt === null ? 'active' : 'cancelled'}`)
+      .sort();
+  }
+  return result;
+}
+
+/** Sends through V1 and records it locally; `known`: with its automatic subscription's id (else unknown until an event). */
+async function send(w: World, request: PrescriptionRequest, known: boolean): Promise<void> {
+  const response = await w.client(V1).createPrescription(request);
+  const tenant = tenantOf(w);
+  const record = [...tenant.prescriptions.values()].find((p) => p.externalId === request.external_id)!;
+  const subscriptionId = known ? tenant.subscriptionsWithKey(record.identityKey)[0]!.id : undefined;
+  await recordSentPrescription(w.test.database.db, request, response, subscriptionId);
+}
+
+const requestCounts = (w: World) => JSON.stringify(w.sandbox.store.stats().api_requests);
+
+describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
+  it('killed with SIGKILL while a POST is in flight, then between prescriptions, resumes from its progress rows', async () => {
+    const w = await start('vm_process_crash');
+    for (let i = 0; i < 5; i++) await send(w, samplePrescription(i, { prefix: 'cm' }), true);
+    w.clock.advance(5 * MINUTE); // accepted under V1
+    runWorker(w);
+
+    // 1. the third POST /subscriptions is applied by the operator, its answer held: the kill lands while it is in flight
+    const inFlight = w.sandbox.hold({ method: 'POST', resource: 'subscriptions', version: V2, nth: 3, phase: 'after' });
+    const first = migrate(w);
+    await Promise.race([inFlight.reached, first.exited.then((code) => Promise.reject(new Error(`migrate exited ${String(code)} before the hold`)))]);
+    // 'creating' was committed before the request was sent
+    expect(await progress(w)).toEqual(['cm-0:done', 'cm-1:done', 'cm-2:creating', 'cm-3:pending', 'cm-4:pending']);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+    inFlight.release();
+    expect(await sourceStates(w)).toEqual([`${V1}:draining`, `${V2}:current`]);
+    // the operator holds cm-2's new subscription, which we never recorded
+    expect(operatorSubscriptions(w)['cm-2']).toEqual([`${V1}:active`, `${V2}:active`]);
+
+    // ordered comes under both versions; the worker stores cm-2's V2 copy, which names its unrecorded subscription
+    w.clock.advance(5 * MINUTE);
+    await waitFor(async () => (await rows(w, sql`select 1 from intake_sync.events where api_version = ${V2} and name = 'ordered'`)).length === 3, {
+      timeoutMs: 10_000,
+      what: 'the V2 ordered events of cm-0..2',
+    });
+
+    // 2. the rerun adopts cm-2's, creates cm-3's; cm-4's POST is held before the operator sees it and the process killed
+    const notYet = w.sandbox.hold({ method: 'POST', resource: 'subscriptions', version: V2, nth: 2, phase: 'before' });
+    const second = migrate(w);
+    await Promise.race([notYet.reached, second.exited.then((code) => Promise.reject(new Error(`rerun exited ${String(code)} before the hold`)))]);
+    expect(await progress(w)).toEqual(['cm-0:done', 'cm-1:done', 'cm-2:done', 'cm-3:done', 'cm-4:creating']);
+    second.child.kill('SIGKILL');
+    expect(await second.exited).toBe('SIGKILL');
+    notYet.release();
+    expect(operatorSubscriptions(w)['cm-4']).toEqual([`${V1}:active`]);
+
+    // 3. the last rerun: cm-4's outcome is unknown and no event shows a subscription: sent again, marked duplicate_possible
+    const last = await finished(migrate(w, ['--json']));
+    expect(last.code).toBe(0);
+    expect(JSON.parse(last.stdout)).toMatchObject({ prescriptions: 5, already_done: 4, created: 1, adopted: 0, duplicate_possible: 1, complete: true });
+    expect(last.stderr).toContain('subscriptions migrate: 5/5 cm-4');
+
+    // every prescription: exactly one subscription at V2 (none created twice at the operator), active; the V1 one cancelled
+    const operator = operatorSubscriptions(w);
+    for (let i = 0; i < 5; i++) expect(operator[`cm-${i}`]).toEqual([`${V1}:cancelled`, `${V2}:active`]);
+    const flags = await rows<{ external_id: string; duplicate_possible: boolean; new_subscription_id: string }>(
+      w,
+      sql`select external_id, duplicate_possible, new_subscription_id from intake_sync.subscription_migrations order by external_id`,
+    );
+    expect(flags.filter((f) => f.duplicate_possible).map((f) => f.external_id)).toEqual(['cm-4']);
+    // the recorded subscription is the operator's active one, for each
+    const tenant = tenantOf(w);
+    const recorded = await rows<{ external_id: string; subscription_id: string; identity_key: string }>(
+      w,
+      sql`select external_id, subscription_id, identity_key from intake_sync.prescriptions order by external_id`,
+    );
+    for (const r of recorded) {
+      const record = [...tenant.prescriptions.values()].find((p) => p.externalId === r.external_id)!;
+      const active = tenant.subscriptionsWithKey(record.identityKey).filter((s) => s.cancelledAt === null);
+      expect(active.map((s) => s.id)).toEqual([r.subscription_id]);
+    }
+    await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
+  }, 60_000);
+});
