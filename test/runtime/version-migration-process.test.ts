@@ -208,4 +208,84 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     }
     await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
   }, 60_000);
+
+  it('a prescription whose old subscription is unknown awaits it; the old source is read until a rerun cancels it', async () => {
+    const w = await start('vm_process_awaiting');
+    await send(w, samplePrescription(0, { prefix: 'ak' }), true);
+    w.clock.advance(5 * MINUTE);
+    // sent now, its automatic subscription unknown locally (no event yet)
+    await send(w, samplePrescription(1, { prefix: 'ak' }), false);
+    runWorker(w);
+    await waitFor(async () => (await rows(w, sql`select 1 from intake_sync.events where name = 'accepted'`)).length === 1, { timeoutMs: 10_000, what: 'ak-0 accepted' });
+
+    const dry = await finished(migrate(w, ['--dry-run']));
+    expect(dry.stdout).toContain('2 prescription(s) in the migration, 0 already moved, 2 to move (1 whose old subscription is not known yet)');
+
+    const run = await finished(migrate(w));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('migration not complete: 1 prescription(s) await their old subscription');
+    expect(run.stdout).toContain('rerun the same command to cancel them and complete');
+    expect(run.stderr).toContain('subscriptions migrate: 2/2 ak-1 (moved; its old subscription is not known yet)');
+    expect(await progress(w)).toEqual(['ak-0:done', 'ak-1:awaiting_old_subscription']);
+    expect(operatorSubscriptions(w)['ak-1']).toEqual([`${V1}:active`, `${V2}:active`]);
+    const status = await finished(spawnCli(['status', '--json'], w.env));
+    expect(JSON.parse(status.stdout).migration).toEqual({
+      target_version: V2,
+      by_state: { done: 1, awaiting_old_subscription: 1 },
+      awaiting_old_subscription: 1,
+    });
+    const statusText = await finished(spawnCli(['status'], w.env));
+    expect(statusText.stdout).toMatch(/^migration {7}to 2025-06-01: .*1 await their old subscription: rerun 'subscriptions migrate'/m);
+
+    // its accepted event comes under V1 (the automatic subscription) and V2; the worker stores the V1 one
+    w.clock.advance(5 * MINUTE);
+    const oldEvent = async () =>
+      rows<{ subscription_id: string }>(
+        w,
+        sql`select e.subscription_id from intake_sync.events e join intake_sync.prescriptions p on p.id = e.prescription_id
+            where p.external_id = 'ak-1' and e.api_version = ${V1}`,
+      );
+    await waitFor(async () => (await oldEvent()).length === 1, { timeoutMs: 10_000, what: "ak-1's V1 event" });
+    // V1 is still read and not retired: the migration is not complete (many polls of it, observed, not slept)
+    const polled = w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0;
+    await waitFor(() => (w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0) > polled + 5, { timeoutMs: 10_000, what: 'more V1 polls' });
+    expect(await sourceStates(w)).toEqual([`${V1}:draining`, `${V2}:current`]);
+
+    const rerun = await finished(migrate(w, ['--json']));
+    expect(rerun.code).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ prescriptions: 2, already_done: 1, created: 0, cancelled: 1, awaiting_old_subscription: 0, complete: true });
+    expect(operatorSubscriptions(w)).toEqual({ 'ak-0': [`${V1}:cancelled`, `${V2}:active`], 'ak-1': [`${V1}:cancelled`, `${V2}:active`] });
+    const [cancelled] = await oldEvent();
+    const [row] = await rows<{ old_subscription_ids: string[] }>(w, sql`select old_subscription_ids from intake_sync.subscription_migrations where external_id = 'ak-1'`);
+    expect(row!.old_subscription_ids).toEqual([cancelled!.subscription_id]);
+    await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
+  }, 60_000);
+
+  it('the set to move is fixed at the start: a prescription sent through the new version afterwards gets no second subscription', async () => {
+    const w = await start('vm_process_fixed_set');
+    await send(w, samplePrescription(0, { prefix: 'fx' }), true);
+    await send(w, samplePrescription(1, { prefix: 'fx' }), true);
+    // the first run stops at its first POST (killed while held before the operator sees it)
+    const held = w.sandbox.hold({ method: 'POST', resource: 'subscriptions', version: V2, nth: 1, phase: 'before' });
+    const first = migrate(w);
+    await Promise.race([held.reached, first.exited.then((code) => Promise.reject(new Error(`migrate exited ${String(code)} before the hold`)))]);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    held.release();
+    expect(await progress(w)).toEqual(['fx-0:creating', 'fx-1:pending']);
+
+    // sent through the new source (as the outbox does once V2 is current), no event yet
+    const late = samplePrescription(2, { prefix: 'fx' });
+    await recordSentPrescription(w.test.database.db, late, await w.client(V2).createPrescription(late));
+
+    const rerun = await finished(migrate(w, ['--json']));
+    expect(rerun.code).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ prescriptions: 2, complete: true });
+    expect(await progress(w)).toEqual(['fx-0:done', 'fx-1:done']);
+    expect(operatorSubscriptions(w)).toEqual({
+      'fx-0': [`${V1}:cancelled`, `${V2}:active`],
+      'fx-1': [`${V1}:cancelled`, `${V2}:active`],
+      'fx-2': [`${V2}:active`],
+    });
+  }, 60_000);
 });
