@@ -15,8 +15,9 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
-    // help and version exit 0; usage errors were already printed by commander
-    process.exitCode = error.exitCode;
+    // help and version exit 0; usage errors (a missing required option, an unknown one) were already
+    // printed by commander and are bad input: exit 2, as every other bad argument (README, Commands)
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else {
     process.exitCode = reportCliError(error);
   }

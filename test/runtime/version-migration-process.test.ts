@@ -288,4 +288,87 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
       'fx-2': [`${V2}:active`],
     });
   }, 60_000);
+
+  it('exit codes and output: 2 names a bad argument with nothing written or sent; a dry run prints no PHI; 1 names the external_id; 0 when done', async () => {
+    const w = await start('vm_process_cli');
+    const requests = [0, 1, 2].map((i) => samplePrescription(i, { prefix: 'cl' }));
+    for (const request of requests) await send(w, request, true);
+    // every patient field of the identities: none may appear in any output
+    const phi = requests.flatMap((r) => [r.patient.first_name, r.patient.last_name, r.patient.dob]);
+    const outputs: string[] = [];
+    const cli = async (args: string[]) => {
+      const child = spawnCli(args, w.env);
+      w.children.push(child);
+      const result = await finished(child);
+      outputs.push(result.stdout, result.stderr);
+      return result;
+    };
+    const nothingWritten = async () => {
+      expect(await rows(w, sql`select 1 from intake_sync.feed_sources`)).toEqual([]);
+      expect(await rows(w, sql`select 1 from intake_sync.subscription_migrations`)).toEqual([]);
+      expect(await rows(w, sql`select 1 from intake_sync.checkpoint_resets`)).toEqual([]);
+    };
+    const sent = requestCounts(w);
+
+    const to = (url: string) => ['subscriptions', 'migrate', '--to-base-url', url];
+    const origin = w.sandbox.origin;
+    for (const [args, message] of [
+      [to('http://op.example.com/intake_api/2025-06-01'), /--to-base-url: .*http/],
+      [to(`${origin}/intake_api/latest`), /--to-base-url .*\/latest names no API version/],
+      [to(`${origin}/intake_api/2026-01-01`), /API version 2026-01-01 is not one this build reads \(2024-12-10, 2025-06-01\)/],
+      [to(w.sandbox.baseUrlFor(V1)), /the feed already reads API version 2024-12-10/],
+      [[...to(w.sandbox.baseUrlFor(V2)), '--feed', 'nope'], /--feed.*nope/],
+      [['subscriptions', 'migrate', '--dry-run'], /required option '--to-base-url <url>' not specified/],
+    ] as const) {
+      const result = await cli([...args]);
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(result.stderr).toMatch(message);
+    }
+    await nothingWritten();
+    expect(requestCounts(w)).toBe(sent);
+
+    const dry = await cli([...to(w.sandbox.baseUrlFor(V2)), '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toBe(
+      `dry run, nothing written or sent: feed default from ${w.sandbox.baseUrlFor(V1)} to ${w.sandbox.baseUrlFor(V2)} (${V2})\n` +
+        '3 prescription(s) in the migration, 0 already moved, 3 to move:\n  cl-0\n  cl-1\n  cl-2\n',
+    );
+    const dryJson = await cli([...to(w.sandbox.baseUrlFor(V2)), '--dry-run', '--json']);
+    expect(dryJson.code).toBe(0);
+    expect(JSON.parse(dryJson.stdout)).toMatchObject({ dry_run: true, prescriptions: 3, external_ids: ['cl-0', 'cl-1', 'cl-2'], complete: false });
+    await nothingWritten();
+    expect(requestCounts(w)).toBe(sent);
+
+    // the operator fails the first POST (a 500: it may have been applied): exit 1 naming the external_id
+    w.sandbox.setFaults({ errorRate: 1 });
+    const failed = await cli(to(w.sandbox.baseUrlFor(V2)));
+    w.sandbox.setFaults({ errorRate: 0 });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toBe('');
+    expect(failed.stderr).toMatch(/intake-sync: subscriptions migrate of feed default: creating the 2025-06-01 subscription of external_id cl-0 failed \(it may have been created/);
+    expect(failed.stderr).toContain('rerun the same command to continue');
+
+    const done = await cli(to(w.sandbox.baseUrlFor(V2)));
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe(
+      `feed default: 3 prescription(s) at ${V2} (0 already before this run); 3 subscription(s) created, 0 adopted, 1 possibly duplicated, 3 old cancelled, 0 already gone\n` +
+        `migration complete: the worker retires ${w.sandbox.baseUrlFor(V1)} once it has read it to its end\n`,
+    );
+    expect(done.stderr.split('\n').filter((l) => l.startsWith('subscriptions migrate: '))).toEqual([
+      'subscriptions migrate: 1/3 cl-0',
+      'subscriptions migrate: 2/3 cl-1',
+      'subscriptions migrate: 3/3 cl-2',
+    ]);
+    // another migration while this one drains: refused, nothing changed
+    const before = await progress(w);
+    const counts = requestCounts(w);
+    const other = await cli(to('https://other.example/intake_api/2024-12-10'));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/a migration from .*2024-12-10 to .*2025-06-01 is still under way/);
+    expect(await progress(w)).toEqual(before);
+    expect(requestCounts(w)).toBe(counts);
+
+    const everything = outputs.join('\n');
+    for (const value of phi) expect(everything).not.toContain(value);
+  }, 90_000);
 });
