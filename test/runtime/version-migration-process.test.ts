@@ -97,11 +97,14 @@ function runWorker(w: World): void {
   w.running = w.worker.run();
 }
 
-function migrate(w: World, extra: string[] = []): WorkerProcess {
-  const child = spawnCli(['subscriptions', 'migrate', '--to-base-url', w.sandbox.baseUrlFor(V2), ...extra], w.env);
+/** A CLI process, stopped by afterEach (by pid) if a failed test leaves it running. */
+function cliProcess(w: World, args: string[], env: Record<string, string> = w.env): WorkerProcess {
+  const child = spawnCli(args, env);
   w.children.push(child);
   return child;
 }
+
+const migrate = (w: World, extra: string[] = []) => cliProcess(w, ['subscriptions', 'migrate', '--to-base-url', w.sandbox.baseUrlFor(V2), ...extra]);
 
 async function finished(child: WorkerProcess) {
   const code = await child.exited;
@@ -228,13 +231,13 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     expect(run.stderr).toContain('subscriptions migrate: 2/2 ak-1 (moved; its old subscription is not known yet)');
     expect(await progress(w)).toEqual(['ak-0:done', 'ak-1:awaiting_old_subscription']);
     expect(operatorSubscriptions(w)['ak-1']).toEqual([`${V1}:active`, `${V2}:active`]);
-    const status = await finished(spawnCli(['status', '--json'], w.env));
+    const status = await finished(cliProcess(w, ['status', '--json']));
     expect(JSON.parse(status.stdout).migration).toEqual({
       target_version: V2,
       by_state: { done: 1, awaiting_old_subscription: 1 },
       awaiting_old_subscription: 1,
     });
-    const statusText = await finished(spawnCli(['status'], w.env));
+    const statusText = await finished(cliProcess(w, ['status']));
     expect(statusText.stdout).toMatch(/^migration {7}to 2025-06-01: .*1 await their old subscription: rerun 'subscriptions migrate'/m);
 
     // its accepted event comes under V1 (the automatic subscription) and V2; the worker stores the V1 one
@@ -297,9 +300,7 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     const phi = requests.flatMap((r) => [r.patient.first_name, r.patient.last_name, r.patient.dob]);
     const outputs: string[] = [];
     const cli = async (args: string[]) => {
-      const child = spawnCli(args, w.env);
-      w.children.push(child);
-      const result = await finished(child);
+      const result = await finished(cliProcess(w, args));
       outputs.push(result.stdout, result.stderr);
       return result;
     };
@@ -370,5 +371,76 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
 
     const everything = outputs.join('\n');
     for (const value of phi) expect(everything).not.toContain(value);
+  }, 90_000);
+
+  it('sources in /metrics and status (text, --json, --all-feeds) before, during and after; run refuses a base URL none of them', async () => {
+    const w = await start('vm_process_sources');
+    await send(w, samplePrescription(0, { prefix: 'so' }), true);
+    // its old subscription unknown: keeps the migration open (draining) until the rerun
+    await send(w, samplePrescription(1, { prefix: 'so' }), false);
+    const daemonEnv = { ...w.env, PAGE_LIMIT: '5', POLL_INTERVAL_MS: '50', LEASE_RETRY_MS: '200', HEALTH_HOST: '127.0.0.1', HEALTH_PORT: '0' };
+    const daemon = cliProcess(w, ['run'], daemonEnv);
+    let port = 0;
+    await waitFor(
+      () => {
+        port = Number(daemon.logs().find((l) => l.component === 'health' && typeof l.port === 'number')?.port ?? 0);
+        return port > 0;
+      },
+      { timeoutMs: 20_000, what: 'the health server port' },
+    );
+    const sourceInfo = async () =>
+      (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())
+        .split('\n')
+        .filter((l) => l.startsWith('intake_sync_feed_source_info{'))
+        .sort();
+    const gauge = (version: string, state: string) => `intake_sync_feed_source_info{feed="default",api_version="${version}",state="${state}"} 1`;
+    const status = async (args: string[] = []) => {
+      const result = await finished(cliProcess(w, ['status', ...args]));
+      expect(result.code).toBe(0);
+      return result.stdout;
+    };
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, { timeoutMs: 10_000, what: '/readyz 200' });
+
+    // before: no sources anywhere
+    expect(await sourceInfo()).toEqual([]);
+    expect(JSON.parse(await status(['--json']))).not.toHaveProperty('sources');
+    expect(await status()).not.toMatch(/^source /m);
+
+    // during: V1 draining (the migration is open: so-1 awaits), V2 current
+    expect((await finished(migrate(w))).code).toBe(0);
+    const v1 = w.sandbox.baseUrlFor(V1);
+    const v2 = w.sandbox.baseUrlFor(V2);
+    await waitFor(async () => (await sourceInfo()).length === 2, { timeoutMs: 10_000, what: 'the source gauges' });
+    expect(await sourceInfo()).toEqual([gauge(V1, 'draining'), gauge(V2, 'current')].sort());
+    const during = [
+      { base_url: v1, api_version: V1, state: 'draining', migration_completed_at: null, retired_at: null },
+      { base_url: v2, api_version: V2, state: 'current', migration_completed_at: null, retired_at: null },
+    ];
+    expect(JSON.parse(await status(['--json'])).sources).toEqual(during);
+    expect(JSON.parse(await status(['--all-feeds', '--json'])).feeds[0].sources).toEqual(during);
+    const text = await status();
+    expect(text.split('\n').filter((l) => l.startsWith('source '))).toEqual([`source          ${V1} draining ${v1}`, `source          ${V2} current ${v2}`]);
+    expect((await status(['--all-feeds'])).split('\n').filter((l) => l.startsWith('source '))).toHaveLength(2);
+
+    // after: so-1's accepted event names its old subscription, the rerun completes, the daemon retires V1
+    w.clock.advance(5 * MINUTE);
+    // (so-0's V1 subscription is cancelled already: only so-1's accepted comes under V1)
+    await waitFor(async () => (await rows(w, sql`select 1 from intake_sync.events where api_version = ${V1}`)).length === 1, { timeoutMs: 10_000, what: "so-1's V1 accepted event" });
+    expect((await finished(migrate(w))).code).toBe(0);
+    await waitFor(async () => (await sourceInfo()).includes(gauge(V1, 'retired')), { timeoutMs: 10_000, what: 'the retired gauge' });
+    expect(await sourceInfo()).toEqual([gauge(V1, 'retired'), gauge(V2, 'current')].sort());
+    const after = JSON.parse(await status(['--json'])).sources as Array<Record<string, unknown>>;
+    expect(after.map((s) => [s.api_version, s.state])).toEqual([[V1, 'retired'], [V2, 'current']]);
+    expect(after[0]!.migration_completed_at).toEqual(expect.any(String));
+    expect(after[0]!.retired_at).toEqual(expect.any(String));
+    expect((await status()).split('\n').filter((l) => l.startsWith('source '))).toEqual([`source          ${V1} retired ${v1}`, `source          ${V2} current ${v2}`]);
+
+    // run refuses a configured base URL that is none of the recorded sources (the daemon stopped first: one leader)
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+    const elsewhere = `${w.sandbox.origin}/intake_api/2025-06-01-mirror`;
+    const refused = await finished(cliProcess(w, ['run'], { ...daemonEnv, INTAKE_API_BASE_URL: elsewhere }));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`feed default: the configured base URL ${elsewhere} is none of the feed's recorded sources (${v1} (retired), ${v2} (current))`);
   }, 90_000);
 });
