@@ -142,7 +142,7 @@ function migrationText(m: NonNullable<StoreStatus['migration']>): string {
   return (
     `migration       to ${m.target_version}: ${states || 'no prescriptions'}` +
     (m.awaiting_old_subscription > 0
-      ? `; ${m.awaiting_old_subscription} await their old subscription: rerun 'subscriptions migrate' once their first event arrived`
+      ? `; ${m.awaiting_old_subscription} await their old subscription: rerun 'subscriptions migrate' once their first event arrived (--release-awaiting for those that never had one)`
       : '')
   );
 }

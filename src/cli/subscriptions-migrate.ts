@@ -17,6 +17,7 @@ interface MigrateCliOptions {
   feed?: string;
   toBaseUrl?: string;
   dryRun?: boolean;
+  releaseAwaiting?: boolean;
   json?: boolean;
 }
 
@@ -26,6 +27,10 @@ export function registerSubscriptionsMigrateCommand(subscriptions: Command): voi
     .description("move every local prescription's subscription to another API version: the new one is created through --to-base-url, then the old one cancelled; the worker reads both versions until the old one is drained (resumable: rerun it after a failure)")
     .requiredOption('--to-base-url <url>', "the new version's operator base URL, ending in /<YYYY-MM-DD>")
     .option('--dry-run', 'print the plan (counts and external_ids), write and send nothing')
+    .option(
+      '--release-awaiting',
+      'finish the prescriptions still awaiting their old subscription without cancelling one (for those that never had one, e.g. registered from fax or eRx); the old source then retires',
+    )
     .option('--json', 'print the summary as one JSON line')
     .action(async (options: MigrateCliOptions) => {
       const config = loadConfig();
@@ -53,16 +58,20 @@ export function registerSubscriptionsMigrateCommand(subscriptions: Command): voi
           newClient: clientOf(target.to.baseUrl),
           oldClient: clientOf(target.from.baseUrl),
           dryRun: options.dryRun ?? false,
+          releaseAwaiting: options.releaseAwaiting ?? false,
           by: operator(),
           log,
           progress: (done, total, externalId, state) =>
-            process.stderr.write(`subscriptions migrate: ${done}/${total} ${externalId}${state === 'done' ? '' : ' (moved; its old subscription is not known yet)'}\n`),
+            process.stderr.write(`subscriptions migrate: ${done}/${total} ${externalId}${progressNote(state)}\n`),
         });
       });
       if (options.json) return printJson(summary);
       process.stdout.write(summaryText(summary));
     });
 }
+
+const progressNote = (state: string): string =>
+  state === 'done' ? '' : state === 'released' ? ' (released: no old subscription to cancel was ever seen)' : ' (moved; its old subscription is not known yet)';
 
 /** The summary for a human: counts and identifiers only. */
 export function summaryText(s: MigrationSummary): string {
@@ -78,12 +87,13 @@ export function summaryText(s: MigrationSummary): string {
   return (
     `feed ${s.feed}: ${s.prescriptions} prescription(s) at ${s.target_version} (${s.already_done} already before this run); ` +
     `${s.created} subscription(s) created, ${s.adopted} adopted, ${s.duplicate_possible} possibly duplicated, ` +
-    `${s.cancelled} old cancelled, ${s.already_gone} already gone\n` +
+    `${s.cancelled} old cancelled, ${s.already_gone} already gone${s.released > 0 ? `, ${s.released} released without one` : ''}\n` +
     (s.complete
       ? `migration complete: the worker retires ${s.from} once it has read it to its end\n`
       : s.awaiting_old_subscription > 0
         ? `migration not complete: ${s.awaiting_old_subscription} prescription(s) await their old subscription (its id is not known until ` +
-          `its first event under ${s.from} arrives; the worker keeps reading it): rerun the same command to cancel them and complete\n`
+          `its first event under ${s.from} arrives; the worker keeps reading it): rerun the same command to cancel them and complete ` +
+          `(--release-awaiting finishes those that never had one)\n`
         : 'migration not complete: rerun the same command\n')
   );
 }

@@ -271,7 +271,7 @@ export const subscriptionMigrations = intakeSync.table(
     /** the subscriptions to cancel once the new one exists (json array of ids) */
     oldSubscriptionIds: jsonb('old_subscription_ids').notNull(),
     newSubscriptionId: text('new_subscription_id'),
-    /** 'pending' | 'creating' (a POST may have been sent) | 'created' | 'done' */
+    /** 'pending' | 'creating' (a POST may have been sent) | 'created' | 'awaiting_old_subscription' | 'released' | 'done' */
     state: text('state').notNull().default('pending'),
     /** a POST was sent again after an unknown outcome: the operator may hold a second new subscription */
     duplicatePossible: boolean('duplicate_possible').notNull().default(false),

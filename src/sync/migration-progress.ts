@@ -8,8 +8,14 @@ import type { PrescriptionIdentity } from '../intake/identity.js';
  * `awaiting_old_subscription`: the new subscription exists, but the old one's id is not known yet (the
  * prescription was sent through POST /prescriptions and no event of it has come): the migration stays
  * incomplete, so the worker keeps reading the old source, whose first event of it names the old one.
+ * `released`: finished by `--release-awaiting` while awaiting: its new subscription publishes its
+ * events; an old one, if it ever existed, is left active at the operator (a prescription registered
+ * from fax or eRx may never have had one, and then no event would ever name it).
  */
-export const MIGRATION_STATES = ['pending', 'creating', 'created', 'awaiting_old_subscription', 'done'] as const;
+export const MIGRATION_STATES = ['pending', 'creating', 'created', 'awaiting_old_subscription', 'released', 'done'] as const;
+/** States that need nothing more: the migration is complete when every row is in one. */
+export const FINISHED_MIGRATION_STATES: readonly MigrationState[] = ['done', 'released'];
+export const isFinishedMigrationState = (state: MigrationState): boolean => FINISHED_MIGRATION_STATES.includes(state);
 export type MigrationState = (typeof MIGRATION_STATES)[number];
 
 /** One prescription of the set fixed when the migration started, with its progress. */

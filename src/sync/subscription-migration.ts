@@ -9,6 +9,8 @@ import type { MigrationTarget } from './migration-target.js';
 import {
   countMigrationStates,
   discoverOldSubscriptions,
+  FINISHED_MIGRATION_STATES,
+  isFinishedMigrationState,
   loadMigrationRows,
   selectPrescriptionsToMove,
   type MigrationRow,
@@ -40,6 +42,8 @@ export interface MigrationSummary {
    * its first old-version event arrived cancels the old subscription (dry run: how many have none known)
    */
   awaiting_old_subscription: number;
+  /** finished by --release-awaiting without cancelling an old subscription (none was ever seen) */
+  released: number;
   /** dry run: the external_ids that would be moved (identifiers only, never patient fields) */
   external_ids?: string[];
   /** every prescription done: the old source retires once the worker has read it to its end */
@@ -55,6 +59,12 @@ export interface MigrateOptions {
   /** the old version's client: cancels the old subscriptions */
   oldClient: Pick<IntakeClient, 'cancelSubscription'>;
   dryRun: boolean;
+  /**
+   * finish the rows still awaiting their old subscription without cancelling one (`released`): for
+   * prescriptions that never had one (registered from fax or eRx), which would otherwise keep the
+   * old source draining for ever
+   */
+  releaseAwaiting?: boolean;
   /** who runs it, for the checkpoint audit trail */
   by: string;
   log?: Logger;
@@ -84,6 +94,7 @@ export async function migrateSubscriptions(options: MigrateOptions): Promise<Mig
     cancelled: 0,
     already_gone: 0,
     awaiting_old_subscription: 0,
+    released: 0,
     complete: false,
   };
   if (options.dryRun) return dryRun(options, summary);
@@ -91,10 +102,10 @@ export async function migrateSubscriptions(options: MigrateOptions): Promise<Mig
   if (target.kind === 'start') await recordStart(options);
   const rows = await loadMigrationRows(db, feed, target.to.apiVersion);
   summary.prescriptions = rows.length;
-  summary.already_done = rows.filter((r) => r.state === 'done').length;
+  summary.already_done = rows.filter((r) => isFinishedMigrationState(r.state)).length;
   let done = summary.already_done;
   for (const row of rows) {
-    if (row.state === 'done') continue;
+    if (isFinishedMigrationState(row.state)) continue;
     const state = await moveOne(options, row, summary);
     done += 1;
     options.progress?.(done, rows.length, row.externalId, state);
@@ -120,9 +131,9 @@ async function dryRun(options: MigrateOptions, summary: MigrationSummary): Promi
   return {
     ...summary,
     prescriptions: rows.length,
-    already_done: rows.filter((r) => r.state === 'done').length,
+    already_done: rows.filter((r) => isFinishedMigrationState(r.state)).length,
     awaiting_old_subscription: rows.filter((r) => r.state === 'awaiting_old_subscription').length,
-    external_ids: rows.filter((r) => r.state !== 'done').map((r) => r.externalId),
+    external_ids: rows.filter((r) => !isFinishedMigrationState(r.state)).map((r) => r.externalId),
   };
 }
 
@@ -220,6 +231,12 @@ async function moveOne(options: MigrateOptions, candidate: MigrationRow, summary
   if (olds.length === 0) {
     // not known when the migration started: the old source's first event of it names the old one
     olds = await discoverOldSubscriptions(db, feed, candidate.prescriptionId, target.from.apiVersion, newId);
+    if (olds.length === 0 && options.releaseAwaiting) {
+      await setState(db, feed, candidate.externalId, version, { state: 'released' });
+      summary.released += 1;
+      log?.info({ external_id: candidate.externalId }, 'subscriptions migrate: released without an old subscription to cancel (--release-awaiting)');
+      return 'released';
+    }
     if (olds.length === 0) {
       await setState(db, feed, candidate.externalId, version, { state: 'awaiting_old_subscription' });
       log?.info({ external_id: candidate.externalId }, 'subscriptions migrate: old subscription not known yet; a rerun cancels it once its first event arrived');
@@ -264,7 +281,8 @@ async function completeIfDone(db: Db, feed: string, target: MigrationTarget): Pr
     sql`update ${n.feedSources} set migration_completed_at = coalesce(migration_completed_at, now()), updated_at = now()
         where feed = ${feed}::text and base_url = ${target.from.baseUrl}::text and state = 'draining'
           and not exists (select 1 from ${n.subscriptionMigrations} m
-            where m.feed = ${feed}::text and m.target_version = ${target.to.apiVersion}::text and m.state <> 'done')
+            where m.feed = ${feed}::text and m.target_version = ${target.to.apiVersion}::text
+              and m.state <> all (${`{${FINISHED_MIGRATION_STATES.join(',')}}`}::text[]))
         returning base_url`,
   );
   return rows.length === 1;

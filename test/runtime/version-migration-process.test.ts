@@ -5,11 +5,11 @@ import { queryRows } from '../../src/db/connection.js';
 import { IntakeClient } from '../../src/intake/client.js';
 import type { PrescriptionRequest } from '../../src/intake/prescription.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
-import { samplePrescription } from '../../src/sandbox/fixtures.js';
+import { sampleIdentity, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
 import { listFeedSources } from '../../src/sync/feed-sources.js';
-import { recordSentPrescription } from '../../src/sync/local-prescriptions.js';
+import { recordSentPrescription, registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
 import type { SyncWorker } from '../../src/sync/worker.js';
 import { WorkerState } from '../../src/sync/worker-state.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
@@ -261,6 +261,29 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     const [cancelled] = await oldEvent();
     const [row] = await rows<{ old_subscription_ids: string[] }>(w, sql`select old_subscription_ids from intake_sync.subscription_migrations where external_id = 'ak-1'`);
     expect(row!.old_subscription_ids).toEqual([cancelled!.subscription_id]);
+    await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
+  }, 60_000);
+
+  it('--release-awaiting finishes a prescription that never had a subscription (registered from fax or eRx); the old source then retires', async () => {
+    const w = await start('vm_process_release');
+    await send(w, samplePrescription(0, { prefix: 'rl' }), true);
+    // registered locally only: the operator never had a subscription for it, so no event will ever name one
+    await registerLocalPrescriptions(w.test.database.db, [{ external_id: 'rl-fax', prescription_identity: sampleIdentity(900) }]);
+    runWorker(w);
+
+    const run = await finished(migrate(w, ['--json']));
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ prescriptions: 2, awaiting_old_subscription: 1, released: 0, complete: false });
+    expect(await progress(w)).toEqual(['rl-0:done', 'rl-fax:awaiting_old_subscription']);
+
+    const released = await finished(migrate(w, ['--release-awaiting', '--json']));
+    expect(released.code).toBe(0);
+    expect(JSON.parse(released.stdout)).toMatchObject({ already_done: 1, created: 0, cancelled: 0, released: 1, awaiting_old_subscription: 0, complete: true });
+    expect(released.stderr).toContain('rl-fax (released: no old subscription to cancel was ever seen)');
+    expect(await progress(w)).toEqual(['rl-0:done', 'rl-fax:released']);
+    // its new subscription publishes its events from now on
+    const [fax] = await rows<{ subscription_id: string }>(w, sql`select subscription_id from intake_sync.prescriptions where external_id = 'rl-fax'`);
+    expect(tenantOf(w).subscriptions.get(fax!.subscription_id)).toMatchObject({ apiVersion: V2, cancelledAt: null });
     await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
   }, 60_000);
 
