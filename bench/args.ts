@@ -32,6 +32,8 @@ const argsSchema = z.object({
   /** polls of the caught-up daemon the idle window lasts */
   idlePolls: wholeNumber(1, 10_000).default(120),
   idlePollIntervalMs: wholeNumber(10, 60_000).default(1_000),
+  /** accounts of the many-feeds drain: the drain's backlog split over them, drained by one process */
+  feeds: wholeNumber(2, 100).default(20),
   resultsDir: z.string().min(1).default('bench/results'),
   keep: z.boolean().default(false),
 });
@@ -50,13 +52,14 @@ const FLAGS = {
   wanSeconds: '--wan-seconds',
   idlePolls: '--idle-polls',
   idlePollIntervalMs: '--idle-poll-interval-ms',
+  feeds: '--feeds',
   resultsDir: '--results-dir',
   keep: '--keep',
 } as const satisfies Record<keyof BenchArgs, string>;
 
 export const USAGE = `usage: npm run bench -- [--events N] [--drains N] [--ceiling-seconds S] [--naive-seconds S]
        [--latency-rounds N] [--poll-interval-ms MS] [--match-large N] [--wan-rtt-ms MS,MS] [--wan-seconds S]
-       [--idle-polls N] [--idle-poll-interval-ms MS] [--results-dir DIR] [--keep]`;
+       [--idle-polls N] [--idle-poll-interval-ms MS] [--feeds N] [--results-dir DIR] [--keep]`;
 
 /** Parses the bench command line; throws BenchUsageError naming the bad flag. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
@@ -77,6 +80,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         'wan-seconds': { type: 'string' },
         'idle-polls': { type: 'string' },
         'idle-poll-interval-ms': { type: 'string' },
+        feeds: { type: 'string' },
         'results-dir': { type: 'string' },
         keep: { type: 'boolean' },
       },
@@ -96,6 +100,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     wanSeconds: values['wan-seconds'],
     idlePolls: values['idle-polls'],
     idlePollIntervalMs: values['idle-poll-interval-ms'],
+    feeds: values.feeds,
     resultsDir: values['results-dir'],
     keep: values.keep,
   });

@@ -23,7 +23,8 @@ const FEED = 'ceiling';
 const dialect = new PgDialect();
 const NAMES = storeNames(DEFAULT_SCHEMA);
 // the filler prescriptions are registered in the feed 'default'
-const MATCH_LATERAL = dialect.sqlToQuery(matchCandidatesLateral(NAMES, sql.raw(`'default'::text`))).sql;
+const FILLER_FEED = 'default';
+const MATCH_LATERAL = dialect.sqlToQuery(matchCandidatesLateral(NAMES, sql.raw(`'${FILLER_FEED}'::text`))).sql;
 const MATCH_DECISION = dialect.sqlToQuery(matchDecisionColumns).sql;
 const MATCH_LOCK = dialect.sqlToQuery(matchLockShared(NAMES)).sql;
 
@@ -108,7 +109,7 @@ end $$`;
  * (the same count the drain registers, so index depth matches).
  */
 export async function measureCeiling(sql: postgres.Sql, prescriptions: number, seconds: number): Promise<CeilingResult> {
-  await insertFillerPrescriptions(sql, 'ceiling', 1, prescriptions);
+  await insertFillerPrescriptions(sql, 'ceiling', 1, prescriptions, FILLER_FEED);
   await sql`insert into intake_sync.feed_checkpoints (feed) values (${FEED})`;
   await sql.unsafe(PROCEDURE);
   // as before each drain: the bulk load's dirty pages are flushed first, not during the measurement

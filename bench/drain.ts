@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PageTiming } from './page-timings.js';
 import { TIMING_PARTS } from './page-timings.js';
+import { BenchProcessError } from './bench-process-error.js';
 import { expectCleanExit, spawnNode } from './processes.js';
 import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
 import { sampleMemory } from './rss.js';
@@ -21,7 +22,7 @@ export interface DrainResult {
 }
 
 const workerOutputSchema = z.object({
-  summary: z.object({ drained: z.boolean(), received: z.number(), pages: z.number(), elapsedMs: z.number() }),
+  summary: z.object({ drained: z.boolean(), received: z.number(), matched: z.number(), pages: z.number(), elapsedMs: z.number() }),
   peak_rss_kb: z.number(),
   pages: z.array(
     z.object({
@@ -64,6 +65,11 @@ export async function runDrain(workerEntry: string, sandbox: SandboxProcess, dat
     await worker.stop();
   }
   const memory = sampler.stop();
+  // every seeded event has its local prescription: an unmatched one means the bench registered it in another
+  // feed, and the drain measured the quarantine instead of the status updates
+  if (output.summary.matched !== output.summary.received) {
+    throw new BenchProcessError(`drain of feed ${feed}: ${output.summary.matched} of ${output.summary.received} events matched a local prescription`);
+  }
   const seconds = output.summary.elapsedMs / 1000;
   return {
     events: output.summary.received,

@@ -15,14 +15,17 @@ export async function installFillerKeyFunction(sql: postgres.Sql): Promise<void>
     $$`;
 }
 
-/** Inserts local prescriptions `tag`-from..to set-based (generate_series), then refreshes planner statistics. */
-export async function insertFillerPrescriptions(sql: postgres.Sql, tag: string, from: number, to: number): Promise<void> {
+/**
+ * Inserts local prescriptions `tag`-from..to of `feed` set-based (generate_series), then refreshes planner
+ * statistics. The match indexes lead with the feed: fillers deepen a feed's lookups only in that feed.
+ */
+export async function insertFillerPrescriptions(sql: postgres.Sql, tag: string, from: number, to: number, feed: string): Promise<void> {
   if (to < from) return;
   await installFillerKeyFunction(sql);
   await sql`
-    insert into intake_sync.prescriptions (external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
+    insert into intake_sync.prescriptions (feed, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
                                prescriber_npi, written_date, drug_ndc, identity_key)
-    select ${tag} || '-' || g, ${tag} || g, 'lastname' || (g % 9973), 'CA',
+    select ${feed}::text, ${tag} || '-' || g, ${tag} || g, 'lastname' || (g % 9973), 'CA',
            to_char(date '1940-01-01' + (g % 20000), 'YYYY-MM-DD'), '1234567893',
            to_char(date '2024-01-01' + (g % 365), 'YYYY-MM-DD'), '00002015204', bench_filler_key(${tag}, g)
     from generate_series(${from}::int, ${to}::int) g`;

@@ -8,6 +8,7 @@ import { BenchProcessError } from './bench-process-error.js';
 import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
 import { spawnNode } from './processes.js';
 import { registerFixturePrescriptions } from './register.js';
+import { DEFAULT_FEED } from '../src/sync/feed-name.js';
 import type { SandboxProcess } from './sandbox-process.js';
 import { summarize, type Summary } from './stats.js';
 
@@ -57,7 +58,7 @@ export async function measureLatency(
       const from = round * PER_ROUND;
       const prescriptions = Array.from({ length: PER_ROUND }, (_, k) => samplePrescription(from + k, { prefix: PREFIX }));
       for (const prescription of prescriptions) await client.createPrescription(prescription);
-      await registerFixturePrescriptions(db.database.db, PREFIX, from, from + PER_ROUND);
+      await registerFixturePrescriptions(db.database.db, PREFIX, from, from + PER_ROUND, DEFAULT_FEED);
       await sleep(Math.random() * pollIntervalMs);
       const visibleAt = performance.now();
       await sandbox.advanceClock(SANDBOX_STEP_MS);

@@ -19,6 +19,8 @@ export interface BenchChild {
   firstJsonLine: Promise<Record<string, unknown>>;
   /** Last stdout line that parsed as a JSON object, once the child has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; lastJson: Record<string, unknown> | undefined }>;
+  /** every stdout line so far that parsed as a JSON object, in order (`run --once --json` prints one per feed) */
+  jsonLines(): Array<Record<string, unknown>>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the child is gone. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -45,6 +47,7 @@ export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJ
     stderrTail = (stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
   });
   let lastJson: Record<string, unknown> | undefined;
+  const jsonLines: Array<Record<string, unknown>> = [];
   let resolveFirst: (value: Record<string, unknown>) => void = () => {};
   const firstJsonLine = new Promise<Record<string, unknown>>((resolve) => (resolveFirst = resolve));
   createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -52,6 +55,7 @@ export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJ
     if (!parsed) return;
     if (!lastJson) resolveFirst(parsed);
     lastJson = parsed;
+    jsonLines.push(parsed);
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; lastJson: Record<string, unknown> | undefined }>(
     (resolve) => {
@@ -74,6 +78,7 @@ export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJ
     stderrTail: () => stderrTail,
     firstJsonLine: firstOrFailure,
     exited,
+    jsonLines: () => [...jsonLines],
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

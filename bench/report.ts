@@ -2,6 +2,7 @@ import type { CeilingResult } from './ceiling.js';
 import type { DrainResult } from './drain.js';
 import type { IdleResult } from './idle.js';
 import type { LatencyResult } from './latency.js';
+import type { ManyFeedsResult } from './many-feeds.js';
 import type { MachineInfo } from './machine.js';
 import type { MatchScalingResult } from './match-scaling.js';
 import type { NaiveResult } from './naive.js';
@@ -16,6 +17,8 @@ export interface BenchResults {
   machine: MachineInfo;
   /** the backlog drains of this run, in the order they ran */
   drains: DrainResult[];
+  /** the same backlog split over several feeds, drained at once by one process */
+  many_feeds: ManyFeedsResult;
   ceiling: CeilingResult;
   naive: NaiveResult;
   /** one drain per added round trip */
@@ -38,6 +41,9 @@ export interface TargetChecks {
   peak_rss: boolean;
   match_scaling: boolean;
   latency_p99: boolean;
+  /** the many-feeds drain at >= 0.8 of the median single-feed drain of the same run */
+  many_feeds_vs_single: boolean;
+  many_feeds_rss: boolean;
 }
 
 export const TARGETS = {
@@ -50,6 +56,8 @@ export const TARGETS = {
   idleRssGrowthMb: 2,
   idleStatementsPerPoll: 2,
   peakRssMb: 200,
+  manyFeedsVsSingle: 0.8,
+  manyFeedsPeakRssMb: 300,
 } as const;
 
 const median = (values: readonly number[]) => {
@@ -65,6 +73,8 @@ export function medianDrain(r: BenchResults): DrainResult {
 }
 
 const ratios = (r: BenchResults) => r.drains.map((d) => d.events_per_s / r.ceiling.events_per_s);
+/** the many-feeds drain against the single-feed drain of the same run (the median one) */
+const manyFeedsRatio = (r: BenchResults) => r.many_feeds.events_per_s / medianDrain(r).events_per_s;
 const idleRssGrowth = (idle: IdleResult) => idle.rss_mb_end - idle.rss_mb_start;
 
 /** The one-line JSON summary (the bench's last stdout line). */
@@ -92,6 +102,12 @@ export function summaryLine(r: BenchResults): Record<string, number | boolean | 
     ratio_to_ceiling_median: round(median(ratios(r)), 3),
     ratio_to_naive: round(drain.events_per_s / r.naive.events_per_s, 1),
     peak_rss_mb: round(Math.max(...r.drains.map((d) => d.peak_rss_mb))),
+    many_feeds_count: r.many_feeds.feeds,
+    many_feeds_events: r.many_feeds.events,
+    many_feeds_events_per_s: round(r.many_feeds.events_per_s),
+    many_feeds_ratio_to_single: round(manyFeedsRatio(r), 3),
+    many_feeds_peak_rss_mb: round(r.many_feeds.peak_rss_mb),
+    many_feeds_db_connections: r.many_feeds.peak_db_connections,
     ...wan,
     idle_polls: r.idle.polls,
     idle_poll_interval_ms: r.idle.poll_interval_ms,
@@ -123,6 +139,8 @@ export function checkTargets(r: BenchResults): TargetChecks {
     peak_rss: r.drains.every((d) => d.peak_rss_mb <= TARGETS.peakRssMb),
     match_scaling: r.match.match_ms_per_page_1m.p50 <= 1.5 * r.match.match_ms_per_page_10k.p50,
     latency_p99: r.latency.latency_ms.p99 <= r.latency.poll_interval_ms + 250,
+    many_feeds_vs_single: manyFeedsRatio(r) >= TARGETS.manyFeedsVsSingle,
+    many_feeds_rss: r.many_feeds.peak_rss_mb <= TARGETS.manyFeedsPeakRssMb,
   };
 }
 
@@ -147,6 +165,9 @@ export function formatReport(r: BenchResults): string {
     ['ceiling events/s (Postgres alone)', fmt(r.ceiling.events_per_s), ''],
     ['drain / ceiling, min', fmt(Math.min(...rs), 2), `>= ${TARGETS.drainVsCeiling.toFixed(2)}  ${mark(t.drain_vs_ceiling)}`],
     ['drain / ceiling, median', fmt(median(rs), 2), ''],
+    [`${r.many_feeds.feeds} feeds in one process: events/s`, fmt(r.many_feeds.events_per_s), ''],
+    [`${r.many_feeds.feeds} feeds / single-feed drain (median)`, fmt(manyFeedsRatio(r), 2), `>= ${TARGETS.manyFeedsVsSingle}  ${mark(t.many_feeds_vs_single)}`],
+    [`${r.many_feeds.feeds} feeds: peak RSS MB; database connections`, `${fmt(r.many_feeds.peak_rss_mb, 1)}; ${r.many_feeds.peak_db_connections}`, `<= ${TARGETS.manyFeedsPeakRssMb}  ${mark(t.many_feeds_rss)}`],
     ['naive events/s (1 txn/event)', fmt(r.naive.events_per_s), ''],
     ['drain / naive (reported, not a target)', fmt(drain.events_per_s / r.naive.events_per_s, 1), ''],
     ...r.wan.flatMap((w) => [

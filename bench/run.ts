@@ -9,6 +9,7 @@ import { runDrain, type DrainResult } from './drain.js';
 import { measureIdle } from './idle.js';
 import { measureLatency } from './latency.js';
 import { describeMachine } from './machine.js';
+import { measureManyFeeds } from './many-feeds.js';
 import { measureMatchScaling } from './match-scaling.js';
 import { insertFillerPrescriptions } from './filler-prescriptions.js';
 import { measureNaive } from './naive.js';
@@ -17,10 +18,14 @@ import { registerFixturePrescriptions } from './register.js';
 import { formatReport, summaryLine, type BenchResults } from './report.js';
 import { writeResultsFile } from './results-file.js';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
-import { measureWan, wanEventsFor, type WanResult } from './wan.js';
+import { measureWan, wanEventsFor, wanFeed, type WanResult } from './wan.js';
+import { DEFAULT_FEED } from '../src/sync/feed-name.js';
 
 /** Prescriptions (4 events each) in the naive poller's feed: more than one transaction per event gets through in its time. */
 const NAIVE_FEED_PRESCRIPTIONS = 25_000;
+
+/** The feed the backlog drains consume, and their local prescriptions belong to. */
+const DRAIN_FEED = 'bench';
 
 /** Most prescriptions the match probe drains: 4 events each, so at most 40 pages per table size. */
 const MATCH_PROBE_PRESCRIPTIONS = 2_500;
@@ -68,7 +73,7 @@ async function measureDrains(args: BenchArgs, serverUrl: string, stamp: string, 
     try {
       const machine = await describeMachine(template.sql);
       const seeded = await sandbox.seed(prescriptions, 'rx');
-      await registerFixturePrescriptions(template.database.db, 'rx', 0, seeded.prescriptions);
+      await registerFixturePrescriptions(template.database.db, 'rx', 0, seeded.prescriptions, DRAIN_FEED);
       await template.disconnect();
       const drains: DrainResult[] = [];
       for (let run = 1; run <= args.drains; run++) {
@@ -80,7 +85,7 @@ async function measureDrains(args: BenchArgs, serverUrl: string, stamp: string, 
             args.keep,
             async (db) => {
               await db.sql`checkpoint`;
-              return runDrain(worker.entry, sandbox, db.url, 'bench');
+              return runDrain(worker.entry, sandbox, db.url, DRAIN_FEED);
             },
             template.name,
           ),
@@ -103,7 +108,7 @@ async function measureWanDrains(args: BenchArgs, serverUrl: string, stamp: strin
       await withDatabase(serverUrl, `${stamp}_wan_${rttMs}`, args.keep, (db) =>
         withSandbox(`wan-${rttMs}`, async (sandbox) => {
           const seeded = await sandbox.seed(events / 4, 'wan');
-          await registerFixturePrescriptions(db.database.db, 'wan', 0, seeded.prescriptions);
+          await registerFixturePrescriptions(db.database.db, 'wan', 0, seeded.prescriptions, wanFeed(rttMs));
           await db.sql`checkpoint`;
           return measureWan(worker.entry, sandbox, db.url, rttMs);
         }),
@@ -118,14 +123,19 @@ async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, wor
   const prescriptions = Math.ceil(args.events / 4);
   log(`${args.drains} drains of ${prescriptions * 4} events (${prescriptions} prescriptions), databases ${stamp}_*`);
   const { drains, machine } = await measureDrains(args, serverUrl, stamp, worker);
+  // right after the single-feed drains, so the two compare under about the same machine load
+  log(`many feeds: the same ${prescriptions * 4} events split over ${args.feeds} feeds, drained at once by one process`);
+  const manyFeeds = await withDatabase(serverUrl, `${stamp}_feeds`, args.keep, (db) =>
+    withSandbox('feeds', (sandbox) => measureManyFeeds(worker.cliEntry, sandbox, db, prescriptions, args.feeds)),
+  );
   log(`ceiling for ${args.ceilingSeconds} s, then naive for ${args.naiveSeconds} s`);
   const ceiling = await withDatabase(serverUrl, `${stamp}_scratch`, args.keep, (db) => measureCeiling(db.sql, prescriptions, args.ceilingSeconds));
   const naive = await withDatabase(serverUrl, `${stamp}_naive`, args.keep, (db) =>
     withSandbox('naive', async (sandbox) => {
       // the same local table size as the drain (index depth), and more feed than the naive poller can read in its time
-      await insertFillerPrescriptions(db.sql, 'naive-filler', 1, Math.max(0, prescriptions - NAIVE_FEED_PRESCRIPTIONS));
+      await insertFillerPrescriptions(db.sql, 'naive-filler', 1, Math.max(0, prescriptions - NAIVE_FEED_PRESCRIPTIONS), DEFAULT_FEED);
       const seeded = await sandbox.seed(Math.min(NAIVE_FEED_PRESCRIPTIONS, prescriptions), 'nv');
-      await registerFixturePrescriptions(db.database.db, 'nv', 0, seeded.prescriptions);
+      await registerFixturePrescriptions(db.database.db, 'nv', 0, seeded.prescriptions, DEFAULT_FEED);
       return measureNaive(db.sql, sandbox, args.naiveSeconds);
     }),
   );
@@ -144,7 +154,7 @@ async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, wor
   const latency = await withDatabase(serverUrl, `${stamp}_latency`, args.keep, (db) =>
     withSandbox('latency', (sandbox) => measureLatency(worker.cliEntry, sandbox, db, args.latencyRounds, args.pollIntervalMs)),
   );
-  return { machine, drains, ceiling, naive, wan, idle, match, latency };
+  return { machine, drains, many_feeds: manyFeeds, ceiling, naive, wan, idle, match, latency };
 }
 
 async function main(): Promise<void> {

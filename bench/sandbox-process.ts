@@ -10,8 +10,13 @@ export interface SandboxProcess {
   baseUrl: string;
   key: string;
   secret: string;
-  /** POST /_sandbox/seed: `count` prescriptions (external_id `${prefix}-${i}`) whose histories are all due now. */
-  seed(count: number, prefix: string): Promise<{ prescriptions: number; events: number }>;
+  /**
+   * POST /_sandbox/seed: `count` prescriptions (external_id `${prefix}-${i}`) whose histories are all due now,
+   * in the feed of credential `key` (default: the sandbox's first credential).
+   */
+  seed(count: number, prefix: string, key?: string): Promise<{ prescriptions: number; events: number }>;
+  /** POST /_sandbox/credentials: one more account (tenant), with a feed of its own and event ids of its own. */
+  addCredential(key: string, secret: string): Promise<void>;
   /** POST /_sandbox/clock: moves the sandbox clock forward; events falling due become visible at once. */
   advanceClock(ms: number): Promise<void>;
   stop(): Promise<void>;
@@ -48,7 +53,10 @@ export async function startSandboxProcess(label: string): Promise<SandboxProcess
     baseUrl: announced.base_url,
     key: announced.key,
     secret: announced.secret,
-    seed: async (count, prefix) => seededSchema.parse(await admin('/_sandbox/seed', { key: announced.key, count, prefix })),
+    seed: async (count, prefix, key = announced.key) => seededSchema.parse(await admin('/_sandbox/seed', { key, count, prefix })),
+    addCredential: async (key, secret) => {
+      await admin('/_sandbox/credentials', { add: { key, secret } });
+    },
     advanceClock: async (ms) => {
       await admin('/_sandbox/clock', { advance_ms: ms });
     },

@@ -44,6 +44,9 @@ export function wanEventsFor(rttMs: number, seconds: number): number {
   return Math.max(1_000, Math.round((perSecond * seconds) / 1_000) * 1_000);
 }
 
+/** The feed a WAN drain consumes: its local prescriptions must be registered in it. */
+export const wanFeed = (rttMs: number): string => `wan-${rttMs}`;
+
 /**
  * Drains the (already seeded) sandbox feed into `databaseUrl` through a loopback proxy adding `rttMs` of
  * round trip (half each way) and one round trip per new connection, with the daemon's own worker
@@ -56,7 +59,7 @@ export async function measureWan(workerEntry: string, sandbox: SandboxProcess, d
   try {
     const viaProxy = new URL(sandbox.baseUrl);
     viaProxy.port = String(proxy.port);
-    drain = await runDrain(workerEntry, { ...sandbox, baseUrl: viaProxy.toString().replace(/\/$/, '') }, databaseUrl, `wan-${rttMs}`);
+    drain = await runDrain(workerEntry, { ...sandbox, baseUrl: viaProxy.toString().replace(/\/$/, '') }, databaseUrl, wanFeed(rttMs));
   } finally {
     await proxy.close();
   }

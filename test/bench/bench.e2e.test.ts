@@ -14,6 +14,8 @@ const FIELDS = [
   'idle_cpu_pct_per_5s_poll', 'idle_rss_mb', 'idle_db_statements_per_poll', 'match_ms_per_page_10k', 'match_ms_per_page_1m', 'poll_interval_ms',
   'latency_p50_ms', 'latency_p99_ms', 'fetch_ms_per_page', 'validate_ms_per_page',
   'write_ms_per_page', 'commit_ms_per_page',
+  'many_feeds_count', 'many_feeds_events', 'many_feeds_events_per_s', 'many_feeds_ratio_to_single', 'many_feeds_peak_rss_mb',
+  'many_feeds_db_connections',
 ];
 
 const reachable = await postgresReachable();
@@ -41,7 +43,7 @@ test.skipIf(!reachable)(`a tiny bench run ends with the JSON summary line and wr
   const { code, stdout, stderr } = await runBench([
     '--events', '2000', '--drains', '2', '--ceiling-seconds', '1', '--naive-seconds', '1', '--latency-rounds', '2',
     '--poll-interval-ms', '200', '--match-large', '20000', '--wan-rtt-ms', '20', '--wan-seconds', '0.5',
-    '--idle-polls', '3', '--idle-poll-interval-ms', '200', '--results-dir', resultsDir,
+    '--idle-polls', '3', '--idle-poll-interval-ms', '200', '--feeds', '4', '--results-dir', resultsDir,
   ]);
   expect(code, stderr).toBe(0);
   const lines = stdout.trimEnd().split('\n');
@@ -49,6 +51,11 @@ test.skipIf(!reachable)(`a tiny bench run ends with the JSON summary line and wr
   for (const field of FIELDS) expect(summary[field], field).toEqual(expect.any(Number));
   expect(summary.events).toBe(2000);
   expect(summary.drains_events_per_s).toEqual([expect.any(Number), expect.any(Number)]);
+  // the same backlog over 4 feeds, all drained by one process: one lock session however many feeds
+  expect(summary.many_feeds_count).toBe(4);
+  expect(summary.many_feeds_events).toBe(2000);
+  expect(summary.many_feeds_db_connections as number).toBeGreaterThanOrEqual(2);
+  expect(summary.many_feeds_db_connections as number).toBeLessThanOrEqual(6);
   expect(summary.ratio_to_ceiling_min as number).toBeLessThanOrEqual(summary.ratio_to_ceiling_median as number);
   // the WAN drain cannot beat its own fetch-bound limit, and reuses its connection
   expect(summary.wan_20ms_events_per_s as number).toBeLessThanOrEqual((summary.wan_20ms_limit_events_per_s as number) * 1.02);

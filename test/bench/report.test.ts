@@ -17,6 +17,8 @@ interface Overrides {
   idleCpu?: number;
   idleRss?: [number, number, number];
   idleStatements?: number;
+  manyFeeds?: number;
+  manyFeedsRss?: number;
 }
 
 function drain(rate: number, rss: number) {
@@ -46,6 +48,11 @@ function results(overrides: Overrides = {}): BenchResults {
       pg_version: '15.20', synchronous_commit: 'on', shared_buffers: '128MB', wal_sync_method: 'fdatasync',
     },
     drains: (overrides.drains ?? [34_000, 32_000, 36_000]).map((rate) => drain(rate, overrides.rss ?? 120)),
+    many_feeds: {
+      feeds: 20, events: 200_000, pages: 800, seconds: 200_000 / (overrides.manyFeeds ?? 30_600), events_per_s: overrides.manyFeeds ?? 30_600,
+      per_feed_events_per_s: flat(1_530), process_seconds: 8, peak_rss_mb: overrides.manyFeedsRss ?? 210, rss_series_mb: [[100, 150]],
+      peak_db_connections: 6,
+    },
     ceiling: { pages: 1_600, events: 400_000, seconds: 10, events_per_s: overrides.ceiling ?? 40_000, pages_per_s: 160 },
     naive: { events: 5_000, seconds: 10, events_per_s: overrides.naive ?? 500 },
     wan: [wan(50, overrides.wanRatio ?? 0.95, overrides.wanConnections ?? 1), wan(150, 0.97, 1)],
@@ -74,10 +81,13 @@ describe('checkTargets', () => {
     ['RSS over 200 MB', { rss: 200.1 }, { peak_rss: false }],
     ['match 1M over 1.5 x 10k', { match1m: 3.01 }, { match_scaling: false }],
     ['latency p99 over poll + 250 ms', { p99: 1_251 }, { latency_p99: false }],
+    ['many feeds exactly 0.8 x the median single drain', { manyFeeds: 27_200 }, {}],
+    ['many feeds under 0.8 x the median single drain', { manyFeeds: 27_199 }, { many_feeds_vs_single: false }],
+    ['many feeds over 300 MB', { manyFeedsRss: 300.1 }, { many_feeds_rss: false }],
   ])('%s', (_, input, failed) => {
     const allMet = {
       drain_vs_ceiling: true, wan_vs_limit: true, wan_connections: true, idle_cpu: true, idle_rss: true, idle_db_statements: true,
-      peak_rss: true, match_scaling: true, latency_p99: true,
+      peak_rss: true, match_scaling: true, latency_p99: true, many_feeds_vs_single: true, many_feeds_rss: true,
     };
     expect(checkTargets(results(input))).toEqual({ ...allMet, ...failed });
   });
@@ -99,6 +109,12 @@ describe('summaryLine', () => {
       ratio_to_ceiling_median: 0.85,
       ratio_to_naive: 68,
       peak_rss_mb: 120,
+      many_feeds_count: 20,
+      many_feeds_events: 200_000,
+      many_feeds_events_per_s: 30_600,
+      many_feeds_ratio_to_single: 0.9,
+      many_feeds_peak_rss_mb: 210,
+      many_feeds_db_connections: 6,
       wan_50ms_events_per_s: 4_481.1,
       wan_50ms_limit_events_per_s: 4_717,
       wan_50ms_connections: 1,
@@ -132,11 +148,13 @@ describe('formatReport', () => {
     expect(text).toMatch(/drain \/ ceiling, median\s+0\.85\s*$/m);
     expect(text).toMatch(/drain \/ naive \(reported, not a target\)\s+68\.0\s*$/m);
     expect(text).toMatch(/WAN 50 ms events\/s \(limit 4,717\)\s+4,481\s+>= 0\.9 x limit  ok/);
+    expect(text).toMatch(/20 feeds \/ single-feed drain \(median\)\s+0\.90\s+>= 0\.8  ok/);
+    expect(text).toMatch(/20 feeds: peak RSS MB; database connections\s+210\.0; 6\s+<= 300  ok/);
     expect(text).toMatch(/idle database statements per poll\s+1\.50\s+<= 2  ok/);
     expect(text).toMatch(/latency p99 ms \(poll 1000 ms\)\s+1,100\s+<= 1250  ok/);
     expect(text).toMatch(/write\s+5\.50\s+5\.50 \/ 5\.50/);
     const table = (text.split('\n\n')[1] ?? '').split('\n');
-    expect(table).toHaveLength(23);
+    expect(table).toHaveLength(26);
     // the value column is right-aligned: every value ends in the same column
     const valueEnds = new Set(
       table.map((line) => {
