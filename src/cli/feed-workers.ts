@@ -12,6 +12,7 @@ import { createFeedLeases } from '../sync/lease.js';
 import type { SyncWorker } from '../sync/worker.js';
 import { WorkerState } from '../sync/worker-state.js';
 import { startEmbeddedSandbox } from './embedded-demo.js';
+import { capHeapGrowthForFeeds } from './heap-growth.js';
 
 /** One configured feed of this process: its own client, state (health, metrics) and worker. */
 export interface FeedWorker {
@@ -42,6 +43,8 @@ export interface FeedWorkersOptions {
  */
 export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<FeedWorker[]> {
   const { config, feeds, database, log, clock, closers } = options;
+  // many feeds hold many pages at once: keep V8 from growing the heap to four times that (see heap-growth.ts)
+  capHeapGrowthForFeeds(feeds.length);
   const leases = createFeedLeases(database, {
     feeds: feeds.map((f) => f.name),
     url: options.leaseUrl,
