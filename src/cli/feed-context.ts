@@ -3,7 +3,9 @@ import { loadConfig, type Config } from '../config.js';
 import { resolveFeeds, selectFeed, type FeedConfig } from '../feeds-file.js';
 import { IntakeClient } from '../intake/client.js';
 import { createLogger, type Logger } from '../log.js';
-import { clientFromConfig } from './client-context.js';
+import type { Db } from '../db/connection.js';
+import { currentSourceBaseUrl } from '../sync/feed-sources.js';
+import { requireRemoteConfig, type RemoteConfig } from './client-context.js';
 
 /** Adds `--feed NAME` to a command that touches one feed's rows, checkpoint or outbox. */
 export function withFeedOption(command: Command): Command {
@@ -19,11 +21,29 @@ export function commandFeed(config: Config, requested: string | undefined): Feed
   return selectFeed(resolveFeeds(config), requested);
 }
 
-/** An IntakeClient for the feed's account: its FEEDS_FILE entry, or the INTAKE_API_* variables. */
-export function feedClient(config: Config, feed: FeedConfig, logger?: Logger): IntakeClient {
+/** The feed's account and operator: its FEEDS_FILE entry, or the INTAKE_API_* variables (each missing one named). */
+export function feedRemote(config: Config, feed: FeedConfig): RemoteConfig {
   // the single-feed variables keep their own messages (naming each missing variable)
-  if (!config.FEEDS_FILE || !feed.baseUrl || !feed.apiKey || !feed.apiSecret) return clientFromConfig(config, logger);
-  return new IntakeClient({ baseUrl: feed.baseUrl, apiKey: feed.apiKey, apiSecret: feed.apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS, logger });
+  if (!config.FEEDS_FILE || !feed.baseUrl || !feed.apiKey || !feed.apiSecret) return requireRemoteConfig(config);
+  return { baseUrl: feed.baseUrl, apiKey: feed.apiKey, apiSecret: feed.apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS };
+}
+
+/** An IntakeClient for the feed's account at its configured base URL. */
+export function feedClient(config: Config, feed: FeedConfig, logger?: Logger): IntakeClient {
+  return new IntakeClient({ ...feedRemote(config, feed), logger });
+}
+
+/**
+ * The client of the feed's CURRENT source: the base URL `subscriptions migrate` recorded as current when
+ * the feed has recorded sources, else the configured one. Every command that creates a subscription at
+ * the operator (POST /prescriptions creates one too) goes through it: the configured URL stays the old
+ * version's until the operator edits the config, and a subscription created there after a migration
+ * started would never be moved, its events unread once the old source retires.
+ */
+export async function currentSourceClient(config: Config, feed: FeedConfig, db: Db, logger?: Logger): Promise<IntakeClient> {
+  const remote = feedRemote(config, feed);
+  const current = await currentSourceBaseUrl(db, feed.name);
+  return new IntakeClient({ ...remote, baseUrl: current ?? remote.baseUrl, logger });
 }
 
 /** For remote-only commands: the client of the feed `--feed` names, environment parsed once, logs (retries) on stderr. */

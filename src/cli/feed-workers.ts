@@ -64,7 +64,8 @@ export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<F
       databaseUrl: options.leaseUrl,
       lease: leases.lease(feed.name),
       client,
-      outboxClient: sources?.outboxClient ?? client,
+      outboxClient: client,
+      ...(sources ? { outboxClientFor: sources.clientFor } : {}),
       ...(sources ? { sources: sources.option } : {}),
       settings: workerSettingsFrom(config, feed.name),
       state,
@@ -79,7 +80,7 @@ export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<F
 /**
  * The feed's recorded sources (API version migration): refuses at start (SourceMismatchError) when the
  * configured base URL is none of them; a client per source (same credentials: one account); the outbox
- * sends through the current source, whichever that is when a row is delivered.
+ * sends each row through the base URL its claim read from the feed's sources (outbox-store.ts).
  */
 async function sourcesOf(
   config: Config,
@@ -89,7 +90,7 @@ async function sourcesOf(
   database: Database,
   log: Logger,
   state: WorkerState,
-): Promise<{ option: NonNullable<ComposeWorkerOptions['sources']>; outboxClient: Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'> }> {
+): Promise<{ option: NonNullable<ComposeWorkerOptions['sources']>; clientFor(baseUrl: string): IntakeClient }> {
   planSources(feed.name, configuredBaseUrl, await listFeedSources(database.db, feed.name));
   const clients = new Map<string, IntakeClient>([[configuredBaseUrl, configuredClient]]);
   const onRetry = (info: RetryInfo) => state.upstreamRetry(upstreamFailureReason(info.error));
@@ -101,14 +102,7 @@ async function sourcesOf(
     }
     return client;
   };
-  let current = configuredBaseUrl;
-  return {
-    option: { configuredBaseUrl, clientFor, onCurrentSource: (baseUrl) => void (current = baseUrl) },
-    outboxClient: {
-      createPrescription: (...args) => clientFor(current).createPrescription(...args),
-      cancelPrescription: (...args) => clientFor(current).cancelPrescription(...args),
-    },
-  };
+  return { option: { configuredBaseUrl, clientFor }, clientFor };
 }
 
 /** The feed's operator, or (a single feed without a base URL) the built-in sandbox, seeded. */

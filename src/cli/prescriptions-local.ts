@@ -5,7 +5,7 @@ import type { IntakeClient } from '../intake/client.js';
 import { readPrescriptionImport, type ParsedImport } from '../sync/import-file.js';
 import { listLocalPrescriptions, registerLocalPrescriptions, setSubscriptionId } from '../sync/local-prescriptions.js';
 import { CliUsageError } from './errors.js';
-import { commandFeed, feedClient, withFeedOption } from './feed-context.js';
+import { commandFeed, currentSourceClient, feedRemote, withFeedOption } from './feed-context.js';
 import { printJson, printTable } from './output.js';
 import { withStore } from './store-context.js';
 
@@ -22,7 +22,8 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       const config = loadConfig();
       const selected = commandFeed(config, options.feed);
       const feed = selected.name;
-      const client = options.subscribe ? feedClient(config, selected) : undefined;
+      // checked before anything is read or written; created at the feed's current source (currentSourceClient)
+      if (options.subscribe) feedRemote(config, selected);
       const parsed = await readImport(file);
       for (const bad of parsed.bad) {
         if (options.json) printJson({ line: bad.line, error: bad.error });
@@ -30,14 +31,16 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       }
       const summary = await withStore(config, async ({ db }) => {
         const registered = await registerLocalPrescriptions(db, parsed.good, { feed });
-        const subscribed = client ? await subscribeAll(db, client, parsed, options.backfill === true, feed) : 0;
+        const subscribed = options.subscribe
+          ? await subscribeAll(db, await currentSourceClient(config, selected, db), parsed, options.backfill === true, feed)
+          : 0;
         return { ...registered, subscribed, bad: parsed.bad.length };
       });
       if (options.json) printJson(summary);
       else {
         process.stdout.write(
           `imported ${summary.inserted} new, ${summary.updated} updated, ${summary.bad} bad line(s)` +
-            `${client ? `, ${summary.subscribed} subscribed` : ''}\n`,
+            `${options.subscribe ? `, ${summary.subscribed} subscribed` : ''}\n`,
         );
       }
       if (summary.bad > 0) process.exitCode = 1;

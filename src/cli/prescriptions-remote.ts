@@ -6,10 +6,11 @@ import {
   type PrescriptionRequest,
   type PrescriptionResponse,
 } from '../intake/prescription.js';
-import { loadConfig } from '../config.js';
-import { createLogger } from '../log.js';
+import { loadConfig, type Config } from '../config.js';
+import type { FeedConfig } from '../feeds-file.js';
+import { createLogger, type Logger } from '../log.js';
 import { markCancellationRequested, recordSentPrescription } from '../sync/local-prescriptions.js';
-import { commandFeed, feedClient, withFeedOption } from './feed-context.js';
+import { commandFeed, currentSourceClient, feedClient, withFeedOption } from './feed-context.js';
 import { withStore } from './store-context.js';
 import { printFields, printJson } from './output.js';
 import { readJsonFile } from './read-json-file.js';
@@ -22,16 +23,19 @@ export const prescriptionFileSchema = z.preprocess(
 );
 
 /**
- * Sends one validated prescription (POST /prescriptions, reconciled on ambiguous
- * failures) and records it in the local store so its events match. Recorded after
- * the POST: a prescription the operator refused must not linger locally, and an
- * event that arrives before the local row is quarantined as unmatched and
- * rematched when the row lands.
+ * Sends one validated prescription (POST /prescriptions, reconciled on ambiguous failures) through the
+ * feed's current source (its automatic subscription is at the version the feed reads: see
+ * currentSourceClient) and records it in the local store so its events match. Recorded after the
+ * POST: a prescription the operator refused must not linger locally, and an event that arrives before
+ * the local row is quarantined as unmatched and rematched when the row lands.
  */
-export async function sendPrescription(client: IntakeClient, request: PrescriptionRequest, feed?: string): Promise<PrescriptionResponse> {
-  const response = await client.createPrescription(request);
-  await withStore(loadConfig(), (database) => recordSentPrescription(database.db, request, response, undefined, { feed }));
-  return response;
+export async function sendPrescription(config: Config, feed: FeedConfig, request: PrescriptionRequest, logger?: Logger): Promise<PrescriptionResponse> {
+  return withStore(config, async ({ db }) => {
+    const client = await currentSourceClient(config, feed, db, logger);
+    const response = await client.createPrescription(request);
+    await recordSentPrescription(db, request, response, undefined, { feed: feed.name });
+    return response;
+  });
 }
 
 /** DELETE /prescriptions/{external_id}, mirrored on the local row when there is one. */
@@ -51,9 +55,10 @@ export function registerPrescriptionRemoteCommands(prescriptions: Command): void
     .argument('<file>', 'JSON: {"prescription": {...}} or the bare prescription')
     .option('--json', 'print the stored prescription as one JSON line')
     .action(async (file: string, options: { feed?: string; json?: boolean }) => {
-      const { client, feed } = feedOf(options.feed);
+      const config = loadConfig();
+      const feed = commandFeed(config, options.feed);
       const request = await readJsonFile(file, prescriptionFileSchema, 'prescription');
-      show(await sendPrescription(client, request, feed), options.json);
+      show(await sendPrescription(config, feed, request, createLogger({ level: config.LOG_LEVEL })), options.json);
     });
 
   withFeedOption(prescriptions.command('get'))

@@ -3,7 +3,7 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { resync } from '../sync/resync.js';
 import { operator } from './checkpoint.js';
-import { commandFeed, feedClient, withFeedOption } from './feed-context.js';
+import { commandFeed, currentSourceClient, feedRemote, withFeedOption } from './feed-context.js';
 import { printJson } from './output.js';
 import { withStore } from './store-context.js';
 
@@ -17,9 +17,12 @@ export function registerResyncCommand(program: Command): void {
       const selected = commandFeed(config, options.feed);
       const feed = selected.name;
       const log = createLogger({ level: config.LOG_LEVEL });
-      const client = feedClient(config, selected, log);
+      feedRemote(config, selected); // checked before anything is read or written
       const by = operator();
-      const summary = await withStore(config, ({ db }) => resync({ db, client, feed, by, log: log.child({ component: 'resync', feed }) }));
+      // its subscriptions at the feed's current source (currentSourceClient): the version the feed reads now
+      const summary = await withStore(config, async ({ db }) =>
+        resync({ db, client: await currentSourceClient(config, selected, db, log), feed, by, log: log.child({ component: 'resync', feed }) }),
+      );
       if (options.json) return printJson({ ...summary, by });
       process.stdout.write(
         `feed ${feed}: cursor restarted at the oldest retained event (was ${summary.from ?? '(beginning)'}, version ${summary.version}, by ${by}); ` +

@@ -8,8 +8,7 @@ import { resolveMigrationTarget } from '../sync/migration-target.js';
 import { migrateSubscriptions, type MigrationSummary } from '../sync/subscription-migration.js';
 import { operator } from './checkpoint.js';
 import { CliUsageError } from './errors.js';
-import { commandFeed, withFeedOption } from './feed-context.js';
-import { requireRemoteConfig } from './client-context.js';
+import { commandFeed, feedRemote, withFeedOption } from './feed-context.js';
 import { printJson } from './output.js';
 import { withStore } from './store-context.js';
 
@@ -43,9 +42,7 @@ export function registerSubscriptionsMigrateCommand(subscriptions: Command): voi
         throw new CliUsageError(`--to-base-url: ${error instanceof Error ? error.message : String(error)}`);
       }
       // the same account under both versions: the feed's own credentials
-      const remote = selected.baseUrl && selected.apiKey && selected.apiSecret
-        ? { baseUrl: selected.baseUrl, apiKey: selected.apiKey, apiSecret: selected.apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS }
-        : requireRemoteConfig(config);
+      const remote = feedRemote(config, selected);
       const log = createLogger({ level: config.LOG_LEVEL }).child({ component: 'subscriptions-migrate', feed });
       const clientOf = (baseUrl: string) => new IntakeClient({ ...remote, baseUrl, logger: log });
       const summary = await withStore(config, async ({ db }) => {
@@ -90,6 +87,9 @@ export function summaryText(s: MigrationSummary): string {
     `${s.cancelled} old cancelled, ${s.already_gone} already gone${s.released > 0 ? `, ${s.released} released without one` : ''}\n` +
     (s.complete
       ? `migration complete: the worker retires ${s.from} once it has read it to its end\n`
+      : s.awaiting_send > 0
+        ? `migration not complete: ${s.awaiting_send} prescription(s) sent through ${s.from} are not delivered yet (in flight when the ` +
+          `migration started): rerun the same command once the outbox has delivered them\n`
       : s.awaiting_old_subscription > 0
         ? `migration not complete: ${s.awaiting_old_subscription} prescription(s) await their old subscription (its id is not known until ` +
           `its first event under ${s.from} arrives; the worker keeps reading it): rerun the same command to cancel them and complete ` +

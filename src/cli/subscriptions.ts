@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createSubscriptionBodySchema, type Subscription } from '../intake/subscription.js';
-import { clientForFeedOption, withFeedOption } from './feed-context.js';
+import { loadConfig } from '../config.js';
+import { createLogger } from '../log.js';
+import { clientForFeedOption, commandFeed, currentSourceClient, withFeedOption } from './feed-context.js';
+import { withStore } from './store-context.js';
 import { printFields, printJson } from './output.js';
 import { registerSubscriptionsMigrateCommand } from './subscriptions-migrate.js';
 import { readJsonFile } from './read-json-file.js';
@@ -33,7 +36,12 @@ export function registerSubscriptionsCommands(program: Command): void {
     .action(async (file: string, options: { feed?: string; backfill?: boolean; json?: boolean }) => {
       const request = await readJsonFile(file, subscriptionFileSchema, 'subscription');
       if (options.backfill) request.backfill_previous_events = true;
-      show(await clientForFeedOption(options.feed).createSubscription(request), options.json);
+      const config = loadConfig();
+      const feed = commandFeed(config, options.feed);
+      const log = createLogger({ level: config.LOG_LEVEL });
+      // at the version the feed reads now: one created through a draining source would never be moved
+      const created = await withStore(config, async ({ db }) => (await currentSourceClient(config, feed, db, log)).createSubscription(request));
+      show(created, options.json);
     });
 
   withFeedOption(subscriptions.command('get'))

@@ -217,6 +217,11 @@ export const outbox = intakeSync.table(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * the base URL its request went through, fixed at its first claim from the feed's current source (0009): a
+     * send through a source that is draining afterwards joins that migration's set (subscription-migration.ts)
+     */
+    sentThrough: text('sent_through'),
   },
   (t) => [
     index('outbox_feed_pending_idx').on(t.feed, t.externalId, t.id).where(sql`state = 'pending'`),
@@ -271,7 +276,7 @@ export const subscriptionMigrations = intakeSync.table(
     /** the subscriptions to cancel once the new one exists (json array of ids) */
     oldSubscriptionIds: jsonb('old_subscription_ids').notNull(),
     newSubscriptionId: text('new_subscription_id'),
-    /** 'pending' | 'creating' (a POST may have been sent) | 'created' | 'awaiting_old_subscription' | 'released' | 'done' */
+    /** 'pending' | 'creating' (a POST may have been sent) | 'created' | 'awaiting_old_subscription' | 'released' | 'not_sent' | 'done' */
     state: text('state').notNull().default('pending'),
     /** a POST was sent again after an unknown outcome: the operator may hold a second new subscription */
     duplicatePossible: boolean('duplicate_possible').notNull().default(false),

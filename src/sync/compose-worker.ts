@@ -53,6 +53,11 @@ export interface ComposeWorkerOptions {
   client: Pick<IntakeClient, 'listEvents'>;
   /** the client the leader delivers the outbox with; no outbox delivery when omitted */
   outboxClient?: Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
+  /**
+   * the outbox's client for a recorded source's base URL: each row goes through the URL its claim read
+   * from the feed's sources (outbox-store.ts); without it every row goes through `outboxClient`
+   */
+  outboxClientFor?(baseUrl: string): Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
   settings: WorkerSettings;
   /** the feed's lease on the process's shared lock session (createFeedLeases); default: a lock session of its own */
   lease?: FeedLease;
@@ -69,8 +74,6 @@ export interface ComposeWorkerOptions {
     /** the feed's configured base URL (FEEDS_FILE or INTAKE_API_BASE_URL): must be a recorded source, if any */
     configuredBaseUrl: string;
     clientFor(baseUrl: string): Pick<IntakeClient, 'listEvents'>;
-    /** told the current source's base URL at each load: the outbox sends new prescriptions there */
-    onCurrentSource?(baseUrl: string): void;
   };
 }
 
@@ -149,7 +152,6 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
           loadSources: async () => {
             const recorded = await listFeedSources(database.db, feed);
             const planned = planSources(feed, sources.configuredBaseUrl, recorded);
-            sources.onCurrentSource?.(planned.find((source) => !source.draining)?.baseUrl ?? sources.configuredBaseUrl);
             state.sourcesLoaded(recorded.map((r) => ({ apiVersion: r.apiVersion, state: r.state })));
             return { sources: planned, signature: sourcesSignature(recorded) };
           },
@@ -168,6 +170,8 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
               db: database.db,
               feed: settings.feed,
               client: outboxClient,
+              ...(sources ? { configuredBaseUrl: sources.configuredBaseUrl } : {}),
+              ...(options.outboxClientFor ? { clientFor: options.outboxClientFor } : {}),
               // a row's retries follow the poll cadence: the first within about an interval, capped like the poller's backoff
               backoff: { baseMs: settings.pollIntervalMs, capMs: settings.pollBackoffMaxMs },
               random,

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
 import { namesOf, type StoreNames } from '../db/store-names.js';
 import { loadCheckpoint } from './checkpoint.js';
+import { finishedStatesSql } from './migration-progress.js';
 import type { LoadedCheckpoint } from './poller.js';
 import { SOURCE_STATES, type RecordedSource, type SourceState } from './source-plan.js';
 
@@ -25,6 +26,18 @@ function toState(value: unknown): SourceState {
 const selectSources = (n: StoreNames, feed: string) =>
   sql`select base_url, api_version, state, iterator, version, pages_applied, events_applied, migration_completed_at, draining_since, retired_at
       from ${n.feedSources} where feed = ${feed}::text order by created_at, base_url`;
+
+/**
+ * The base URL of the feed's current source (recorded by `subscriptions migrate`), or null when the feed
+ * never migrated: what every path that creates a subscription at the operator goes through.
+ */
+export async function currentSourceBaseUrl(db: Db, feed: string): Promise<string | null> {
+  const [row] = await queryRows<{ base_url: string }>(
+    db,
+    sql`select base_url from ${namesOf(db).feedSources} where feed = ${feed}::text and state = 'current'`,
+  );
+  return row?.base_url ?? null;
+}
 
 /** The feed's recorded sources, oldest first (none for a feed that never migrated). */
 export async function listFeedSources(db: Db, feed: string): Promise<FeedSourceRow[]> {
@@ -96,15 +109,32 @@ export async function loadDrainingPosition(db: Db, feed: string, baseUrl: string
 
 /**
  * Retires a draining source: only when its migration is complete and its position is still the one
- * the caller read to the end (a compare-and-set on the version). True when this call retired it.
+ * the caller read to the end (a compare-and-set on the version), and no outbox send went through it
+ * without a finished progress row of the migration (a late joiner the migration has not moved: see
+ * addLateJoiners). Such a send reopens the migration instead (migration_completed_at cleared, in the
+ * same statement): `status` and the next `subscriptions migrate` say it is not complete, and the rerun
+ * moves it. True when this call retired it.
  */
 export async function retireSource(db: Db, feed: string, baseUrl: string, expectedVersion: number): Promise<boolean> {
-  const rows = await queryRows<{ base_url: string }>(
+  const n = namesOf(db);
+  const progress = (finished: boolean) => sql`select 1 from ${n.subscriptionMigrations} m
+      where m.feed = o.feed and m.external_id = o.external_id
+        and m.target_version = (select c.api_version from ${n.feedSources} c where c.feed = o.feed and c.state = 'current')
+        and ${finished ? sql`m.state = any (${finishedStatesSql()}::text[])` : sql`true`}`;
+  // in flight, or a late joiner not finished (a delivered send with no row was local at the start: the set's business)
+  const unmoved = sql`exists (select 1 from ${n.outbox} o
+      where o.feed = ${feed}::text and o.kind = 'send' and o.sent_through = ${baseUrl}::text and o.state <> 'failed'
+        and (o.state = 'pending' or exists (${progress(false)})) and not exists (${progress(true)}))`;
+  const rows = await queryRows<{ state: string }>(
     db,
-    sql`update ${namesOf(db).feedSources} set state = 'retired', retired_at = now(), updated_at = now()
-        where feed = ${feed}::text and base_url = ${baseUrl}::text and state = 'draining'
-          and migration_completed_at is not null and version = ${expectedVersion}::bigint
-        returning base_url`,
+    sql`update ${n.feedSources} s set
+          state = case when ${unmoved} then s.state else 'retired' end,
+          retired_at = case when ${unmoved} then s.retired_at else now() end,
+          migration_completed_at = case when ${unmoved} then null else s.migration_completed_at end,
+          updated_at = now()
+        where s.feed = ${feed}::text and s.base_url = ${baseUrl}::text and s.state = 'draining'
+          and s.migration_completed_at is not null and s.version = ${expectedVersion}::bigint
+        returning s.state`,
   );
-  return rows.length === 1;
+  return rows[0]?.state === 'retired';
 }

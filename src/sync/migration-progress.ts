@@ -11,10 +11,14 @@ import type { PrescriptionIdentity } from '../intake/identity.js';
  * `released`: finished by `--release-awaiting` while awaiting: its new subscription publishes its
  * events; an old one, if it ever existed, is left active at the operator (a prescription registered
  * from fax or eRx may never have had one, and then no event would ever name it).
+ * `not_sent`: a late joiner (an outbox send through the old base URL, see addLateJoiners) whose every
+ * send failed: the operator never created it, so there is nothing to move (kept, not deleted, for audit).
  */
-export const MIGRATION_STATES = ['pending', 'creating', 'created', 'awaiting_old_subscription', 'released', 'done'] as const;
+export const MIGRATION_STATES = ['pending', 'creating', 'created', 'awaiting_old_subscription', 'released', 'not_sent', 'done'] as const;
 /** States that need nothing more: the migration is complete when every row is in one. */
-export const FINISHED_MIGRATION_STATES: readonly MigrationState[] = ['done', 'released'];
+export const FINISHED_MIGRATION_STATES: readonly MigrationState[] = ['done', 'released', 'not_sent'];
+/** The finished states as a SQL text[] literal. */
+export const finishedStatesSql = (): string => `{${FINISHED_MIGRATION_STATES.join(',')}}`;
 export const isFinishedMigrationState = (state: MigrationState): boolean => FINISHED_MIGRATION_STATES.includes(state);
 export type MigrationState = (typeof MIGRATION_STATES)[number];
 
@@ -73,6 +77,30 @@ export async function selectPrescriptionsToMove(
     .map(({ externalId, oldSubscriptionIds }) => ({ externalId, oldSubscriptionIds }));
 }
 
+/**
+ * Late joiners: every prescription an outbox send went through the old base URL for (claimed before the
+ * start, possibly still in flight then; or retried through it since: a send keeps its first URL) gets a
+ * pending progress row if it has none. Its prescription may not be local yet (the send in flight): such a
+ * row is not worked on (loadMigrationRows joins the local prescription) but keeps the migration incomplete.
+ * Then a row with no local prescription whose every send through the old URL failed ends `not_sent`.
+ * Run by the start (under the exclusive source lock: every claim through the old URL has committed) and
+ * by every rerun.
+ */
+export async function addLateJoiners(db: Pick<Db, 'execute'>, n: StoreNames, feed: string, oldBaseUrl: string, version: string): Promise<void> {
+  await db.execute(sql`insert into ${n.subscriptionMigrations} (feed, external_id, target_version, old_subscription_ids)
+    select distinct o.feed, o.external_id, ${version}::text, '[]'::jsonb from ${n.outbox} o
+    where o.feed = ${feed}::text and o.kind = 'send' and o.sent_through = ${oldBaseUrl}::text
+      -- a delivered one is local (recorded before it is settled): the set selected it already
+      and o.state = 'pending'
+    on conflict do nothing`);
+  await db.execute(sql`update ${n.subscriptionMigrations} m set state = 'not_sent', updated_at = now()
+    where m.feed = ${feed}::text and m.target_version = ${version}::text and m.state = 'pending'
+      and not exists (select 1 from ${n.prescriptions} p where p.feed = m.feed and p.external_id = m.external_id)
+      and exists (select 1 from ${n.outbox} o where o.feed = m.feed and o.external_id = m.external_id and o.kind = 'send' and o.sent_through = ${oldBaseUrl}::text)
+      and not exists (select 1 from ${n.outbox} o where o.feed = m.feed and o.external_id = m.external_id and o.kind = 'send'
+        and o.sent_through = ${oldBaseUrl}::text and o.state <> 'failed')`);
+}
+
 /** The progress rows of the migration to `version`, with each prescription's identity: the set fixed at its start. */
 export async function loadMigrationRows(db: Db, feed: string, version: string): Promise<MigrationRow[]> {
   const n = namesOf(db);
@@ -119,4 +147,16 @@ export async function countMigrationStates(db: Db, feed: string, version: string
         where feed = ${feed}::text and target_version = ${version}::text group by state`,
   );
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.count)]));
+}
+
+/** Late joiners not local yet: their send through the old URL is still in flight (or being retried). */
+export async function countAwaitingSend(db: Db, feed: string, version: string): Promise<number> {
+  const n = namesOf(db);
+  const [row] = await queryRows<{ count: unknown }>(
+    db,
+    sql`select count(*) as count from ${n.subscriptionMigrations} m
+        where m.feed = ${feed}::text and m.target_version = ${version}::text and m.state = 'pending'
+          and not exists (select 1 from ${n.prescriptions} p where p.feed = m.feed and p.external_id = m.external_id)`,
+  );
+  return Number(row?.count ?? 0);
 }

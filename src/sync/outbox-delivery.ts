@@ -13,11 +13,18 @@ import {
 } from './outbox-decisions.js';
 import { claimAttempt, failUnsent, settleRow, type Claim, type DueRow } from './outbox-store.js';
 
+export type OutboxClient = Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
+
 export interface OutboxDeliveryDeps {
   db: Db;
   /** the feed whose rows these are; `client` holds that feed's credentials */
   feed: string;
-  client: Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
+  /** the configured base URL's client: for a row with no URL fixed (no source recorded, none configured) */
+  client: OutboxClient;
+  /** the configured base URL: what a row goes through when the feed has no recorded current source */
+  configuredBaseUrl?: string;
+  /** the client for the base URL a claim fixed on the row (API version migration); default: `client` */
+  clientFor?(baseUrl: string): OutboxClient;
   backoff: OutboxBackoff;
   random: () => number;
   log: Logger;
@@ -39,7 +46,7 @@ export async function deliverRow(deps: OutboxDeliveryDeps, row: DueRow, signal: 
       return;
     }
   }
-  const claim = await claimAttempt(db, row.id);
+  const claim = await claimAttempt(db, row.id, deps.feed, deps.configuredBaseUrl ?? null);
   if (!claim) return;
   const outcome = await attempt(deps, row, claim, signal);
   const update = rowAfter(outcome, claim.attempt, deps.backoff, deps.random);
@@ -53,7 +60,9 @@ export async function deliverRow(deps: OutboxDeliveryDeps, row: DueRow, signal: 
 }
 
 async function attempt(deps: OutboxDeliveryDeps, row: DueRow, claim: Claim, signal: AbortSignal): Promise<DeliveryOutcome> {
-  const { db, client } = deps;
+  const { db } = deps;
+  // exactly the URL the claim fixed: a migration that started since sees this row through it
+  const client = claim.sentThrough !== null && deps.clientFor ? deps.clientFor(claim.sentThrough) : deps.client;
   try {
     if (row.kind === 'cancel') {
       const response = await client.cancelPrescription(row.externalId, { signal });

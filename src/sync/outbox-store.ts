@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
 import { namesOf } from '../db/store-names.js';
+import { sourceLockShared } from './source-lock.js';
 import type { OutboxKind, OutboxState, RowUpdate } from './outbox-decisions.js';
 
 // The outbox's SQL, each statement its own short transaction: nothing is held open across an
@@ -51,23 +52,37 @@ export async function dueRows(db: Db, feed: string, limit: number): Promise<DueR
 export interface Claim {
   attempt: number;
   wasInDoubt: boolean;
+  /** the base URL the request goes through (null: none recorded or configured: the default client) */
+  sentThrough: string | null;
 }
 
 /**
  * Records an attempt BEFORE its request is sent, committed: a process killed mid-request leaves the
  * row in doubt, so the next leader looks the external_id up before sending again. Null when the
  * row is no longer pending.
+ *
+ * It also fixes the base URL the request goes through, read from the database (never a value the
+ * worker was told at its last load of the sources): the feed's current source, else `configuredBaseUrl`.
+ * A send keeps the URL of its first claim for every retry (an attempt in doubt is looked up where it
+ * may have landed); a cancel goes through the current one. Two statements in one transaction: the
+ * shared source lock first (source-lock.ts), then the claim, whose snapshot sees any migration start
+ * the lock waited for.
  */
-export async function claimAttempt(db: Db, id: number): Promise<Claim | null> {
+export async function claimAttempt(db: Db, id: number, feed: string, configuredBaseUrl: string | null = null): Promise<Claim | null> {
   const n = namesOf(db);
-  const [row] = await queryRows<{ attempts: number; was_in_doubt: boolean }>(
-    db,
-    sql`update ${n.outbox} o set attempts = o.attempts + 1, in_doubt = true, last_attempt_at = now(), updated_at = now()
-        from (select id, in_doubt from ${n.outbox} where id = ${id} and state = 'pending' for update) before
-        where o.id = before.id
-        returning o.attempts, before.in_doubt as was_in_doubt`,
-  );
-  return row ? { attempt: Number(row.attempts), wasInDoubt: row.was_in_doubt } : null;
+  return db.transaction(async (tx) => {
+    await tx.execute(sourceLockShared(n, feed));
+    const [row] = await queryRows<{ attempts: number; was_in_doubt: boolean; sent_through: string | null }>(
+      tx,
+      sql`update ${n.outbox} o set attempts = o.attempts + 1, in_doubt = true, last_attempt_at = now(), updated_at = now(),
+            sent_through = case when o.kind = 'send' and o.sent_through is not null then o.sent_through
+              else coalesce((select s.base_url from ${n.feedSources} s where s.feed = o.feed and s.state = 'current'), ${configuredBaseUrl}::text) end
+          from (select id, in_doubt from ${n.outbox} where id = ${id} and feed = ${feed}::text and state = 'pending' for update) before
+          where o.id = before.id
+          returning o.attempts, before.in_doubt as was_in_doubt, o.sent_through`,
+    );
+    return row ? { attempt: Number(row.attempts), wasInDoubt: row.was_in_doubt, sentThrough: row.sent_through ?? null } : null;
+  });
 }
 
 /**

@@ -6,7 +6,10 @@ import { NotFoundError } from '../intake/errors/not-found-error.js';
 import { mayHaveBeenProcessed } from '../intake/retry-policy.js';
 import type { Logger } from '../log.js';
 import type { MigrationTarget } from './migration-target.js';
+import { sourceLockExclusive } from './source-lock.js';
 import {
+  addLateJoiners,
+  countAwaitingSend,
   countMigrationStates,
   discoverOldSubscriptions,
   FINISHED_MIGRATION_STATES,
@@ -42,6 +45,11 @@ export interface MigrationSummary {
    * its first old-version event arrived cancels the old subscription (dry run: how many have none known)
    */
   awaiting_old_subscription: number;
+  /**
+   * sent through the old base URL by the outbox and not delivered yet (in flight when the migration
+   * started): moved by a rerun once delivered; the migration stays incomplete until then
+   */
+  awaiting_send: number;
   /** finished by --release-awaiting without cancelling an old subscription (none was ever seen) */
   released: number;
   /** dry run: the external_ids that would be moved (identifiers only, never patient fields) */
@@ -74,8 +82,8 @@ export interface MigrateOptions {
 
 /**
  * Moves the feed's local prescriptions to the target version: when it starts, records the sources
- * (old draining, new current) and the set of prescriptions to move (a pending row each) in one
- * transaction; then, per row, creates the new subscription through the new base URL and cancels the
+ * (old draining, new current) and the set of prescriptions to move (a pending row each: the local ones
+ * and the outbox sends in flight through the old URL) in one transaction; then, per row, creates the new subscription through the new base URL and cancels the
  * old one(s). Reruns work through those rows only. Resumable: see the README, "API version migration".
  */
 export async function migrateSubscriptions(options: MigrateOptions): Promise<MigrationSummary> {
@@ -94,12 +102,14 @@ export async function migrateSubscriptions(options: MigrateOptions): Promise<Mig
     cancelled: 0,
     already_gone: 0,
     awaiting_old_subscription: 0,
+    awaiting_send: 0,
     released: 0,
     complete: false,
   };
   if (options.dryRun) return dryRun(options, summary);
 
   if (target.kind === 'start') await recordStart(options);
+  else await addLateJoiners(db, namesOf(db), feed, target.from.baseUrl, target.to.apiVersion);
   const rows = await loadMigrationRows(db, feed, target.to.apiVersion);
   summary.prescriptions = rows.length;
   summary.already_done = rows.filter((r) => isFinishedMigrationState(r.state)).length;
@@ -111,6 +121,7 @@ export async function migrateSubscriptions(options: MigrateOptions): Promise<Mig
     options.progress?.(done, rows.length, row.externalId, state);
   }
   summary.awaiting_old_subscription = (await countMigrationStates(db, feed, target.to.apiVersion)).awaiting_old_subscription ?? 0;
+  summary.awaiting_send = await countAwaitingSend(db, feed, target.to.apiVersion);
   summary.complete = await completeIfDone(db, feed, target);
   return summary;
 }
@@ -147,6 +158,8 @@ async function recordStart(options: MigrateOptions): Promise<void> {
   const n = namesOf(db);
   let count = 0;
   await db.transaction(async (tx) => {
+    // first: an outbox claim committed before this one sent through the old URL and is seen below; a later one reads the new source
+    await tx.execute(sourceLockExclusive(n, feed));
     await tx.execute(sql`insert into ${n.feedCheckpoints} (feed) values (${feed}::text) on conflict (feed) do nothing`);
     const [checkpoint] = await queryRows<{ iterator: string | null }>(
       tx,
@@ -174,6 +187,8 @@ async function recordStart(options: MigrateOptions): Promise<void> {
         select ${feed}::text, r.external_id, ${target.to.apiVersion}::text, r.old
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(external_id text, old jsonb)`);
     }
+    // and every send through the old URL still in flight: its automatic subscription is at the old version
+    await addLateJoiners(tx, n, feed, target.from.baseUrl, target.to.apiVersion);
   });
   options.log?.info({ feed, from: target.from.baseUrl, to: target.to.baseUrl, prescriptions: count }, 'subscriptions migrate: sources and progress recorded');
 }

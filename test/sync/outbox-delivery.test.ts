@@ -88,7 +88,7 @@ describe('outbox delivery', () => {
   test('killed after its POST landed (claimed, never settled): the next leader looks it up first', async () => {
     await send(3);
     const [row] = await dueRows(db, 'default', 10);
-    expect(await claimAttempt(db, row?.id ?? 0)).toEqual({ attempt: 1, wasInDoubt: false });
+    expect(await claimAttempt(db, row?.id ?? 0, 'default')).toEqual({ attempt: 1, wasInDoubt: false, sentThrough: null });
     await client.createPrescription(samplePrescription(3, { prefix: 'obx' })); // the request that landed
     await deliverDue();
     expect((await rows()).map((r) => [r.state, r.attempts, r.response_status])).toEqual([['delivered', 2, 200]]);
@@ -99,7 +99,7 @@ describe('outbox delivery', () => {
     await client.createPrescription({ ...samplePrescription(4, { prefix: 'obx' }), written_date: '2020-01-01' });
     await send(4);
     const [row] = await dueRows(db, 'default', 10);
-    await claimAttempt(db, row?.id ?? 0);
+    await claimAttempt(db, row?.id ?? 0, 'default');
     await deliverDue();
     const [settled] = await rows();
     expect(settled).toMatchObject({ state: 'failed', response_status: 422 });

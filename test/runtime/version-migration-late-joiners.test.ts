@@ -1,0 +1,281 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { sql } from 'drizzle-orm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/connection.js';
+import { IntakeClient } from '../../src/intake/client.js';
+import type { PrescriptionRequest } from '../../src/intake/prescription.js';
+import { ManualClock } from '../../src/sandbox/clock.js';
+import { sampleIdentity, samplePrescription } from '../../src/sandbox/fixtures.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
+import { listFeedSources, retireSource } from '../../src/sync/feed-sources.js';
+import { recordSentPrescription } from '../../src/sync/local-prescriptions.js';
+import { deliverRow, type OutboxDeliveryDeps } from '../../src/sync/outbox-delivery.js';
+import { dueRows } from '../../src/sync/outbox-store.js';
+import type { SyncWorker } from '../../src/sync/worker.js';
+import { WorkerState } from '../../src/sync/worker-state.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { waitFor } from './helpers/wait-for.js';
+import { spawnCli, type WorkerProcess } from './helpers/worker-process.js';
+
+/**
+ * Subscriptions created through the OLD version after a migration started: the outbox claim fixes the
+ * URL it sends through from the database under the source lock, a send in flight through the old URL
+ * joins the migration's set (and keeps the old source from retiring), and the CLI's creating commands
+ * go through the feed's current source while the old URL is still configured.
+ */
+const MINUTE = 60_000;
+const V1 = '2024-12-10';
+const V2 = '2025-06-01';
+const FEED = 'default';
+const silent = pino({ level: 'silent' });
+const settings: WorkerSettings = {
+  feed: FEED,
+  pageLimit: 3,
+  pollIntervalMs: 20,
+  pollBackoffMaxMs: 200,
+  leaseRetryMs: 100,
+  leaseTtlMs: 10_000,
+  drainMaxFailures: 3,
+  stopWaitMs: 5_000,
+};
+const hasPostgres = await postgresReachable();
+
+interface World {
+  clock: ManualClock;
+  sandbox: Sandbox;
+  test: TestDatabase;
+  env: Record<string, string>;
+  client(version: string): IntakeClient;
+  children: WorkerProcess[];
+  worker?: SyncWorker;
+  running?: Promise<void>;
+  dir?: string;
+}
+let world: World | undefined;
+
+async function start(label: string): Promise<World> {
+  const clock = new ManualClock(Date.UTC(2025, 0, 1));
+  const sandbox = await startSandbox({ clock, versions: [V1, V2], versionListing: 'separate' });
+  const [credential] = sandbox.credentials;
+  const clients = new Map<string, IntakeClient>();
+  const client = (version: string) => {
+    if (!clients.has(version)) clients.set(version, new IntakeClient({ baseUrl: sandbox.baseUrlFor(version), apiKey: credential!.key, apiSecret: credential!.secret }));
+    return clients.get(version)!;
+  };
+  const test = await createTestDatabase(label);
+  const env = {
+    DATABASE_URL: test.url ?? '',
+    // the OLD version stays configured throughout: the operator has not edited the config yet
+    INTAKE_API_BASE_URL: sandbox.baseUrlFor(V1),
+    INTAKE_API_KEY: credential!.key,
+    INTAKE_API_SECRET: credential!.secret,
+    HTTP_TIMEOUT_MS: '120000',
+  };
+  world = { clock, sandbox, test, env, client, children: [] };
+  return world;
+}
+
+afterEach(async () => {
+  for (const child of world?.children ?? []) {
+    // only the processes this file started, by pid
+    if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
+    await child.exited;
+  }
+  await world?.worker?.stop();
+  await world?.running;
+  await world?.sandbox.close();
+  await world?.test.drop();
+  if (world?.dir) rmSync(world.dir, { recursive: true, force: true });
+  world = undefined;
+});
+
+const clientOfUrl = (w: World) => (baseUrl: string) => (baseUrl === w.sandbox.baseUrlFor(V2) ? w.client(V2) : w.client(V1));
+
+/** The worker with its outbox, configured with the old URL and never told anything about the sources. */
+function runWorker(w: World): void {
+  w.worker = composeWorker({
+    database: w.test.database,
+    databaseUrl: w.test.url,
+    client: w.client(V1),
+    outboxClient: w.client(V1),
+    outboxClientFor: clientOfUrl(w),
+    settings,
+    state: new WorkerState({ now: () => Date.now() }),
+    log: silent,
+    sources: { configuredBaseUrl: w.sandbox.baseUrlFor(V1), clientFor: clientOfUrl(w) },
+  });
+  w.running = w.worker.run();
+}
+
+/** The outbox's delivery of one feed, without a worker (so without any load of the sources). */
+const delivery = (w: World): OutboxDeliveryDeps => ({
+  db: w.test.database.db,
+  feed: FEED,
+  client: w.client(V1),
+  configuredBaseUrl: w.sandbox.baseUrlFor(V1),
+  clientFor: clientOfUrl(w),
+  backoff: { baseMs: 60_000, capMs: 60_000 },
+  random: () => 0.5,
+  log: silent,
+});
+
+async function deliverDue(w: World): Promise<void> {
+  for (const row of await dueRows(w.test.database.db, FEED, 10)) await deliverRow(delivery(w), row, new AbortController().signal);
+}
+
+function cliProcess(w: World, args: string[]): WorkerProcess {
+  const child = spawnCli(args, w.env);
+  w.children.push(child);
+  return child;
+}
+
+const migrate = (w: World, extra: string[] = []) => cliProcess(w, ['subscriptions', 'migrate', '--to-base-url', w.sandbox.baseUrlFor(V2), ...extra]);
+
+async function finished(child: WorkerProcess) {
+  const code = await child.exited;
+  return { code, stdout: child.stdout(), stderr: child.logs().map((l) => (typeof l.raw === 'string' ? l.raw : JSON.stringify(l))).join('\n') };
+}
+
+const rows = <T extends Record<string, unknown>>(w: World, query: ReturnType<typeof sql>) => queryRows<T>(w.test.database.db, query);
+const progress = async (w: World) =>
+  (await rows<{ external_id: string; state: string }>(w, sql`select external_id, state from intake_sync.subscription_migrations order by external_id`)).map(
+    (r) => `${r.external_id}:${r.state}`,
+  );
+const sourceStates = async (w: World) => (await listFeedSources(w.test.database.db, FEED)).map((s) => `${s.apiVersion}:${s.state}`);
+const enqueue = (w: World, request: PrescriptionRequest) => w.test.database.db.execute(sql`select intake_sync.send_prescription(${JSON.stringify(request)}::jsonb)`);
+const outboxRows = (w: World) =>
+  rows<{ external_id: string; state: string; sent_through: string | null }>(w, sql`select external_id, state, sent_through from intake_sync.outbox order by id`);
+
+function tenantOf(w: World) {
+  const [credential] = w.sandbox.credentials;
+  return w.sandbox.store.authenticate(credential!.key, credential!.secret)!;
+}
+
+/** The operator's truth: each prescription's subscriptions as `version:active|cancelled`. */
+function operatorSubscriptions(w: World): Record<string, string[]> {
+  const tenant = tenantOf(w);
+  const result: Record<string, string[]> = {};
+  for (const record of tenant.prescriptions.values()) {
+    result[record.externalId] = tenant
+      .subscriptionsWithKey(record.identityKey)
+      .map((s) => `${s.apiVersion}:${s.cancelledAt === null ? 'active' : 'cancelled'}`)
+      .sort();
+  }
+  return result;
+}
+
+/** Sent through V1 before the migration, recorded with its subscription. */
+async function sendKnown(w: World, request: PrescriptionRequest): Promise<void> {
+  const response = await w.client(V1).createPrescription(request);
+  const tenant = tenantOf(w);
+  const record = [...tenant.prescriptions.values()].find((p) => p.externalId === request.external_id)!;
+  await recordSentPrescription(w.test.database.db, request, response, tenant.subscriptionsWithKey(record.identityKey)[0]!.id);
+}
+
+describe.skipIf(!hasPostgres)('a migration and the subscriptions created through the old version', () => {
+  it('(a) an outbox send through the old URL in flight at the start joins the set; the old source retires only after a rerun moved it', async () => {
+    const w = await start('vm_late_inflight');
+    await sendKnown(w, samplePrescription(0, { prefix: 'lj' }));
+    w.clock.advance(5 * MINUTE);
+    runWorker(w);
+
+    // the outbox's POST of lj-1 through V1: applied by the operator, its answer held
+    const inFlight = w.sandbox.hold({ method: 'POST', resource: 'prescriptions', version: V1, nth: 1, phase: 'after' });
+    await enqueue(w, samplePrescription(1, { prefix: 'lj' }));
+    await inFlight.reached;
+    expect(await outboxRows(w)).toEqual([{ external_id: 'lj-1', state: 'pending', sent_through: w.sandbox.baseUrlFor(V1) }]);
+
+    // the migration moves its fixed set, but lj-1 (not local yet) keeps it open
+    const first = await finished(migrate(w, ['--json']));
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ prescriptions: 1, created: 1, cancelled: 1, awaiting_send: 1, complete: false });
+    expect(await progress(w)).toEqual(['lj-0:done', 'lj-1:pending']);
+
+    inFlight.release();
+    await waitFor(async () => (await outboxRows(w))[0]?.state === 'delivered', { timeoutMs: 10_000, what: "lj-1's send delivered" });
+    expect(operatorSubscriptions(w)['lj-1']).toEqual([`${V1}:active`]);
+
+    // its accepted event comes under V1 (its automatic subscription): V1 is still read, and not retired
+    w.clock.advance(5 * MINUTE);
+    await waitFor(
+      async () =>
+        (await rows(w, sql`select 1 from intake_sync.events e join intake_sync.prescriptions p on p.id = e.prescription_id
+          where p.external_id = 'lj-1' and e.api_version = ${V1}`)).length === 1,
+      { timeoutMs: 10_000, what: "lj-1's V1 event" },
+    );
+    const polled = w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0;
+    await waitFor(() => (w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0) > polled + 5, { timeoutMs: 10_000, what: 'more V1 polls' });
+    expect(await sourceStates(w)).toEqual([`${V1}:draining`, `${V2}:current`]);
+
+    const rerun = await finished(migrate(w, ['--json']));
+    expect(rerun.code).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ prescriptions: 2, already_done: 1, created: 1, cancelled: 1, awaiting_send: 0, complete: true });
+    expect(await progress(w)).toEqual(['lj-0:done', 'lj-1:done']);
+    await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
+    expect(operatorSubscriptions(w)).toEqual({ 'lj-0': [`${V1}:cancelled`, `${V2}:active`], 'lj-1': [`${V1}:cancelled`, `${V2}:active`] });
+  }, 60_000);
+
+  it('(b) an outbox send claimed after the start goes through the new URL, with no worker ever told of the sources', async () => {
+    const w = await start('vm_late_claim');
+    await sendKnown(w, samplePrescription(0, { prefix: 'nc' }));
+    expect((await finished(migrate(w))).code).toBe(0);
+
+    await enqueue(w, samplePrescription(1, { prefix: 'nc' }));
+    await deliverDue(w);
+    expect(await outboxRows(w)).toEqual([{ external_id: 'nc-1', state: 'delivered', sent_through: w.sandbox.baseUrlFor(V2) }]);
+    expect(operatorSubscriptions(w)['nc-1']).toEqual([`${V2}:active`]);
+  }, 60_000);
+
+  it('(c) prescriptions send and subscriptions create after the start, the old URL still configured, create at the new version', async () => {
+    const w = await start('vm_late_cli');
+    await sendKnown(w, samplePrescription(0, { prefix: 'cs' }));
+    expect((await finished(migrate(w))).code).toBe(0);
+    w.dir = mkdtempSync(join(tmpdir(), 'vm-late-cli-'));
+    const prescriptionFile = join(w.dir, 'p.json');
+    writeFileSync(prescriptionFile, JSON.stringify({ prescription: samplePrescription(1, { prefix: 'cs' }) }));
+    const subscriptionFile = join(w.dir, 's.json');
+    writeFileSync(subscriptionFile, JSON.stringify(sampleIdentity(700)));
+
+    const sent = await finished(cliProcess(w, ['prescriptions', 'send', prescriptionFile, '--json']));
+    expect(sent.code).toBe(0);
+    expect(operatorSubscriptions(w)['cs-1']).toEqual([`${V2}:active`]);
+    expect(await rows(w, sql`select 1 from intake_sync.prescriptions where external_id = 'cs-1'`)).toHaveLength(1);
+
+    const created = await finished(cliProcess(w, ['subscriptions', 'create', subscriptionFile, '--json']));
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ api_version: V2 });
+  }, 60_000);
+
+  it('(d) a send through the old URL that finally fails does not keep the migration open; a send with no progress row keeps the old source', async () => {
+    const w = await start('vm_late_failed');
+    await sendKnown(w, samplePrescription(0, { prefix: 'fd' }));
+    // the operator already holds somebody else's prescription under fd-1: our send is refused (422)
+    await w.client(V1).createPrescription({ ...samplePrescription(1, { prefix: 'fd' }), written_date: '2020-01-01' });
+    await enqueue(w, samplePrescription(1, { prefix: 'fd' }));
+    const held = w.sandbox.hold({ method: 'POST', resource: 'prescriptions', version: V1, nth: 1, phase: 'before' });
+    const delivering = deliverDue(w);
+    await held.reached;
+
+    const first = await finished(migrate(w, ['--json']));
+    expect(JSON.parse(first.stdout)).toMatchObject({ awaiting_send: 1, complete: false });
+    held.release();
+    await delivering;
+    expect(await outboxRows(w)).toMatchObject([{ external_id: 'fd-1', state: 'failed', sent_through: w.sandbox.baseUrlFor(V1) }]);
+
+    const rerun = await finished(migrate(w, ['--json']));
+    expect(rerun.code).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ awaiting_send: 0, complete: true });
+    expect(await progress(w)).toEqual(['fd-0:done', 'fd-1:not_sent']);
+
+    // the guard: a send in flight through V1 that no progress row covers reopens the migration instead of retiring V1
+    await w.test.database.db.execute(sql`insert into intake_sync.outbox (external_id, kind, body, sent_through, attempts, in_doubt)
+      values ('fd-2', 'send', '{}'::jsonb, ${w.sandbox.baseUrlFor(V1)}, 1, true)`);
+    const draining = (await listFeedSources(w.test.database.db, FEED)).find((s) => s.state === 'draining')!;
+    expect(await retireSource(w.test.database.db, FEED, draining.baseUrl, draining.version)).toBe(false);
+    expect((await listFeedSources(w.test.database.db, FEED)).find((s) => s.apiVersion === V1)).toMatchObject({ state: 'draining', migrationCompletedAt: null });
+  }, 60_000);
+});
