@@ -20,6 +20,11 @@ export interface RequestHold {
   reached: Promise<void>;
   /** lets the request go on (its client may be gone: then nothing is answered) */
   release(): void;
+  /**
+   * phase before: the operator never sees it (the route does not run, the socket is closed), so a
+   * test that killed its client knows it was not applied later, once released
+   */
+  drop(): void;
 }
 
 interface Entry {
@@ -28,6 +33,7 @@ interface Entry {
   reach: () => void;
   release: () => void;
   released: Promise<void>;
+  dropped: boolean;
   hold: RequestHold;
 }
 
@@ -40,16 +46,32 @@ export class RequestHolds {
     let release = () => {};
     const reached = new Promise<void>((resolve) => (reach = resolve));
     const released = new Promise<void>((resolve) => (release = resolve));
-    const entry: Entry = { rule, seen: 0, reach, release, released, hold: { reached, release: () => release() } };
+    const entry: Entry = {
+      rule,
+      seen: 0,
+      reach,
+      release,
+      released,
+      dropped: false,
+      hold: {
+        reached,
+        release: () => release(),
+        drop: () => {
+          entry.dropped = true;
+          release();
+        },
+      },
+    };
     this.entries.add(entry);
     return entry.hold;
   }
 
   /**
    * Counts the request against every hold; for the one it is the nth of, waits (before) or defers
-   * the answer (after: `res.end` waits for the release). Resolves when the route may run.
+   * the answer (after: `res.end` waits for the release). Resolves true when the route may run, false
+   * when a held request was dropped (its socket is closed).
    */
-  async gate(method: string, version: string, resource: string, res: ServerResponse): Promise<void> {
+  async gate(method: string, version: string, resource: string, res: ServerResponse): Promise<boolean> {
     for (const entry of this.entries) {
       const { rule } = entry;
       if (rule.method !== method || rule.resource !== resource || (rule.version !== undefined && rule.version !== version)) continue;
@@ -58,6 +80,10 @@ export class RequestHolds {
       if (rule.phase === 'before') {
         entry.reach();
         await entry.released;
+        if (entry.dropped) {
+          res.destroy();
+          return false;
+        }
         continue;
       }
       const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
@@ -67,6 +93,7 @@ export class RequestHolds {
         return res;
       };
     }
+    return true;
   }
 
   /** The simulator closes: every hold lets go. */

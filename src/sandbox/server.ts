@@ -114,8 +114,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (segments.some((s) => s === undefined)) return sendError(res, 400, 'malformed percent-encoding in path');
     const [resource, ...rest] = segments as string[];
     store.countRequest(apiVersion, resource ?? '');
-    await holds.gate(req.method ?? 'GET', apiVersion, resource ?? '', res);
-    if (closing) return;
+    const proceed = await holds.gate(req.method ?? 'GET', apiVersion, resource ?? '', res);
+    if (!proceed || closing) return;
     const ctx: RouteContext = { req, res, url, tenant, store, faults, apiVersion };
     if (resource === 'events') return routeEvents(ctx, rest);
     if (resource === 'prescriptions') return routePrescriptions(ctx, rest);
