@@ -41,9 +41,14 @@ export function feedClient(config: Config, feed: FeedConfig, logger?: Logger): I
  * started would never be moved, its events unread once the old source retires.
  */
 export async function currentSourceClient(config: Config, feed: FeedConfig, db: Db, logger?: Logger): Promise<IntakeClient> {
+  return (await currentSource(config, feed, db, logger)).client;
+}
+
+/** currentSourceClient with the base URL it reads, for a caller that must know where a request went. */
+export async function currentSource(config: Config, feed: FeedConfig, db: Db, logger?: Logger): Promise<{ client: IntakeClient; baseUrl: string }> {
   const remote = feedRemote(config, feed);
-  const current = await currentSourceBaseUrl(db, feed.name);
-  return new IntakeClient({ ...remote, baseUrl: current ?? remote.baseUrl, logger });
+  const baseUrl = (await currentSourceBaseUrl(db, feed.name)) ?? remote.baseUrl;
+  return { client: new IntakeClient({ ...remote, baseUrl, logger }), baseUrl };
 }
 
 /** For remote-only commands: the client of the feed `--feed` names, environment parsed once, logs (retries) on stderr. */

@@ -10,7 +10,8 @@ import { loadConfig, type Config } from '../config.js';
 import type { FeedConfig } from '../feeds-file.js';
 import { createLogger, type Logger } from '../log.js';
 import { markCancellationRequested, recordSentPrescription } from '../sync/local-prescriptions.js';
-import { commandFeed, currentSourceClient, feedClient, withFeedOption } from './feed-context.js';
+import { joinMigrationAfterSend } from '../sync/migration-join.js';
+import { commandFeed, currentSource, feedClient, withFeedOption } from './feed-context.js';
 import { withStore } from './store-context.js';
 import { printFields, printJson } from './output.js';
 import { readJsonFile } from './read-json-file.js';
@@ -31,9 +32,16 @@ export const prescriptionFileSchema = z.preprocess(
  */
 export async function sendPrescription(config: Config, feed: FeedConfig, request: PrescriptionRequest, logger?: Logger): Promise<PrescriptionResponse> {
   return withStore(config, async ({ db }) => {
-    const client = await currentSourceClient(config, feed, db, logger);
+    const { client, baseUrl } = await currentSource(config, feed, db, logger);
     const response = await client.createPrescription(request);
     await recordSentPrescription(db, request, response, undefined, { feed: feed.name });
+    // a migration that started during the POST left its automatic subscription at the old version
+    if (await joinMigrationAfterSend(db, feed.name, baseUrl, request.external_id)) {
+      process.stderr.write(
+        `intake-sync: external_id ${request.external_id} was sent through ${baseUrl} while feed ${feed.name} moved to another version: ` +
+          `it joined the migration; rerun 'intake-sync subscriptions migrate' to move its subscription\n`,
+      );
+    }
     return response;
   });
 }

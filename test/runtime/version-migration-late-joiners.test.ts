@@ -250,6 +250,45 @@ describe.skipIf(!hasPostgres)('a migration and the subscriptions created through
     expect(JSON.parse(created.stdout)).toMatchObject({ api_version: V2 });
   }, 60_000);
 
+  it('(e) a CLI prescriptions send through the old URL in flight while a migration starts and completes joins it; the old source is read again until a rerun moves it', async () => {
+    const w = await start('vm_late_cli_send');
+    await sendKnown(w, samplePrescription(0, { prefix: 'cf' }));
+    runWorker(w);
+    w.dir = mkdtempSync(join(tmpdir(), 'vm-late-cli-send-'));
+    const file = join(w.dir, 'p.json');
+    writeFileSync(file, JSON.stringify({ prescription: samplePrescription(1, { prefix: 'cf' }) }));
+
+    // the CLI's POST through V1 (no source recorded yet: the configured URL) is applied, its answer held
+    const held = w.sandbox.hold({ method: 'POST', resource: 'prescriptions', version: V1, nth: 1, phase: 'after' });
+    const sending = cliProcess(w, ['prescriptions', 'send', file, '--json']);
+    await Promise.race([held.reached, sending.exited.then((code) => Promise.reject(new Error(`send exited ${String(code)} before the hold`)))]);
+    // meanwhile a whole migration: cf-1 is not local, so not in its set; V1 retires
+    const first = await finished(migrate(w, ['--json']));
+    expect(JSON.parse(first.stdout)).toMatchObject({ prescriptions: 1, complete: true });
+    await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
+
+    held.release();
+    const sent = await finished(sending);
+    expect(sent.code).toBe(0);
+    expect(sent.stderr).toContain(`external_id cf-1 was sent through ${w.sandbox.baseUrlFor(V1)} while feed default moved to another version`);
+    expect(await sourceStates(w)).toEqual([`${V1}:draining`, `${V2}:current`]);
+    expect(await progress(w)).toEqual(['cf-0:done', 'cf-1:pending']);
+
+    // its accepted event comes under V1 only (its automatic subscription): the reopened source is read again
+    w.clock.advance(5 * MINUTE);
+    await waitFor(
+      async () =>
+        (await rows(w, sql`select 1 from intake_sync.events e join intake_sync.prescriptions p on p.id = e.prescription_id
+          where p.external_id = 'cf-1' and e.api_version = ${V1}`)).length === 1,
+      { timeoutMs: 10_000, what: "cf-1's V1 event" },
+    );
+    const rerun = await finished(migrate(w, ['--json']));
+    expect(rerun.code).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ created: 1, cancelled: 1, complete: true });
+    expect(operatorSubscriptions(w)['cf-1']).toEqual([`${V1}:cancelled`, `${V2}:active`]);
+    await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired again' });
+  }, 60_000);
+
   it('(d) a send through the old URL that finally fails does not keep the migration open; a send with no progress row keeps the old source', async () => {
     const w = await start('vm_late_failed');
     await sendKnown(w, samplePrescription(0, { prefix: 'fd' }));
