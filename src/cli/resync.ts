@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
+import { listFeedSources } from '../sync/feed-sources.js';
 import { resync } from '../sync/resync.js';
+import { CliUsageError } from './errors.js';
 import { operator } from './checkpoint.js';
 import { commandFeed, currentSourceClient, feedRemote, withFeedOption } from './feed-context.js';
 import { printJson } from './output.js';
@@ -20,9 +22,17 @@ export function registerResyncCommand(program: Command): void {
       feedRemote(config, selected); // checked before anything is read or written
       const by = operator();
       // its subscriptions at the feed's current source (currentSourceClient): the version the feed reads now
-      const summary = await withStore(config, async ({ db }) =>
-        resync({ db, client: await currentSourceClient(config, selected, db, log), feed, by, log: log.child({ component: 'resync', feed }) }),
-      );
+      const summary = await withStore(config, async ({ db }) => {
+        // the draining source's position and its subscriptions are the migration's: finish it first
+        const draining = (await listFeedSources(db, feed)).filter((s) => s.state === 'draining');
+        if (draining.length > 0) {
+          throw new CliUsageError(
+            `resync: feed ${feed} is migrating API versions (${draining.map((s) => s.baseUrl).join(', ')} still draining); ` +
+              `finish 'intake-sync subscriptions migrate' first (README "API version migration")`,
+          );
+        }
+        return resync({ db, client: await currentSourceClient(config, selected, db, log), feed, by, log: log.child({ component: 'resync', feed }) });
+      });
       if (options.json) return printJson({ ...summary, by });
       process.stdout.write(
         `feed ${feed}: cursor restarted at the oldest retained event (was ${summary.from ?? '(beginning)'}, version ${summary.version}, by ${by}); ` +

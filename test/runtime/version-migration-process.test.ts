@@ -238,6 +238,10 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
       by_state: { done: 1, awaiting_old_subscription: 1 },
       awaiting_old_subscription: 1,
     });
+    // resync would restart the current position and re-subscribe: refused while the old source drains
+    const resync = await finished(cliProcess(w, ['resync']));
+    expect(resync.code).toBe(2);
+    expect(resync.stderr).toMatch(/resync: feed default is migrating API versions \(.*2024-12-10 still draining\); finish 'intake-sync subscriptions migrate' first/);
     const statusText = await finished(cliProcess(w, ['status']));
     expect(statusText.stdout).toMatch(/^migration {7}to 2025-06-01: .*1 await their old subscription: rerun 'subscriptions migrate'/m);
 
