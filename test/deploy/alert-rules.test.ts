@@ -40,6 +40,7 @@ describe('deploy/prometheus/alerts.yaml', () => {
         'IntakeSyncInstanceDown',
         'IntakeSyncLagGrowing',
         'IntakeSyncLeaseFlapping',
+        'IntakeSyncMigrationUnfinished',
         'IntakeSyncMultipleLeaders',
         'IntakeSyncNoLeader',
         'IntakeSyncNoProgress',
