@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
 import { namesOf, type StoreNames } from '../db/store-names.js';
 import type { PrescriptionIdentity } from '../intake/identity.js';
+import { identityFromRow } from './identity-row.js';
 
 /**
  * Per-prescription states of `subscriptions migrate`, each committed before the request it announces.
@@ -34,17 +35,6 @@ export interface MigrationRow {
 }
 
 const json = <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T));
-
-const identityOf = (r: Record<string, unknown>): PrescriptionIdentity => ({
-  patient_first_name: r.patient_first_name as string,
-  patient_last_name: r.patient_last_name as string,
-  patient_state: r.patient_state as string,
-  patient_dob: r.patient_dob as string,
-  prescriber_npi: r.prescriber_npi as string,
-  written_date: r.written_date as string,
-  drug_ndc: r.drug_ndc as string,
-  erx_message_id: (r.erx_message_id as string | null) ?? null,
-});
 
 /**
  * The feed's prescriptions to move when a migration starts: every local one, with the old
@@ -116,7 +106,7 @@ export async function loadMigrationRows(db: Db, feed: string, version: string): 
   return rows.map((r) => ({
     prescriptionId: Number(r.id),
     externalId: r.external_id as string,
-    identity: identityOf(r),
+    identity: identityFromRow(r),
     oldSubscriptionIds: json<string[] | null>(r.old_subscription_ids) ?? [],
     state: r.state as MigrationState,
     newSubscriptionId: (r.new_subscription_id as string | null) ?? null,

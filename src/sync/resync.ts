@@ -7,6 +7,7 @@ import type { PrescriptionIdentity } from '../intake/identity.js';
 import type { Logger } from '../log.js';
 import { resetCheckpoint } from './checkpoint.js';
 import { setSubscriptionId } from './local-prescriptions.js';
+import { identityFromRow } from './identity-row.js';
 import { STATUS_RANKS } from './status.js';
 
 /** Ranks after which nothing more is expected: a prescription there is not re-subscribed. */
@@ -108,16 +109,7 @@ async function loadCandidates(db: Db, feed: string): Promise<{ candidates: Candi
     }
     candidates.push({
       external_id: r.external_id as string,
-      identity: {
-        patient_first_name: r.patient_first_name as string,
-        patient_last_name: r.patient_last_name as string,
-        patient_state: r.patient_state as string,
-        patient_dob: r.patient_dob as string,
-        prescriber_npi: r.prescriber_npi as string,
-        written_date: r.written_date as string,
-        drug_ndc: r.drug_ndc as string,
-        erx_message_id: (r.erx_message_id as string | null) ?? null,
-      },
+      identity: identityFromRow(r),
       old_subscriptions: ((typeof r.old_subscriptions === 'string' ? JSON.parse(r.old_subscriptions) : r.old_subscriptions) as string[] | null) ?? [],
     });
   }

@@ -1,25 +1,34 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/connection.js';
-import { IntakeClient } from '../../src/intake/client.js';
 import type { PrescriptionRequest } from '../../src/intake/prescription.js';
-import { ManualClock } from '../../src/sandbox/clock.js';
 import { sampleIdentity, samplePrescription } from '../../src/sandbox/fixtures.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
 import { listFeedSources, retireSource } from '../../src/sync/feed-sources.js';
-import { recordSentPrescription } from '../../src/sync/local-prescriptions.js';
 import { deliverRow, type OutboxDeliveryDeps } from '../../src/sync/outbox-delivery.js';
 import { dueRows } from '../../src/sync/outbox-store.js';
-import type { SyncWorker } from '../../src/sync/worker.js';
-import { WorkerState } from '../../src/sync/worker-state.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { postgresReachable } from '../helpers/db.js';
+import {
+  cliProcess,
+  FEED,
+  finished,
+  migrate,
+  MINUTE,
+  operatorSubscriptions,
+  progress,
+  rows,
+  runMigrationWorker,
+  sendThroughV1,
+  sourceStates,
+  startMigrationWorld,
+  stopMigrationWorld,
+  V1,
+  V2,
+  type MigrationWorld,
+} from './helpers/migration-world.js';
 import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, type WorkerProcess } from './helpers/worker-process.js';
 
 /**
  * Subscriptions created through the OLD version after a migration started: the outbox claim fixes the
@@ -27,89 +36,22 @@ import { spawnCli, type WorkerProcess } from './helpers/worker-process.js';
  * joins the migration's set (and keeps the old source from retiring), and the CLI's creating commands
  * go through the feed's current source while the old URL is still configured.
  */
-const MINUTE = 60_000;
-const V1 = '2024-12-10';
-const V2 = '2025-06-01';
-const FEED = 'default';
 const silent = pino({ level: 'silent' });
-const settings: WorkerSettings = {
-  feed: FEED,
-  pageLimit: 3,
-  pollIntervalMs: 20,
-  pollBackoffMaxMs: 200,
-  leaseRetryMs: 100,
-  leaseTtlMs: 10_000,
-  drainMaxFailures: 3,
-  stopWaitMs: 5_000,
-};
 const hasPostgres = await postgresReachable();
 
-interface World {
-  clock: ManualClock;
-  sandbox: Sandbox;
-  test: TestDatabase;
-  env: Record<string, string>;
-  client(version: string): IntakeClient;
-  children: WorkerProcess[];
-  worker?: SyncWorker;
-  running?: Promise<void>;
-  dir?: string;
-}
+type World = MigrationWorld;
 let world: World | undefined;
-
-async function start(label: string): Promise<World> {
-  const clock = new ManualClock(Date.UTC(2025, 0, 1));
-  const sandbox = await startSandbox({ clock, versions: [V1, V2], versionListing: 'separate' });
-  const [credential] = sandbox.credentials;
-  const clients = new Map<string, IntakeClient>();
-  const client = (version: string) => {
-    if (!clients.has(version)) clients.set(version, new IntakeClient({ baseUrl: sandbox.baseUrlFor(version), apiKey: credential!.key, apiSecret: credential!.secret }));
-    return clients.get(version)!;
-  };
-  const test = await createTestDatabase(label);
-  const env = {
-    DATABASE_URL: test.url ?? '',
-    // the OLD version stays configured throughout: the operator has not edited the config yet
-    INTAKE_API_BASE_URL: sandbox.baseUrlFor(V1),
-    INTAKE_API_KEY: credential!.key,
-    INTAKE_API_SECRET: credential!.secret,
-    HTTP_TIMEOUT_MS: '120000',
-  };
-  world = { clock, sandbox, test, env, client, children: [] };
-  return world;
-}
-
+const start = async (label: string) => (world = await startMigrationWorld(label));
 afterEach(async () => {
-  for (const child of world?.children ?? []) {
-    // only the processes this file started, by pid
-    if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-    await child.exited;
-  }
-  await world?.worker?.stop();
-  await world?.running;
-  await world?.sandbox.close();
-  await world?.test.drop();
-  if (world?.dir) rmSync(world.dir, { recursive: true, force: true });
+  await stopMigrationWorld(world);
   world = undefined;
 });
 
-const clientOfUrl = (w: World) => (baseUrl: string) => (baseUrl === w.sandbox.baseUrlFor(V2) ? w.client(V2) : w.client(V1));
-
 /** The worker with its outbox, configured with the old URL and never told anything about the sources. */
-function runWorker(w: World): void {
-  w.worker = composeWorker({
-    database: w.test.database,
-    databaseUrl: w.test.url,
-    client: w.client(V1),
-    outboxClient: w.client(V1),
-    outboxClientFor: clientOfUrl(w),
-    settings,
-    state: new WorkerState({ now: () => Date.now() }),
-    log: silent,
-    sources: { configuredBaseUrl: w.sandbox.baseUrlFor(V1), clientFor: clientOfUrl(w) },
-  });
-  w.running = w.worker.run();
-}
+const runWorker = (w: World) => runMigrationWorker(w, { outbox: true });
+/** Sent through V1 before the migration, recorded with its subscription. */
+const sendKnown = (w: World, request: PrescriptionRequest) => sendThroughV1(w, request, true);
+const clientOfUrl = (w: World) => w.clientOfUrl;
 
 /** The outbox's delivery of one feed, without a worker (so without any load of the sources). */
 const delivery = (w: World): OutboxDeliveryDeps => ({
@@ -127,54 +69,9 @@ async function deliverDue(w: World): Promise<void> {
   for (const row of await dueRows(w.test.database.db, FEED, 10)) await deliverRow(delivery(w), row, new AbortController().signal);
 }
 
-function cliProcess(w: World, args: string[]): WorkerProcess {
-  const child = spawnCli(args, w.env);
-  w.children.push(child);
-  return child;
-}
-
-const migrate = (w: World, extra: string[] = []) => cliProcess(w, ['subscriptions', 'migrate', '--to-base-url', w.sandbox.baseUrlFor(V2), ...extra]);
-
-async function finished(child: WorkerProcess) {
-  const code = await child.exited;
-  return { code, stdout: child.stdout(), stderr: child.logs().map((l) => (typeof l.raw === 'string' ? l.raw : JSON.stringify(l))).join('\n') };
-}
-
-const rows = <T extends Record<string, unknown>>(w: World, query: ReturnType<typeof sql>) => queryRows<T>(w.test.database.db, query);
-const progress = async (w: World) =>
-  (await rows<{ external_id: string; state: string }>(w, sql`select external_id, state from intake_sync.subscription_migrations order by external_id`)).map(
-    (r) => `${r.external_id}:${r.state}`,
-  );
-const sourceStates = async (w: World) => (await listFeedSources(w.test.database.db, FEED)).map((s) => `${s.apiVersion}:${s.state}`);
 const enqueue = (w: World, request: PrescriptionRequest) => w.test.database.db.execute(sql`select intake_sync.send_prescription(${JSON.stringify(request)}::jsonb)`);
 const outboxRows = (w: World) =>
   rows<{ external_id: string; state: string; sent_through: string | null }>(w, sql`select external_id, state, sent_through from intake_sync.outbox order by id`);
-
-function tenantOf(w: World) {
-  const [credential] = w.sandbox.credentials;
-  return w.sandbox.store.authenticate(credential!.key, credential!.secret)!;
-}
-
-/** The operator's truth: each prescription's subscriptions as `version:active|cancelled`. */
-function operatorSubscriptions(w: World): Record<string, string[]> {
-  const tenant = tenantOf(w);
-  const result: Record<string, string[]> = {};
-  for (const record of tenant.prescriptions.values()) {
-    result[record.externalId] = tenant
-      .subscriptionsWithKey(record.identityKey)
-      .map((s) => `${s.apiVersion}:${s.cancelledAt === null ? 'active' : 'cancelled'}`)
-      .sort();
-  }
-  return result;
-}
-
-/** Sent through V1 before the migration, recorded with its subscription. */
-async function sendKnown(w: World, request: PrescriptionRequest): Promise<void> {
-  const response = await w.client(V1).createPrescription(request);
-  const tenant = tenantOf(w);
-  const record = [...tenant.prescriptions.values()].find((p) => p.externalId === request.external_id)!;
-  await recordSentPrescription(w.test.database.db, request, response, tenant.subscriptionsWithKey(record.identityKey)[0]!.id);
-}
 
 describe.skipIf(!hasPostgres)('a migration and the subscriptions created through the old version', () => {
   it('(a) an outbox send through the old URL in flight at the start joins the set; the old source retires only after a rerun moved it', async () => {

@@ -1,149 +1,43 @@
-import pino from 'pino';
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/connection.js';
-import { IntakeClient } from '../../src/intake/client.js';
-import type { PrescriptionRequest } from '../../src/intake/prescription.js';
-import { ManualClock } from '../../src/sandbox/clock.js';
 import { sampleIdentity, samplePrescription } from '../../src/sandbox/fixtures.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
-import { listFeedSources } from '../../src/sync/feed-sources.js';
 import { recordSentPrescription, registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
-import type { SyncWorker } from '../../src/sync/worker.js';
-import { WorkerState } from '../../src/sync/worker-state.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { postgresReachable } from '../helpers/db.js';
+import {
+  cliProcess,
+  finished,
+  migrate,
+  MINUTE,
+  operatorSubscriptions,
+  progress,
+  rows,
+  runMigrationWorker,
+  sendThroughV1,
+  sourceStates,
+  startMigrationWorld,
+  stopMigrationWorld,
+  tenantOf,
+  V1,
+  V2,
+  type MigrationWorld,
+} from './helpers/migration-world.js';
 import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, type WorkerProcess } from './helpers/worker-process.js';
 
 /**
  * `subscriptions migrate` as the operator runs it: a CLI process against the simulator (two versions,
  * separate listings) and a test database, killed mid-migration, rerun, and its output read.
  */
-const MINUTE = 60_000;
-const V1 = '2024-12-10';
-const V2 = '2025-06-01';
-const FEED = 'default';
-const silent = pino({ level: 'silent' });
-const settings: WorkerSettings = {
-  feed: FEED,
-  pageLimit: 3,
-  pollIntervalMs: 20,
-  pollBackoffMaxMs: 200,
-  leaseRetryMs: 100,
-  leaseTtlMs: 10_000,
-  drainMaxFailures: 3,
-  stopWaitMs: 5_000,
-};
 const hasPostgres = await postgresReachable();
 
-interface World {
-  clock: ManualClock;
-  sandbox: Sandbox;
-  test: TestDatabase;
-  env: Record<string, string>;
-  client(version: string): IntakeClient;
-  children: WorkerProcess[];
-  worker?: SyncWorker;
-  running?: Promise<void>;
-}
-let world: World | undefined;
-
-async function start(label: string): Promise<World> {
-  const clock = new ManualClock(Date.UTC(2025, 0, 1));
-  const sandbox = await startSandbox({ clock, versions: [V1, V2], versionListing: 'separate' });
-  const [credential] = sandbox.credentials;
-  const clients = new Map<string, IntakeClient>();
-  const client = (version: string) => {
-    if (!clients.has(version)) clients.set(version, new IntakeClient({ baseUrl: sandbox.baseUrlFor(version), apiKey: credential!.key, apiSecret: credential!.secret }));
-    return clients.get(version)!;
-  };
-  const test = await createTestDatabase(label);
-  const env = {
-    DATABASE_URL: test.url ?? '',
-    INTAKE_API_BASE_URL: sandbox.baseUrlFor(V1),
-    INTAKE_API_KEY: credential!.key,
-    INTAKE_API_SECRET: credential!.secret,
-    // a held request must be killed, never time out first
-    HTTP_TIMEOUT_MS: '120000',
-  };
-  world = { clock, sandbox, test, env, client, children: [] };
-  return world;
-}
-
+let world: MigrationWorld | undefined;
+const start = async (label: string) => (world = await startMigrationWorld(label));
 afterEach(async () => {
-  for (const child of world?.children ?? []) {
-    // only the processes this file started, by pid (tsx runs in the node process itself: no grandchildren)
-    if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-    await child.exited;
-  }
-  await world?.worker?.stop();
-  await world?.running;
-  await world?.sandbox.close();
-  await world?.test.drop();
+  await stopMigrationWorld(world);
   world = undefined;
 });
-
-function runWorker(w: World): void {
-  w.worker = composeWorker({
-    database: w.test.database,
-    databaseUrl: w.test.url,
-    client: w.client(V1),
-    settings,
-    state: new WorkerState({ now: () => Date.now() }),
-    log: silent,
-    sources: { configuredBaseUrl: w.sandbox.baseUrlFor(V1), clientFor: (baseUrl) => (baseUrl === w.sandbox.baseUrlFor(V2) ? w.client(V2) : w.client(V1)) },
-  });
-  w.running = w.worker.run();
-}
-
-/** A CLI process, stopped by afterEach (by pid) if a failed test leaves it running. */
-function cliProcess(w: World, args: string[], env: Record<string, string> = w.env): WorkerProcess {
-  const child = spawnCli(args, env);
-  w.children.push(child);
-  return child;
-}
-
-const migrate = (w: World, extra: string[] = []) => cliProcess(w, ['subscriptions', 'migrate', '--to-base-url', w.sandbox.baseUrlFor(V2), ...extra]);
-
-async function finished(child: WorkerProcess) {
-  const code = await child.exited;
-  return { code, stdout: child.stdout(), stderr: child.logs().map((l) => (typeof l.raw === 'string' ? l.raw : JSON.stringify(l))).join('\n') };
-}
-
-const rows = <T extends Record<string, unknown>>(w: World, query: ReturnType<typeof sql>) => queryRows<T>(w.test.database.db, query);
-const progress = async (w: World) =>
-  (await rows<{ external_id: string; state: string }>(w, sql`select external_id, state from intake_sync.subscription_migrations order by external_id`)).map(
-    (r) => `${r.external_id}:${r.state}`,
-  );
-const sourceStates = async (w: World) => (await listFeedSources(w.test.database.db, FEED)).map((s) => `${s.apiVersion}:${s.state}`);
-
-function tenantOf(w: World) {
-  const [credential] = w.sandbox.credentials;
-  return w.sandbox.store.authenticate(credential!.key, credential!.secret)!;
-}
-
-/** The operator's truth: each prescription's subscriptions as `version:active|cancelled`. */
-function operatorSubscriptions(w: World): Record<string, string[]> {
-  const tenant = tenantOf(w);
-  const result: Record<string, string[]> = {};
-  for (const record of tenant.prescriptions.values()) {
-    result[record.externalId] = tenant
-      .subscriptionsWithKey(record.identityKey)
-      .map((s) => `${s.apiVersion}:${s.cancelledAt === null ? 'active' : 'cancelled'}`)
-      .sort();
-  }
-  return result;
-}
-
-/** Sends through V1 and records it locally; `known`: with its automatic subscription's id (else unknown until an event). */
-async function send(w: World, request: PrescriptionRequest, known: boolean): Promise<void> {
-  const response = await w.client(V1).createPrescription(request);
-  const tenant = tenantOf(w);
-  const record = [...tenant.prescriptions.values()].find((p) => p.externalId === request.external_id)!;
-  const subscriptionId = known ? tenant.subscriptionsWithKey(record.identityKey)[0]!.id : undefined;
-  await recordSentPrescription(w.test.database.db, request, response, subscriptionId);
-}
+const runWorker = (w: MigrationWorld) => runMigrationWorker(w);
+const send = sendThroughV1;
+type World = MigrationWorld;
 
 const requestCounts = (w: World) => JSON.stringify(w.sandbox.store.stats().api_requests);
 

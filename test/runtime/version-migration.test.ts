@@ -1,103 +1,43 @@
-import pino from 'pino';
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/connection.js';
-import { IntakeClient } from '../../src/intake/client.js';
+import type { IntakeClient } from '../../src/intake/client.js';
 import { RequestTimeoutError } from '../../src/intake/errors/request-timeout-error.js';
-import { ManualClock } from '../../src/sandbox/clock.js';
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { VersionListing } from '../../src/sandbox/versions.js';
-import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
 import { listFeedSources } from '../../src/sync/feed-sources.js';
 import { recordSentPrescription } from '../../src/sync/local-prescriptions.js';
 import { resolveMigrationTarget } from '../../src/sync/migration-target.js';
 import { migrateSubscriptions } from '../../src/sync/subscription-migration.js';
-import type { SyncWorker } from '../../src/sync/worker.js';
-import { WorkerState } from '../../src/sync/worker-state.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { postgresReachable } from '../helpers/db.js';
+import {
+  FEED,
+  MINUTE,
+  operatorSubscriptions,
+  rows,
+  runMigrationWorker,
+  sourceStates,
+  startMigrationWorld,
+  stopMigrationWorld,
+  V1,
+  V2,
+  type MigrationWorld,
+} from './helpers/migration-world.js';
 import { waitFor } from './helpers/wait-for.js';
 
-const MINUTE = 60_000;
-const V1 = '2024-12-10';
-const V2 = '2025-06-01';
-const FEED = 'default';
 const COUNT = 6;
-const silent = pino({ level: 'silent' });
-const settings: WorkerSettings = {
-  feed: FEED,
-  pageLimit: 3,
-  pollIntervalMs: 20,
-  pollBackoffMaxMs: 200,
-  leaseRetryMs: 100,
-  leaseTtlMs: 10_000,
-  drainMaxFailures: 3,
-  stopWaitMs: 5_000,
-};
 const hasPostgres = await postgresReachable();
 
-interface World {
-  clock: ManualClock;
-  sandbox: Sandbox;
-  test: TestDatabase;
-  client(version: string): IntakeClient;
-  worker?: SyncWorker;
-  running?: Promise<void>;
-}
+type World = MigrationWorld;
 let world: World | undefined;
-
-async function start(listing: VersionListing, label: string): Promise<World> {
-  const clock = new ManualClock(Date.UTC(2025, 0, 1));
-  const sandbox = await startSandbox({ clock, versions: [V1, V2], versionListing: listing });
-  const [credential] = sandbox.credentials;
-  const clients = new Map<string, IntakeClient>();
-  const client = (version: string) => {
-    const baseUrl = sandbox.baseUrlFor(version);
-    if (!clients.has(baseUrl)) clients.set(baseUrl, new IntakeClient({ baseUrl, apiKey: credential!.key, apiSecret: credential!.secret }));
-    return clients.get(baseUrl)!;
-  };
-  world = { clock, sandbox, test: await createTestDatabase(label), client };
-  return world;
-}
-
+const start = async (listing: VersionListing, label: string) => (world = await startMigrationWorld(label, listing));
 afterEach(async () => {
-  await world?.worker?.stop();
-  await world?.running;
-  await world?.sandbox.close();
-  await world?.test.drop();
+  await stopMigrationWorld(world);
   world = undefined;
 });
+const runWorker = (w: World) => runMigrationWorker(w);
 
-function runWorker(w: World): void {
-  const clientFor = (baseUrl: string) => (baseUrl === w.sandbox.baseUrlFor(V2) ? w.client(V2) : w.client(V1));
-  w.worker = composeWorker({
-    database: w.test.database,
-    databaseUrl: w.test.url,
-    client: w.client(V1),
-    settings,
-    state: new WorkerState({ now: () => Date.now() }),
-    log: silent,
-    sources: { configuredBaseUrl: w.sandbox.baseUrlFor(V1), clientFor },
-  });
-  w.running = w.worker.run();
-}
-
-const rows = <T extends Record<string, unknown>>(w: World, query: ReturnType<typeof sql>) => queryRows<T>(w.test.database.db, query);
 const localStatuses = (w: World) => rows<{ external_id: string; status: string | null }>(w, sql`select external_id, status from intake_sync.prescriptions order by external_id`);
 const allAt = (w: World, status: string) => async () => (await localStatuses(w)).every((p) => p.status === status);
-const sourceStates = async (w: World) => (await listFeedSources(w.test.database.db, FEED)).map((s) => `${s.apiVersion}:${s.state}`);
-
-/** The operator's truth: each prescription's subscriptions as `version:active|cancelled`. */
-function operatorSubscriptions(w: World): Map<string, string[]> {
-  const [credential] = w.sandbox.credentials;
-  const tenant = w.sandbox.store.authenticate(credential!.key, credential!.secret)!;
-  const result = new Map<string, string[]>();
-  for (const record of tenant.prescriptions.values()) {
-    const subs = tenant.subscriptionsWithKey(record.identityKey).map((s) => `${s.apiVersion}:${s.cancelledAt === null ? 'active' : 'cancelled'}`);
-    result.set(record.externalId, subs.sort());
-  }
-  return result;
-}
 
 // as the CLI does: from the recorded sources, so a rerun resumes (kind 'resume') instead of starting again
 const target = async (w: World) =>
@@ -150,7 +90,7 @@ describe.skipIf(!hasPostgres).each<VersionListing>(['separate', 'shared'])('API 
     // the rerun adopts vm-2's subscription from its stored V2 event instead of sending again, and finishes
     const rerun = await migrateSubscriptions({ db, feed: FEED, target: await target(w), newClient: w.client(V2), oldClient: w.client(V1), dryRun: false, by: 'test' });
     expect(rerun).toMatchObject({ prescriptions: COUNT, already_done: 2, adopted: 1, created: 3, duplicate_possible: 0, cancelled: 4, complete: true });
-    for (const subs of operatorSubscriptions(w).values()) expect(subs).toEqual([`${V1}:cancelled`, `${V2}:active`]);
+    for (const subs of Object.values(operatorSubscriptions(w))) expect(subs).toEqual([`${V1}:cancelled`, `${V2}:active`]);
     const recorded = await rows<{ subscription_id: string }>(w, sql`select subscription_id from intake_sync.prescriptions`);
     expect(new Set(recorded.map((r) => r.subscription_id)).size).toBe(COUNT);
 
