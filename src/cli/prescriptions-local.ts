@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
+import { joinMigrationAfterSend } from '../sync/migration-join.js';
 import { readPrescriptionImport, type ParsedImport } from '../sync/import-file.js';
-import { listLocalPrescriptions, registerLocalPrescriptions, setSubscriptionId } from '../sync/local-prescriptions.js';
+import { listLocalPrescriptions, recordedSubscriptionId, registerLocalPrescriptions, setSubscriptionId } from '../sync/local-prescriptions.js';
 import { CliUsageError } from './errors.js';
-import { commandFeed, currentSourceClient, feedRemote, withFeedOption } from './feed-context.js';
+import { commandFeed, currentSource, feedRemote, withFeedOption } from './feed-context.js';
 import { printJson, printTable } from './output.js';
 import { withStore } from './store-context.js';
 
@@ -22,7 +23,7 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       const config = loadConfig();
       const selected = commandFeed(config, options.feed);
       const feed = selected.name;
-      // checked before anything is read or written; created at the feed's current source (currentSourceClient)
+      // checked before anything is read or written; created at the feed's current source (currentSource)
       if (options.subscribe) feedRemote(config, selected);
       const parsed = await readImport(file);
       for (const bad of parsed.bad) {
@@ -32,7 +33,7 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       const summary = await withStore(config, async ({ db }) => {
         const registered = await registerLocalPrescriptions(db, parsed.good, { feed });
         const subscribed = options.subscribe
-          ? await subscribeAll(db, await currentSourceClient(config, selected, db), parsed, options.backfill === true, feed)
+          ? await subscribeAll(db, () => currentSource(config, selected, db), parsed, options.backfill === true, feed)
           : 0;
         return { ...registered, subscribed, bad: parsed.bad.length };
       });
@@ -72,11 +73,25 @@ async function readImport(file: string): Promise<ParsedImport> {
  * Creates the missing subscriptions one by one, storing each id as soon as it
  * exists: a rerun after a failure resumes instead of subscribing twice.
  */
-async function subscribeAll(db: Db, client: IntakeClient, parsed: ParsedImport, backfill: boolean, feed: string): Promise<number> {
-  const existing = new Map((await listLocalPrescriptions(db, { feed })).map((p) => [p.external_id, p.subscription_id]));
+/**
+ * Subscribes each imported prescription that has no subscription yet, through the feed's current source
+ * read again for each one: a migration that starts during a long import moves the rest to the new
+ * version, and one created through a source that stopped being current meanwhile joins the migration
+ * with its subscription id (a rerun of `subscriptions migrate` cancels it and re-creates it there).
+ */
+async function subscribeAll(
+  db: Db,
+  sourceNow: () => Promise<{ client: IntakeClient; baseUrl: string }>,
+  parsed: ParsedImport,
+  backfill: boolean,
+  feed: string,
+): Promise<number> {
   let subscribed = 0;
+  const joined: string[] = [];
   for (const row of parsed.good) {
-    if (existing.get(row.external_id)) continue;
+    // read for each: a migration running meanwhile may have given it one at the new version
+    if (await recordedSubscriptionId(db, row.external_id, { feed })) continue;
+    const { client, baseUrl } = await sourceNow();
     let id: string;
     try {
       ({ id } = await client.createSubscription({
@@ -87,8 +102,15 @@ async function subscribeAll(db: Db, client: IntakeClient, parsed: ParsedImport, 
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`subscribing line ${row.line} (external_id ${row.external_id}) failed after ${subscribed} new subscription(s); rerun to resume: ${reason}`, { cause: error });
     }
-    await setSubscriptionId(db, row.external_id, id, { feed });
+    await setSubscriptionId(db, row.external_id, id, { feed, onlyIfNone: true });
+    if (await joinMigrationAfterSend(db, feed, baseUrl, row.external_id, id)) joined.push(row.external_id);
     subscribed++;
+  }
+  if (joined.length > 0) {
+    process.stderr.write(
+      `intake-sync: ${joined.length} subscription(s) were created through a source feed ${feed} moved away from meanwhile ` +
+        `(${joined.join(', ')}): they joined the migration; rerun 'intake-sync subscriptions migrate' to move them\n`,
+    );
   }
   return subscribed;
 }

@@ -153,12 +153,26 @@ export async function markCancellationRequested(db: Db, externalId: string, at: 
   return rows.length > 0;
 }
 
-/** Sets the subscription created for an already registered prescription. */
-export async function setSubscriptionId(db: Db, externalId: string, subscriptionId: string, scope: FeedScope = {}): Promise<void> {
+/**
+ * Sets the subscription created for an already registered prescription; `onlyIfNone`: unless one was
+ * recorded meanwhile (an API version migration gives it its new-version subscription).
+ */
+export async function setSubscriptionId(db: Db, externalId: string, subscriptionId: string, scope: FeedScope & { onlyIfNone?: boolean } = {}): Promise<void> {
   await db.execute(
     sql`update ${namesOf(db).prescriptions} set subscription_id = ${subscriptionId}::text, updated_at = now()
+        where feed = ${scope.feed ?? DEFAULT_FEED}::text and external_id = ${externalId}::text
+          and (not ${scope.onlyIfNone ?? false}::boolean or subscription_id is null)`,
+  );
+}
+
+/** The subscription recorded for a local prescription (null: none yet, or no such prescription). */
+export async function recordedSubscriptionId(db: Db, externalId: string, scope: FeedScope = {}): Promise<string | null> {
+  const [row] = await queryRows<{ subscription_id: string | null }>(
+    db,
+    sql`select subscription_id from ${namesOf(db).prescriptions}
         where feed = ${scope.feed ?? DEFAULT_FEED}::text and external_id = ${externalId}::text`,
   );
+  return row?.subscription_id ?? null;
 }
 
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date).toISOString());

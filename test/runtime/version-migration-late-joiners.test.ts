@@ -24,6 +24,7 @@ import {
   sourceStates,
   startMigrationWorld,
   stopMigrationWorld,
+  tenantOf,
   V1,
   V2,
   type MigrationWorld,
@@ -184,6 +185,48 @@ describe.skipIf(!hasPostgres)('a migration and the subscriptions created through
     expect(JSON.parse(rerun.stdout)).toMatchObject({ created: 1, cancelled: 1, complete: true });
     expect(operatorSubscriptions(w)['cf-1']).toEqual([`${V1}:cancelled`, `${V2}:active`]);
     await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired again' });
+  }, 60_000);
+
+  it('(f) prescriptions import --subscribe across a migration: each subscription is created at the source current then; one created through the old one joins the migration', async () => {
+    const w = await start('vm_late_import');
+    runWorker(w);
+    w.dir = mkdtempSync(join(tmpdir(), 'vm-late-import-'));
+    const file = join(w.dir, 'import.ndjson');
+    const identities = [1, 2, 3].map((i) => sampleIdentity(800 + i));
+    writeFileSync(file, identities.map((identity, i) => JSON.stringify({ external_id: `im-${i + 1}`, prescription_identity: identity })).join('\n'));
+    const subscriptionsOf = (i: number) =>
+      [...tenantOf(w).subscriptions.values()]
+        .filter((s) => s.identity.patient_first_name === identities[i]!.patient_first_name && s.identity.patient_dob === identities[i]!.patient_dob)
+        .map((s) => `${s.apiVersion}:${s.cancelledAt === null ? 'active' : 'cancelled'}`)
+        .sort();
+
+    // im-2's POST through V1 is applied, its answer held; meanwhile a migration starts and moves what it can
+    const held = w.sandbox.hold({ method: 'POST', resource: 'subscriptions', version: V1, nth: 2, phase: 'after' });
+    const importing = cliProcess(w, ['prescriptions', 'import', file, '--subscribe', '--json']);
+    await Promise.race([held.reached, importing.exited.then((code) => Promise.reject(new Error(`import exited ${String(code)} before the hold`)))]);
+    const first = await finished(migrate(w, ['--json']));
+    expect(JSON.parse(first.stdout)).toMatchObject({ prescriptions: 3, complete: false });
+    // im-1 moved; im-2 and im-3 got their V2 subscription and await an old one
+    expect(await progress(w)).toEqual(['im-1:done', 'im-2:awaiting_old_subscription', 'im-3:awaiting_old_subscription']);
+
+    held.release();
+    const imported = await finished(importing);
+    expect(imported.code).toBe(0);
+    // im-2's V1 subscription joined with its id; im-3 already had its V2 one: not subscribed again
+    expect(imported.stderr).toContain('1 subscription(s) were created through a source feed default moved away from meanwhile (im-2)');
+    expect(await progress(w)).toEqual(['im-1:done', 'im-2:created', 'im-3:awaiting_old_subscription']);
+    const recorded = await rows<{ external_id: string; subscription_id: string }>(w, sql`select external_id, subscription_id from intake_sync.prescriptions order by external_id`);
+    for (const r of recorded) expect(tenantOf(w).subscriptions.get(r.subscription_id)).toMatchObject({ apiVersion: V2, cancelledAt: null });
+
+    // the rerun cancels im-2's V1 subscription at once; im-3 never had one at V1: released
+    const rerun = await finished(migrate(w, ['--release-awaiting', '--json']));
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ cancelled: 1, released: 1, complete: true });
+    expect([0, 1, 2].map(subscriptionsOf)).toEqual([
+      [`${V1}:cancelled`, `${V2}:active`],
+      [`${V1}:cancelled`, `${V2}:active`],
+      [`${V2}:active`],
+    ]);
+    await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
   }, 60_000);
 
   it('(d) a send through the old URL that finally fails does not keep the migration open; a send with no progress row keeps the old source', async () => {
