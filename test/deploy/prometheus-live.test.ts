@@ -142,7 +142,7 @@ describe.skipIf(skip)(`the alerts and the dashboard against a real Prometheus${r
         active = alerts.map((a) => `${a.labels.alertname} ${a.state}`);
         return active.length === 0;
       },
-      { timeoutMs: 30_000, what: 'no alert on a healthy draining feed', intervalMs: 250 },
+      { timeoutMs: 45_000, what: 'no alert on a healthy draining feed', intervalMs: 250 },
     ).catch((error: unknown) => {
       // the message is built when the wait gives up, so it names the alerts still active then
       throw new Error(`${error instanceof Error ? error.message : String(error)}; still active: ${active.join(', ')}`);
