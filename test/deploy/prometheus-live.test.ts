@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/sandbox/clock.js';
+import { sampleIdentity } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../runtime/helpers/wait-for.js';
 import { spawnCli, type WorkerProcess } from '../runtime/helpers/worker-process.js';
@@ -59,6 +61,11 @@ describe.skipIf(skip)(`the alerts and the dashboard against a real Prometheus${r
     // a slow backlog: one event a page, 40 ms per answer, so the daemon is still draining when the upstream stops
     sandbox = await startSandbox({ clock: new ManualClock(), faults: { latencyMs: 40 } });
     sandbox.store.seedBulk({ count: 400, rejectEvery: 7, prefix: 'prom' });
+    // healthy means matched: unmatched events would grow the quarantine and rightly wake QuarantineGrowing
+    await registerLocalPrescriptions(
+      test.database.db,
+      Array.from({ length: 400 }, (_, i) => ({ external_id: `prom-${i}`, prescription_identity: sampleIdentity(i) })),
+    );
     const [credential] = sandbox.credentials;
     daemon = spawnCli(['run'], {
       DATABASE_URL: test.url as string,
@@ -67,7 +74,10 @@ describe.skipIf(skip)(`the alerts and the dashboard against a real Prometheus${r
       INTAKE_API_SECRET: credential?.secret ?? '',
       PAGE_LIMIT: '1',
       POLL_INTERVAL_MS: '200',
-      READY_MAX_POLL_AGE_MS: '1000',
+      // above the scrape interval (2 s) with room: the stall rule compares time() with the last SCRAPED
+      // success, up to 2 s old between scrapes; at 1 s it stayed true on a healthy feed whenever the rule
+      // evaluations fell late in the scrape cycle (the offsets depend on the target's port)
+      READY_MAX_POLL_AGE_MS: '4000',
       HEALTH_HOST: '127.0.0.1',
       HEALTH_PORT: '0',
       SHUTDOWN_GRACE_MS: '3000',
@@ -164,7 +174,7 @@ describe.skipIf(skip)(`the alerts and the dashboard against a real Prometheus${r
       },
       { timeoutMs: 60_000, what: 'IntakeSyncFeedStalled to go pending', intervalMs: 250 },
     );
-    console.log(`IntakeSyncFeedStalled ${pending?.state} ${Date.now() - stoppedAt} ms after the upstream stopped (READY_MAX_POLL_AGE_MS 1000, scrape every 2 s, evaluation every 1 s)`);
+    console.log(`IntakeSyncFeedStalled ${pending?.state} ${Date.now() - stoppedAt} ms after the upstream stopped (READY_MAX_POLL_AGE_MS 4000, scrape every 2 s, evaluation every 1 s)`);
     expect(pending).toMatchObject({ state: 'pending', labels: { alertname: 'IntakeSyncFeedStalled', feed: 'default', severity: 'page', job: 'intake-sync' } });
     // the quiet-feed variant stays out: a backlog is there
     const { alerts } = await prometheus.api<{ alerts: Array<{ labels: Record<string, string> }> }>('alerts');
