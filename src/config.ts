@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_SCHEMA, schemaNameProblem } from './db/schema-name.js';
-import { isLoopbackHost } from './intake/base-url.js';
+import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './sync/feed-name.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -13,7 +13,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export const envSchema = z
   .object({
     /** operator base URL incl. /intake_api/2024-12-10; absent = built-in sandbox */
-    INTAKE_API_BASE_URL: z.url({ message: 'must be an absolute http(s) URL' }).optional(),
+    INTAKE_API_BASE_URL: z.url({ message: 'must be an absolute http(s) URL' }).transform(canonicalBaseUrl).optional(),
     INTAKE_API_KEY: z.string().min(1).optional(),
     INTAKE_API_SECRET: z.string().min(1).optional(),
     /** postgres:// URL; absent = embedded PGlite under DATA_DIR */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, type Config } from './config.js';
-import { isLoopbackHost } from './intake/base-url.js';
+import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './sync/feed-name.js';
 
 /** One operator account this deployment consumes. */
@@ -84,7 +84,7 @@ export function parseFeedsFile(text: string, file: string, env: NodeJS.ProcessEn
     const lines = result.error.issues.map((issue) => `  FEEDS_FILE: ${file}${issue.path.length ? ` ${pathText(issue.path)}` : ''}: ${issue.message}`);
     throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
   }
-  return result.data.map((feed) => ({ name: feed.name, baseUrl: feed.base_url, apiKey: feed.api_key, apiSecret: feed.api_secret }));
+  return result.data.map((feed) => ({ name: feed.name, baseUrl: canonicalBaseUrl(feed.base_url), apiKey: feed.api_key, apiSecret: feed.api_secret }));
 }
 
 /**

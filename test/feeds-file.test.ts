@@ -24,6 +24,15 @@ describe('parseFeedsFile', () => {
     ]);
   });
 
+  test('base URLs are read without trailing slashes, from the file and the single-feed variable alike', () => {
+    // one spelling: feed_sources.base_url and outbox.sent_through are compared as text
+    expect(parseFeedsFile(JSON.stringify([feed({ base_url: 'https://op.example/intake_api/2025-06-01//' })]), FILE, {})[0]?.baseUrl).toBe(
+      'https://op.example/intake_api/2025-06-01',
+    );
+    const env = { INTAKE_API_BASE_URL: 'https://op.example/intake_api/2024-12-10/', INTAKE_API_KEY: 'k', INTAKE_API_SECRET: 's' };
+    expect(resolveFeeds(loadConfig(env), env)[0]?.baseUrl).toBe('https://op.example/intake_api/2024-12-10');
+  });
+
   test('http:// is accepted for a loopback host only', () => {
     expect(parseFeedsFile(JSON.stringify([feed({ base_url: 'http://127.0.0.1:9/x' })]), FILE, {})[0]?.baseUrl).toBe('http://127.0.0.1:9/x');
   });

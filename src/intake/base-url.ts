@@ -10,6 +10,13 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
+ * The one spelling of a base URL: without trailing slashes. Configured URLs are read through it, so the
+ * URLs recorded and compared as text (feed_sources.base_url, outbox.sent_through) are one spelling
+ * whether the operator wrote `.../2025-06-01` or `.../2025-06-01/` (the HTTP client accepts both).
+ */
+export const canonicalBaseUrl = (baseUrl: string): string => baseUrl.replace(/\/+$/, '');
+
+/**
  * Parses the operator base URL and refuses any that would send the bearer token
  * in clear over a network: https is required except on loopback.
  */

@@ -1,3 +1,4 @@
+import { canonicalBaseUrl } from '../intake/base-url.js';
 import { apiVersionOfBaseUrl, isSupportedApiVersion, SUPPORTED_API_VERSIONS } from '../intake/versions.js';
 import { MigrationArgumentError } from './errors/migration-argument-error.js';
 import { sameBaseUrl, type RecordedSource } from './source-plan.js';
@@ -20,7 +21,7 @@ export function resolveMigrationTarget(feed: string, configuredBaseUrl: string, 
   if (!isSupportedApiVersion(toVersion)) {
     throw new MigrationArgumentError(`--to-base-url: API version ${toVersion} is not one this build reads (${SUPPORTED_API_VERSIONS.join(', ')})`);
   }
-  const to = { baseUrl: toBaseUrl.replace(/\/+$/, ''), apiVersion: toVersion };
+  const to = { baseUrl: canonicalBaseUrl(toBaseUrl), apiVersion: toVersion };
   const current = recorded.find((source) => source.state === 'current');
   const draining = recorded.find((source) => source.state === 'draining');
   if (current && sameBaseUrl(current.baseUrl, toBaseUrl)) {
@@ -37,5 +38,5 @@ export function resolveMigrationTarget(feed: string, configuredBaseUrl: string, 
   const fromVersion = current?.apiVersion ?? apiVersionOfBaseUrl(fromUrl);
   if (fromVersion === undefined) throw new MigrationArgumentError(`feed ${feed}: the current base URL ${fromUrl} names no API version`);
   if (fromVersion === toVersion) throw new MigrationArgumentError(`--to-base-url: the feed already reads API version ${toVersion} (${fromUrl})`);
-  return { kind: 'start', from: { baseUrl: fromUrl.replace(/\/+$/, ''), apiVersion: fromVersion }, to };
+  return { kind: 'start', from: { baseUrl: canonicalBaseUrl(fromUrl), apiVersion: fromVersion }, to };
 }

@@ -1,3 +1,4 @@
+import { canonicalBaseUrl } from '../intake/base-url.js';
 import { SourceMismatchError } from './errors/source-mismatch-error.js';
 
 export const SOURCE_STATES = ['current', 'draining', 'retired'] as const;
@@ -20,7 +21,7 @@ export interface PlannedSource {
 }
 
 /** Base URLs compare without trailing slashes: `.../2025-06-01/` and `.../2025-06-01` are one source. */
-export const sameBaseUrl = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+export const sameBaseUrl = (a: string, b: string): boolean => canonicalBaseUrl(a) === canonicalBaseUrl(b);
 
 /**
  * Which sources a feed's worker reads. Pure. Without recorded sources: the configured base URL on
