@@ -15,7 +15,7 @@ import { summarizeFailure } from './failure-summary.js';
 import type { DelayReason } from './next-delay.js';
 import type { PreparedPage } from './prepare-page.js';
 import type { LoopSleep } from './sleep.js';
-import { emptyTotals, type ApplyTimings, type FailureSource, type PageCounts, type WorkerState, type WorkerTotals } from './worker-state.js';
+import { combineTotals, type ApplyTimings, type FailureSource, type PageCounts, type WorkerState, type WorkerTotals } from './worker-state.js';
 
 /** One GET /events page as the poller needs it. */
 export interface FetchedPage {
@@ -178,7 +178,7 @@ export class Poller {
       const before = this.deps.state.snapshot().totals;
       const drained = await this.loop(true);
       const elapsedMs = this.deps.clock.now() - startedAt;
-      const totals = subtractTotals(this.deps.state.snapshot().totals, before);
+      const totals = combineTotals(this.deps.state.snapshot().totals, before, -1);
       return { ...totals, drained, elapsedMs, eventsPerSecond: elapsedMs > 0 ? (totals.received * 1000) / elapsedMs : 0 };
     });
   }
@@ -447,15 +447,4 @@ export class Poller {
     if (error instanceof UnauthorizedError) return { kind: 'fatal', error };
     return { kind: 'failure', source, error };
   }
-}
-
-function subtractTotals(after: WorkerTotals, before: WorkerTotals): WorkerTotals {
-  const diff = emptyTotals();
-  for (const key of ['pages', 'received', 'inserted', 'duplicates', 'statusChanges', 'matched', 'conflicts', 'upstreamRetries'] as const) {
-    diff[key] = after[key] - before[key];
-  }
-  for (const reason of ['malformed', 'unmatched', 'ambiguous', 'unsupported_version'] as const) {
-    diff.quarantined[reason] = after.quarantined[reason] - before.quarantined[reason];
-  }
-  return diff;
 }

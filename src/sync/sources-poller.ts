@@ -3,7 +3,7 @@ import { summarizeFailure } from './failure-summary.js';
 import type { DrainSummary, PollLoop } from './poller.js';
 import type { PlannedSource } from './source-plan.js';
 import type { LoopSleep } from './sleep.js';
-import { emptyTotals } from './worker-state.js';
+import { combineTotals, emptyTotals } from './worker-state.js';
 
 /** The sources of one term, as loaded: what to read and the fingerprint a later load is compared with. */
 export interface SourceSet {
@@ -112,13 +112,13 @@ function aborted(signal: AbortSignal): Promise<void> {
 }
 
 function sumDrains(summaries: readonly DrainSummary[]): DrainSummary {
-  const total: DrainSummary = { ...emptyTotals(), drained: true, elapsedMs: 0, eventsPerSecond: 0 };
-  for (const s of summaries) {
-    for (const key of ['pages', 'received', 'inserted', 'duplicates', 'statusChanges', 'matched', 'conflicts', 'upstreamRetries'] as const) total[key] += s[key];
-    for (const reason of ['malformed', 'unmatched', 'ambiguous', 'unsupported_version'] as const) total.quarantined[reason] += s.quarantined[reason];
-    total.drained &&= s.drained;
-    total.elapsedMs = Math.max(total.elapsedMs, s.elapsedMs);
-  }
-  total.eventsPerSecond = total.elapsedMs > 0 ? (total.received * 1000) / total.elapsedMs : 0;
-  return total;
+  let totals = emptyTotals();
+  for (const s of summaries) totals = combineTotals(totals, s);
+  const elapsedMs = Math.max(0, ...summaries.map((s) => s.elapsedMs));
+  return {
+    ...totals,
+    drained: summaries.every((s) => s.drained),
+    elapsedMs,
+    eventsPerSecond: elapsedMs > 0 ? (totals.received * 1000) / elapsedMs : 0,
+  };
 }

@@ -267,6 +267,17 @@ export function emptyTotals(): WorkerTotals {
   };
 }
 
+const TOTAL_COUNTS = ['pages', 'received', 'inserted', 'duplicates', 'statusChanges', 'matched', 'conflicts', 'upstreamRetries'] as const;
+const QUARANTINE_COUNTS = ['malformed', 'unmatched', 'ambiguous', 'unsupported_version'] as const satisfies ReadonlyArray<keyof QuarantineCounts>;
+
+/** `a + sign × b`, count by count: a drain's share of the totals (sign -1), or several drains summed. */
+export function combineTotals(a: WorkerTotals, b: WorkerTotals, sign: 1 | -1 = 1): WorkerTotals {
+  const result = emptyTotals();
+  for (const key of TOTAL_COUNTS) result[key] = a[key] + sign * b[key];
+  for (const reason of QUARANTINE_COUNTS) result.quarantined[reason] = a.quarantined[reason] + sign * b.quarantined[reason];
+  return result;
+}
+
 function addPage(totals: WorkerTotals, page: AppliedPageRecord): void {
   totals.pages += 1;
   totals.received += page.received;
