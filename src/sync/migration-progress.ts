@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
+import { jsonColumn } from '../db/json-column.js';
 import { namesOf, type StoreNames } from '../db/store-names.js';
 import type { PrescriptionIdentity } from '../intake/identity.js';
 import { identityFromRow } from './identity-row.js';
@@ -34,8 +35,6 @@ export interface MigrationRow {
   newSubscriptionId: string | null;
 }
 
-const json = <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T));
-
 /**
  * The feed's prescriptions to move when a migration starts: every local one, with the old
  * subscriptions known for it (the recorded one and those its events came under, except any already
@@ -61,7 +60,7 @@ export async function selectPrescriptionsToMove(
         order by p.external_id`,
   );
   return rows
-    .map((r) => ({ externalId: r.external_id, oldSubscriptionIds: json<string[] | null>(r.old_ids) ?? [], atTarget: r.at_target === true }))
+    .map((r) => ({ externalId: r.external_id, oldSubscriptionIds: jsonColumn<string[] | null>(r.old_ids) ?? [], atTarget: r.at_target === true }))
     // nothing known and already publishing at the target: it is there already
     .filter((r) => !(r.oldSubscriptionIds.length === 0 && r.atTarget))
     .map(({ externalId, oldSubscriptionIds }) => ({ externalId, oldSubscriptionIds }));
@@ -107,7 +106,7 @@ export async function loadMigrationRows(db: Db, feed: string, version: string): 
     prescriptionId: Number(r.id),
     externalId: r.external_id as string,
     identity: identityFromRow(r),
-    oldSubscriptionIds: json<string[] | null>(r.old_subscription_ids) ?? [],
+    oldSubscriptionIds: jsonColumn<string[] | null>(r.old_subscription_ids) ?? [],
     state: r.state as MigrationState,
     newSubscriptionId: (r.new_subscription_id as string | null) ?? null,
   }));

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/connection.js';
+import { jsonColumn } from '../db/json-column.js';
 import { namesOf } from '../db/store-names.js';
 import type { IntakeClient } from '../intake/client.js';
 import { NotFoundError } from '../intake/errors/not-found-error.js';
@@ -110,7 +111,7 @@ async function loadCandidates(db: Db, feed: string): Promise<{ candidates: Candi
     candidates.push({
       external_id: r.external_id as string,
       identity: identityFromRow(r),
-      old_subscriptions: ((typeof r.old_subscriptions === 'string' ? JSON.parse(r.old_subscriptions) : r.old_subscriptions) as string[] | null) ?? [],
+      old_subscriptions: jsonColumn<string[] | null>(r.old_subscriptions) ?? [],
     });
   }
   return { candidates, terminal };
