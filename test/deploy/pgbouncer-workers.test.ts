@@ -9,7 +9,7 @@ import { registerLocalPrescriptions } from '../../src/sync/local-prescriptions.j
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
 import { waitFor } from '../runtime/helpers/wait-for.js';
-import { spawnCli, type WorkerProcess } from '../runtime/helpers/worker-process.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../runtime/helpers/worker-process.js';
 
 const ready = (await postgresReachable()) && PGBOUNCER !== undefined;
 if (!ready) console.warn(`SKIPPED test/deploy/pgbouncer-workers.test.ts: ${PGBOUNCER ? NEEDS_POSTGRES : NEEDS_PGBOUNCER}`);
@@ -85,12 +85,7 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
       HEALTH_PORT: '0',
     };
   });
-  afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-      await child.exited;
-    }
-  });
+  afterEach(() => stopProcesses(children));
   afterAll(async () => {
     await sandbox?.close();
     await pooler?.stop();

@@ -8,7 +8,7 @@ import { loadCheckpoint } from '../../src/sync/checkpoint.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { connectionsOf, writeFeedsFile } from './helpers/feed-fleet.js';
 import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, type WorkerProcess } from './helpers/worker-process.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 const MAX_FEEDS = 20;
@@ -35,12 +35,7 @@ describe.skipIf(!hasPostgres)(`connections per process (${NEEDS_POSTGRES})`, () 
     // every step already due: each account has a backlog of EVENTS_PER_FEED events (10 prescriptions x 4 steps)
     for (const c of credentials) sandbox.store.seedBulk({ key: c.key, count: EVENTS_PER_FEED / 4, rejectEvery: 1_000, prefix: c.key });
   });
-  afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-      await child.exited;
-    }
-  });
+  afterEach(() => stopProcesses(children));
   afterAll(async () => {
     await sandbox?.close();
     await test?.drop();

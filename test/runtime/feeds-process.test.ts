@@ -11,7 +11,7 @@ import { leaseHolder } from '../../src/sync/lease.js';
 import { registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, type WorkerProcess } from './helpers/worker-process.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 const COUNT = 30;
@@ -90,12 +90,7 @@ describe.skipIf(!hasPostgres)(`several feeds in one process (${NEEDS_POSTGRES})`
       );
     }
   });
-  afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-      await child.exited;
-    }
-  });
+  afterEach(() => stopProcesses(children));
   afterAll(async () => {
     await west?.close();
     await east?.close();

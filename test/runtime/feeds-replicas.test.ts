@@ -7,7 +7,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { connectionsOf, leadersByFeed, writeFeedsFile } from './helpers/feed-fleet.js';
 import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, type WorkerProcess } from './helpers/worker-process.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 const LEASE_RETRY_MS = 250;
@@ -63,12 +63,7 @@ describe.skipIf(!hasPostgres)(`replicas spread the feeds (${NEEDS_POSTGRES})`, (
       SHUTDOWN_GRACE_MS: '5000',
     };
   });
-  afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-      await child.exited;
-    }
-  });
+  afterEach(() => stopProcesses(children));
   afterAll(async () => {
     await a?.close();
     await b?.close();

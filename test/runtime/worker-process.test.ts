@@ -9,7 +9,7 @@ import { leaseHolder } from '../../src/sync/lease.js';
 import { registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, type WorkerProcess } from './helpers/worker-process.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 const COUNT = 400;
@@ -51,12 +51,7 @@ describe.skipIf(!hasPostgres)(`worker process (${NEEDS_POSTGRES})`, () => {
       HEALTH_PORT: '0',
     };
   });
-  afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-      await child.exited;
-    }
-  });
+  afterEach(() => stopProcesses(children));
   afterAll(async () => {
     await sandbox?.close();
     await test?.drop();

@@ -14,7 +14,7 @@ import { recordSentPrescription } from '../../../src/sync/local-prescriptions.js
 import type { SyncWorker } from '../../../src/sync/worker.js';
 import { WorkerState } from '../../../src/sync/worker-state.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { spawnCli, type WorkerProcess } from './worker-process.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from './worker-process.js';
 
 // What the API version migration tests share: a simulator serving two versions, a test database, a
 // worker reading the feed's sources, CLI processes, and the operator's truth read from the simulator.
@@ -79,11 +79,7 @@ export async function startMigrationWorld(label: string, listing: VersionListing
 
 /** Stops what the test started: its CLI processes by pid, the worker, the simulator, the database, the folder. */
 export async function stopMigrationWorld(w: MigrationWorld | undefined): Promise<void> {
-  for (const child of w?.children ?? []) {
-    // tsx runs in the node process itself: no grandchildren
-    if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
-    await child.exited;
-  }
+  await stopProcesses(w?.children ?? []);
   await w?.worker?.stop();
   await w?.running;
   await w?.sandbox.close();

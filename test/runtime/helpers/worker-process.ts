@@ -45,3 +45,14 @@ export function spawnCli(args: string[], env: Record<string, string>): WorkerPro
     exited,
   };
 }
+
+/**
+ * Stops the CLI processes a test started (by pid, SIGKILL for those still running: tsx runs in the node
+ * process itself, so there are no grandchildren) and empties the list.
+ */
+export async function stopProcesses(children: WorkerProcess[]): Promise<void> {
+  for (const child of children.splice(0)) {
+    if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
+    await child.exited;
+  }
+}
