@@ -67,34 +67,27 @@ export function registerProvidedGauges(registers: Registry[], feeds: readonly Pr
     }
     return reading;
   };
-  const pending = new Gauge({
-    name: 'intake_sync_outbox_pending',
-    help: 'Outbox rows of the feed not yet delivered',
-    labelNames: ['feed'],
-    registers,
-    async collect() {
-      await Promise.all(
-        feeds.map(async (sources) => {
-          const outbox = await readOutbox(sources);
-          if (outbox) this.set({ feed: sources.feed }, outbox.pending);
-        }),
-      );
-    },
-  });
-  const oldestAge = new Gauge({
-    name: 'intake_sync_outbox_oldest_pending_age_seconds',
-    help: 'Age in seconds of the oldest outbox row not yet delivered (0 when none)',
-    labelNames: ['feed'],
-    registers,
-    async collect() {
-      await Promise.all(
-        feeds.map(async (sources) => {
-          const outbox = await readOutbox(sources);
-          if (outbox) this.set({ feed: sources.feed }, outbox.oldestAgeSeconds);
-        }),
-      );
-    },
-  });
+  const outboxGauge = (name: string, help: string, value: (outbox: { pending: number; oldestAgeSeconds: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['feed'],
+      registers,
+      async collect() {
+        await Promise.all(
+          feeds.map(async (sources) => {
+            const outbox = await readOutbox(sources);
+            if (outbox) this.set({ feed: sources.feed }, value(outbox));
+          }),
+        );
+      },
+    });
+  const pending = outboxGauge('intake_sync_outbox_pending', 'Outbox rows of the feed not yet delivered', (outbox) => outbox.pending);
+  const oldestAge = outboxGauge(
+    'intake_sync_outbox_oldest_pending_age_seconds',
+    'Age in seconds of the oldest outbox row not yet delivered (0 when none)',
+    (outbox) => outbox.oldestAgeSeconds,
+  );
   for (const { feed } of feeds) {
     for (const reason of QUARANTINE_REASONS) quarantineOpen.set({ feed, reason }, 0);
     pending.set({ feed }, 0);
