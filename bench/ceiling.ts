@@ -3,8 +3,8 @@ import { storeNames } from '../src/db/store-names.js';
 import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
-import { matchLockShared } from '../src/sync/match-lock.js';
-import { matchCandidatesLateral, matchDecisionColumns } from '../src/sync/match-sql.js';
+import { matchLockShared } from '../src/sync/matching/match-lock.js';
+import { matchCandidatesLateral, matchDecisionColumns } from '../src/sync/matching/match-sql.js';
 import { insertFillerPrescriptions } from './filler-prescriptions.js';
 
 /** What Postgres alone does with the page-shaped transaction. */

@@ -6,8 +6,9 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { IntakeClient } from '../src/intake/client.js';
 import { createLogger } from '../src/log.js';
-import { composeWorker, workerSettingsFrom } from '../src/sync/compose-worker.js';
-import { WorkerState } from '../src/sync/worker-state.js';
+import { workerSettingsFrom } from '../src/cli/worker-settings.js';
+import { composeWorker } from '../src/sync/compose-worker.js';
+import { WorkerState } from '../src/sync/state/worker-state.js';
 import type { PageTiming } from './page-timings.js';
 import { readMemory } from './rss.js';
 

@@ -8,7 +8,7 @@ import { BenchProcessError } from './bench-process-error.js';
 import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
 import { spawnNode } from './processes.js';
 import { registerFixturePrescriptions } from './register.js';
-import { DEFAULT_FEED } from '../src/sync/feed-name.js';
+import { DEFAULT_FEED } from '../src/db/feed-name.js';
 import type { SandboxProcess } from './sandbox-process.js';
 import { summarize, type Summary } from './stats.js';
 

@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import { IntakeClient } from '../src/intake/client.js';
-import { classifyEvent } from '../src/sync/classify-event.js';
+import { classifyEvent } from '../src/sync/apply/classify-event.js';
 import type { SandboxProcess } from './sandbox-process.js';
 
 /** A hand-written poller's throughput: one transaction per event. */

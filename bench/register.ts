@@ -1,6 +1,6 @@
 import type { Db } from '../src/db/connection.js';
 import { identityOf, samplePrescription } from '../src/sandbox/fixtures.js';
-import { REGISTER_BATCH_SIZE, registerLocalPrescriptions } from '../src/sync/local-prescriptions.js';
+import { REGISTER_BATCH_SIZE, registerLocalPrescriptions } from '../src/sync/matching/local-prescriptions.js';
 
 /**
  * Registers, through the production path, the local prescriptions matching sandbox fixtures

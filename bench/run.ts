@@ -19,7 +19,7 @@ import { formatReport, summaryLine, type BenchResults } from './report.js';
 import { writeResultsFile } from './results-file.js';
 import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
 import { measureWan, wanEventsFor, wanFeed, type WanResult } from './wan.js';
-import { DEFAULT_FEED } from '../src/sync/feed-name.js';
+import { DEFAULT_FEED } from '../src/db/feed-name.js';
 
 /** Prescriptions (4 events each) in the naive poller's feed: more than one transaction per event gets through in its time. */
 const NAIVE_FEED_PRESCRIPTIONS = 25_000;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_SCHEMA, schemaNameProblem } from './db/schema-name.js';
 import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
-import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './sync/feed-name.js';
+import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, type Config } from './config.js';
 import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
-import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './sync/feed-name.js';
+import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
 
 /** One operator account this deployment consumes. */
 export interface FeedConfig {

@@ -5,8 +5,8 @@
  */
 export { intakeSyncApi, type IntakeSyncApi, type IntakeSyncApiOptions, type SqlExecutor } from './api/intake-sync-api.js';
 export type { OutboxEntry, PrescriptionStatus } from './api/rows.js';
-export { followStatusChanges, type FollowStatusChangesOptions } from './sync/change-follower.js';
-export type { StatusChange } from './sync/status-change.js';
+export { followStatusChanges, type FollowStatusChangesOptions } from './api/change-follower.js';
+export type { StatusChange } from './api/status-change.js';
 export { IntakeClient, type IntakeClientOptions } from './intake/client.js';
 export * from './intake/errors/index.js';
 export type { PrescriptionIdentity, PrescriptionIdentityInput } from './intake/identity.js';

@@ -5,8 +5,8 @@ import { RequestValidationError } from '../intake/errors/request-validation-erro
 import { schemaIssuesFrom } from '../intake/errors/schema-issues.js';
 import { prescriptionIdentityRequestSchema, type PrescriptionIdentityInput } from '../intake/identity.js';
 import { prescriptionRequestSchema, type PrescriptionRequestInput } from '../intake/prescription.js';
-import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../sync/feed-name.js';
-import { toStatusChange, type StatusChange } from '../sync/status-change.js';
+import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../db/feed-name.js';
+import { toStatusChange, type StatusChange } from './status-change.js';
 import type { OutboxEntry, PrescriptionStatus } from './rows.js';
 
 /** A postgres.js client, or a transaction of one (`sql.begin(tx => ...)`): calls then join it. */

@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { listCheckpointResets, loadCheckpoint, resetCheckpoint } from '../sync/checkpoint.js';
+import { listCheckpointResets, loadCheckpoint, resetCheckpoint } from '../sync/poll/checkpoint.js';
 import { CliUsageError } from './errors.js';
 import { commandFeed, withFeedOption } from './feed-context.js';
 import { printFields, printJson } from './output.js';

@@ -5,8 +5,8 @@ import type { Logger } from '../log.js';
 import { scaledClock } from '../sandbox/clock.js';
 import { samplePrescription } from '../sandbox/fixtures.js';
 import { startSandbox } from '../sandbox/server.js';
-import { loadCheckpoint, resetCheckpoint } from '../sync/checkpoint.js';
-import { recordSentPrescription } from '../sync/local-prescriptions.js';
+import { loadCheckpoint, resetCheckpoint } from '../sync/poll/checkpoint.js';
+import { recordSentPrescription } from '../sync/matching/local-prescriptions.js';
 
 /** The demo's seed: two take the happy path to `delivered`, one the rejection path. */
 const DEMO_SEED = [

@@ -4,7 +4,7 @@ import { resolveFeeds, selectFeed, type FeedConfig } from '../feeds-file.js';
 import { IntakeClient } from '../intake/client.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Db } from '../db/connection.js';
-import { currentSourceBaseUrl } from '../sync/feed-sources.js';
+import { currentSourceBaseUrl } from '../sync/version-migration/feed-sources.js';
 import { requireRemoteConfig, type RemoteConfig } from './client-context.js';
 
 /** Adds `--feed NAME` to a command that touches one feed's rows, checkpoint or outbox. */

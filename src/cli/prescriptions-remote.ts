@@ -9,8 +9,8 @@ import {
 import { loadConfig, type Config } from '../config.js';
 import type { FeedConfig } from '../feeds-file.js';
 import { createLogger, type Logger } from '../log.js';
-import { markCancellationRequested, recordSentPrescription } from '../sync/local-prescriptions.js';
-import { joinMigrationAfterSend } from '../sync/migration-join.js';
+import { markCancellationRequested, recordSentPrescription } from '../sync/matching/local-prescriptions.js';
+import { joinMigrationAfterSend } from '../sync/version-migration/migration-join.js';
 import { commandFeed, currentSource, feedClient, withFeedOption } from './feed-context.js';
 import { withStore } from './store-context.js';
 import { printFields, printJson } from './output.js';

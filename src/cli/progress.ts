@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { WorkerState } from '../sync/worker-state.js';
+import type { WorkerState } from '../sync/state/worker-state.js';
 
 export interface ProgressReporterOptions {
   state: WorkerState;

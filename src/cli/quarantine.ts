@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { listQuarantine, QUARANTINE_REASONS, type QuarantineReason } from '../sync/quarantine.js';
-import { rematch } from '../sync/rematch.js';
+import { listQuarantine, QUARANTINE_REASONS, type QuarantineReason } from '../sync/matching/quarantine.js';
+import { rematch } from '../sync/matching/rematch.js';
 import { CliUsageError } from './errors.js';
 import { commandFeed, withFeedOption } from './feed-context.js';
 import { printFields, printJson, printTable } from './output.js';

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
-import { listFeedSources } from '../sync/feed-sources.js';
-import { resync } from '../sync/resync.js';
+import { listFeedSources } from '../sync/version-migration/feed-sources.js';
+import { resync } from '../sync/resync/resync.js';
 import { CliUsageError } from './errors.js';
 import { operator } from './checkpoint.js';
 import { commandFeed, currentSourceClient, feedRemote, withFeedOption } from './feed-context.js';

@@ -1,4 +1,4 @@
-import type { DrainSummary } from '../sync/poller.js';
+import type { DrainSummary } from '../sync/poll/poller.js';
 
 /** The `run --once` summary as one JSON object (snake_case, like the rest of --json output). */
 export function summaryJson(summary: DrainSummary): Record<string, unknown> {

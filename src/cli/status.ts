@@ -1,12 +1,12 @@
-import { listFeedSources } from '../sync/feed-sources.js';
-import { countMigrationStates } from '../sync/migration-progress.js';
-import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/quarantine.js';
+import { listFeedSources } from '../sync/version-migration/feed-sources.js';
+import { countMigrationStates } from '../sync/version-migration/migration-progress.js';
+import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/matching/quarantine.js';
 import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../config.js';
 import { queryRows, type Database } from '../db/connection.js';
-import { leaseHolder } from '../sync/lease.js';
-import { readOutboxStats } from '../sync/outbox-stats.js';
+import { leaseHolder } from '../sync/leadership/lease.js';
+import { readOutboxStats } from '../sync/state/outbox-stats.js';
 import { resolveFeeds } from '../feeds-file.js';
 import { CliUsageError } from './errors.js';
 import { commandFeed, withFeedOption } from './feed-context.js';

@@ -39,7 +39,7 @@ export const prescriptions = intakeSync.table(
     writtenDate: text('written_date').notNull(),
     drugNdc: text('drug_ndc').notNull(),
     erxMessageId: text('erx_message_id'),
-    /** identityKey() of the composite fields (src/sync/identity.ts); the composite match key. */
+    /** identityKey() of the composite fields (src/sync/matching/identity-key.ts); the composite match key. */
     identityKey: text('identity_key').notNull(),
     status: text('status'),
     /** lifecycle rank of `status` (0 = none yet); updates only ever raise it. */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { abortableSleep, type Sleep } from './abortable-sleep.js';
+import { abortableSleep, type Sleep } from '../lib/abortable-sleep.js';
 import { parseSecureBaseUrl } from './base-url.js';
 import { RequestValidationError } from './errors/request-validation-error.js';
 import { schemaIssuesFrom, WHOLE_BODY_PATH } from './errors/schema-issues.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { parseRetryAfter } from './backoff.js';
+import { parseRetryAfter } from './retry-after.js';
 import { errorBodySchema, validationErrorBodySchema } from './error-bodies.js';
 import { BadRequestError } from './errors/bad-request-error.js';
 import { NotFoundError } from './errors/not-found-error.js';

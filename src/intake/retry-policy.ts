@@ -1,4 +1,5 @@
-import { retryDelay, type BackoffPolicy } from './backoff.js';
+import type { BackoffPolicy } from '../lib/backoff.js';
+import { retryDelay } from './retry-after.js';
 import { isRetryable } from './errors/is-retryable.js';
 import { NetworkError } from './errors/network-error.js';
 import { ResponseSchemaError } from './errors/response-schema-error.js';

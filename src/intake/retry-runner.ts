@@ -1,6 +1,6 @@
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
-import type { Sleep } from './abortable-sleep.js';
+import type { Sleep } from '../lib/abortable-sleep.js';
 import { describeRequest, type RequestContext } from './errors/request-context.js';
 import { decideRetry, type RetryMode, type RetryPolicy } from './retry-policy.js';
 

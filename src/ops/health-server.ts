@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
-import type { WorkerState } from '../sync/worker-state.js';
+import type { WorkerState } from '../sync/state/worker-state.js';
 import { evaluateFeedsLiveness, evaluateFeedsReadiness, type FeedSnapshot } from './feeds-health.js';
 import { evaluateLiveness } from './liveness.js';
 import type { SyncMetrics } from './metrics.js';

@@ -3,7 +3,7 @@ import type { FeedStateSource } from './metrics-feed-gauges.js';
 
 /**
  * intake_sync_feed_cursor_expired{feed}: 1 while the feed is stopped at a position the operator
- * will not (or may not) serve (see src/sync/cursor-problem.ts), 0 otherwise. Created at 0, so an
+ * will not (or may not) serve (see src/sync/state/cursor-problem.ts), 0 otherwise. Created at 0, so an
  * alert on it has a series before the first expiry.
  */
 export function registerCursorGauge(registry: Registry, feeds: readonly FeedStateSource[]): void {

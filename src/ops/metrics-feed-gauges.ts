@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
-import { feedLagSeconds } from '../sync/feed-lag.js';
-import type { WorkerSnapshot, WorkerState } from '../sync/worker-state.js';
+import { feedLagSeconds } from '../sync/state/feed-lag.js';
+import type { WorkerSnapshot, WorkerState } from '../sync/state/worker-state.js';
 
 interface FeedGaugeOptions {
   pollIntervalMs: number;

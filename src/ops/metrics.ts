@@ -1,7 +1,7 @@
 import { registerCursorGauge } from './metrics-cursor-gauge.js';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { QUARANTINE_REASONS } from '../sync/quarantine.js';
-import { UPSTREAM_FAILURE_REASONS, type WorkerState } from '../sync/worker-state.js';
+import { QUARANTINE_REASONS } from '../sync/matching/quarantine.js';
+import { UPSTREAM_FAILURE_REASONS, type WorkerState } from '../sync/state/worker-state.js';
 import { registerFeedGauges } from './metrics-feed-gauges.js';
 import { registerProvidedGauges, type OutboxSource, type QuarantineSource } from './metrics-provided-gauges.js';
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/connection.js';
-import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/quarantine.js';
+import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/matching/quarantine.js';
 import type { QuarantineSource } from './metrics-provided-gauges.js';
 
 /**

@@ -1,20 +1,19 @@
-import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
 import type { Logger } from '../log.js';
-import { applyPage } from './apply-page.js';
-import { loadCheckpoint, touchCheckpoint } from './checkpoint.js';
-import { createFeedLease, type FeedLease } from './lease.js';
-import { defaultDelayPolicy, nextDelay } from './next-delay.js';
-import { OutboxLoop } from './outbox-loop.js';
-import { listFeedSources, loadCurrentPosition, loadDrainingPosition, retireSource } from './feed-sources.js';
-import { Poller, type PollerDeps, type PollLoop } from './poller.js';
-import { planSources, sourcesSignature, type PlannedSource } from './source-plan.js';
-import { SourcesPoller } from './sources-poller.js';
-import { preparePage } from './prepare-page.js';
-import { sleepUnlessAborted, type LoopSleep } from './sleep.js';
-import { SyncWorker } from './worker.js';
-import type { WorkerState } from './worker-state.js';
+import { applyPage } from './apply/apply-page.js';
+import { loadCheckpoint, touchCheckpoint } from './poll/checkpoint.js';
+import { createFeedLease, type FeedLease } from './leadership/lease.js';
+import { defaultDelayPolicy, nextDelay } from './poll/next-delay.js';
+import { OutboxLoop } from './outbox/delivery-loop.js';
+import { listFeedSources, loadCurrentPosition, loadDrainingPosition, retireSource } from './version-migration/feed-sources.js';
+import { Poller, type PollerDeps, type PollLoop } from './poll/poller.js';
+import { planSources, sourcesSignature, type PlannedSource } from './version-migration/source-plan.js';
+import { SourcesPoller } from './version-migration/sources-poller.js';
+import { preparePage } from './apply/prepare-page.js';
+import { sleepUnlessAborted, type LoopSleep } from '../lib/loop-sleep.js';
+import { SyncWorker } from './leadership/leader-loop.js';
+import type { WorkerState } from './state/worker-state.js';
 
 export interface WorkerSettings {
   feed: string;
@@ -28,22 +27,6 @@ export interface WorkerSettings {
   stopWaitMs: number;
   /** FEED_RETENTION_MS: a checkpoint idle this long stops the feed (suspected gap); undefined = no check */
   retentionMs?: number;
-}
-
-/** The worker's settings as the environment configures them, for `feed` (default FEED_NAME). */
-export function workerSettingsFrom(config: Config, feed: string = config.FEED_NAME): WorkerSettings {
-  return {
-    feed,
-    pageLimit: config.PAGE_LIMIT,
-    pollIntervalMs: config.POLL_INTERVAL_MS,
-    pollBackoffMaxMs: config.POLL_BACKOFF_MAX_MS,
-    leaseRetryMs: config.LEASE_RETRY_MS,
-    leaseTtlMs: config.LEASE_TTL_MS,
-    drainMaxFailures: config.ONCE_MAX_FAILURES,
-    // 40% of the grace period: the rest covers releasing the lease (<= 2 s + 1 s) and closing connections
-    stopWaitMs: Math.floor(config.SHUTDOWN_GRACE_MS * 0.4),
-    ...(config.FEED_RETENTION_MS === undefined ? {} : { retentionMs: config.FEED_RETENTION_MS }),
-  };
 }
 
 export interface ComposeWorkerOptions {

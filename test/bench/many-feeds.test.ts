@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { feedNames, splitPrescriptions, summarizeFeedDrains, type FeedDrainLine } from '../../bench/many-feeds.js';
-import { FEED_NAME_PATTERN } from '../../src/sync/feed-name.js';
+import { FEED_NAME_PATTERN } from '../../src/db/feed-name.js';
 
 const line = (feed: string, events: number, elapsedMs: number, drained = true, matched = events): FeedDrainLine => ({
   feed, drained, pages: Math.ceil(events / 250), events, matched, elapsed_ms: elapsedMs,

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDatabase, queryRows, type Database } from '../../src/db/connection.js';
-import { createFeedLease, type FeedLease } from '../../src/sync/lease.js';
-import { inTransaction } from '../../src/sync/page-transaction.js';
+import { createFeedLease, type FeedLease } from '../../src/sync/leadership/lease.js';
+import { inTransaction } from '../../src/db/page-transaction.js';
 import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 
 const onPostgres = await postgresReachable();

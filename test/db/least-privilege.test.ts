@@ -6,9 +6,9 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
-import { runCli } from '../intake/helpers/run-cli.js';
-import { waitFor } from '../runtime/helpers/wait-for.js';
-import { spawnCli } from '../runtime/helpers/worker-process.js';
+import { runCli } from '../cli/helpers/run-cli.js';
+import { waitFor } from '../process/helpers/wait-for.js';
+import { spawnCli } from '../process/helpers/worker-process.js';
 
 const reachable = await postgresReachable();
 const FIVE_MINUTES = 5 * 60_000;

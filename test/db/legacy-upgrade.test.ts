@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.js';
 import { LEGACY_MIGRATION_HASHES, LEGACY_TABLES } from '../../src/db/legacy-public-install.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { loadCheckpoint, resetCheckpoint } from '../../src/sync/checkpoint.js';
+import { loadCheckpoint, resetCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
-import { runCli } from '../intake/helpers/run-cli.js';
+import { runCli } from '../cli/helpers/run-cli.js';
 
 const reachable = await postgresReachable();
 const FIXTURES = fileURLToPath(new URL('./fixtures/legacy-0.1/', import.meta.url));

@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeConnection } from '../../src/db/connection-probe.js';
 import { openDatabase, queryRows, type Database } from '../../src/db/connection.js';
-import { inTransaction } from '../../src/sync/page-transaction.js';
+import { inTransaction } from '../../src/db/page-transaction.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
 

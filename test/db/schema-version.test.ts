@@ -4,7 +4,7 @@ import { SchemaVersionError } from '../../src/db/errors/schema-version-error.js'
 import { assertSchemaCurrent, runMigrations } from '../../src/db/migrate.js';
 import { readMigrationFiles } from '../../src/db/migration-files.js';
 import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
-import { runCli } from '../intake/helpers/run-cli.js';
+import { runCli } from '../cli/helpers/run-cli.js';
 
 const reachable = await postgresReachable();
 const files = readMigrationFiles();

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createSyncMetrics } from '../../src/ops/metrics.js';
-import { WorkerState } from '../../src/sync/worker-state.js';
+import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { exposedNames, headingAnchor, metricNames } from './helpers/promql.js';
 import { ALERTS_FILE, ALERTS_TEST_FILE, allAlerts } from './helpers/rules.js';
 import { findExecutable, skipReason } from './helpers/tools.js';

@@ -7,7 +7,7 @@ import { envSchema, loadConfig } from '../../src/config.js';
 import { startHealthServer, type HealthServer } from '../../src/ops/health-server.js';
 import { createSyncMetrics } from '../../src/ops/metrics.js';
 import { defaultMaxPollAgeMs } from '../../src/ops/readiness.js';
-import { WorkerState } from '../../src/sync/worker-state.js';
+import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { finalStageUser } from '../faults/harness/dockerfile.js';
 import { envList, imageEnv as imageEnvOf, resolvedEnv as resolvedEnvFrom } from './helpers/container-env.js';
 import { loadAlertRules } from './helpers/rules.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../runtime/helpers/wait-for.js';
+import { waitFor } from '../process/helpers/wait-for.js';
 import { killGroup, sessionProcesses } from './helpers/session-processes.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));

@@ -4,12 +4,12 @@ import { queryRows } from '../../src/db/connection.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { sampleIdentity, seedRejects } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { leaseHolder, LEASE_NAMESPACE } from '../../src/sync/lease.js';
-import { registerLocalPrescriptions } from '../../src/sync/local-prescriptions.js';
+import { leaseHolder, LEASE_NAMESPACE } from '../../src/sync/leadership/lease.js';
+import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
-import { waitFor } from '../runtime/helpers/wait-for.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from '../runtime/helpers/worker-process.js';
+import { waitFor } from '../process/helpers/wait-for.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../process/helpers/worker-process.js';
 
 const ready = (await postgresReachable()) && PGBOUNCER !== undefined;
 if (!ready) console.warn(`SKIPPED test/deploy/pgbouncer-workers.test.ts: ${PGBOUNCER ? NEEDS_POSTGRES : NEEDS_PGBOUNCER}`);

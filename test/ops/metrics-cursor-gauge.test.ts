@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { registerCursorGauge } from '../../src/ops/metrics-cursor-gauge.js';
-import { WorkerState } from '../../src/sync/worker-state.js';
+import { WorkerState } from '../../src/sync/state/worker-state.js';
 
 describe('intake_sync_feed_cursor_expired', () => {
   it('is 0 for the feed until its cursor is refused, 1 while stopped, 0 again once resync moves it', async () => {

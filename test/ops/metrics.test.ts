@@ -4,11 +4,11 @@ import { RequestTimeoutError } from '../../src/intake/errors/request-timeout-err
 import { UnauthorizedError } from '../../src/intake/errors/unauthorized-error.js';
 import { UpstreamError } from '../../src/intake/errors/upstream-error.js';
 import { createFeedsMetrics, createSyncMetrics, type SyncMetricsOptions } from '../../src/ops/metrics.js';
-import { upstreamFailureReason } from '../../src/sync/failure-reason.js';
-import { feedLagSeconds } from '../../src/sync/feed-lag.js';
-import { preparePage } from '../../src/sync/prepare-page.js';
+import { upstreamFailureReason } from '../../src/sync/state/failure-reason.js';
+import { feedLagSeconds } from '../../src/sync/state/feed-lag.js';
+import { preparePage } from '../../src/sync/apply/prepare-page.js';
 import { event } from '../sync/fixtures.js';
-import { WorkerState, type AppliedPageRecord } from '../../src/sync/worker-state.js';
+import { WorkerState, type AppliedPageRecord } from '../../src/sync/state/worker-state.js';
 
 const context = { method: 'GET', path: '/events' };
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');

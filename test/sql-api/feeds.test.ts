@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
-import { applyPage } from '../../src/sync/apply-page.js';
-import { loadCheckpoint } from '../../src/sync/checkpoint.js';
-import { rematch } from '../../src/sync/rematch.js';
+import { applyPage } from '../../src/sync/apply/apply-page.js';
+import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
+import { rematch } from '../../src/sync/matching/rematch.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { event, identity, truncateStore } from '../sync/fixtures.js';
 import { plainSql, sqlError, type PlainSql } from './helpers/plain-sql.js';

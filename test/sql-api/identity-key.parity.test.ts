@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPrng, randomIndex } from '../../src/sandbox/prng.js';
-import { identityKey, normaliseDate, normaliseErx, type IdentityKeyFields } from '../../src/sync/identity.js';
+import { identityKey, normaliseDate, normaliseErx, type IdentityKeyFields } from '../../src/sync/matching/identity-key.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { identity } from '../sync/fixtures.js';
 import { plainSql, sqlError, type PlainSql } from './helpers/plain-sql.js';

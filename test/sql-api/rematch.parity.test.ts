@@ -1,7 +1,7 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPrng, randomIndex, type Random } from '../../src/sandbox/prng.js';
-import { identityKey } from '../../src/sync/identity.js';
+import { identityKey } from '../../src/sync/matching/identity-key.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { identity, truncateStore } from '../sync/fixtures.js';
 import { plainSql, type PlainQuery, type PlainSql } from './helpers/plain-sql.js';

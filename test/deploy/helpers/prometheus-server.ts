@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from '../../faults/harness/free-port.js';
-import { waitFor } from '../../runtime/helpers/wait-for.js';
+import { waitFor } from '../../process/helpers/wait-for.js';
 
 export interface PrometheusServer {
   url: string;

@@ -1,0 +1,114 @@
+// The import rules of src/ (CONTRIBUTING.md, "Layout"). `npm run lint:imports` checks them in CI,
+// so the layering cannot drift back. Inside src/sync, top to bottom:
+//   compose-worker -> outbox -> {version-migration, resync, leadership} -> poll -> apply -> {matching, state}
+// A folder may import its own files and any folder below it, never one above or beside it
+// (siblings on one level stay independent).
+
+/** sync folders that `folder` may not import: everything on its own level or above. */
+const SYNC_LEVELS = [
+  ['compose-worker\\.ts'],
+  ['outbox'],
+  ['version-migration', 'resync', 'leadership'],
+  ['poll'],
+  ['apply'],
+  ['matching', 'state'],
+];
+
+const syncRules = SYNC_LEVELS.flatMap((level, depth) =>
+  level.flatMap((folder) => {
+    const forbidden = SYNC_LEVELS.slice(0, depth + 1)
+      .flat()
+      .filter((other) => other !== folder);
+    if (forbidden.length === 0) return [];
+    return [{
+      name: `sync-layers-${folder.replace(/\\\\\.ts$/, '').replace(/\W/g, '')}`,
+      comment: `src/sync/${folder} may only import sync folders below it`,
+      severity: 'error',
+      from: { path: `^src/sync/${folder}` },
+      to: { path: `^src/sync/(${forbidden.join('|')})` },
+    }];
+  }),
+);
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'no import circles, type-only imports included',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'lib-is-generic',
+      comment: 'src/lib holds waits and backoff with no domain: it imports nothing else of ours',
+      severity: 'error',
+      from: { path: '^src/lib/' },
+      to: { path: '^src/', pathNot: '^src/lib/' },
+    },
+    {
+      name: 'contract-stands-alone',
+      comment: "src/intake is the operator's contract: both sides import it, it imports only lib and the logger type",
+      severity: 'error',
+      from: { path: '^src/intake/' },
+      to: { path: '^src/', pathNot: '^src/(intake|lib)/|^src/log\\.ts$' },
+    },
+    {
+      name: 'sandbox-not-vendor',
+      comment: 'the simulated operator never imports the vendor side',
+      severity: 'error',
+      from: { path: '^src/sandbox/' },
+      to: { path: '^src/(sync|api|db|ops|cli)/' },
+    },
+    {
+      name: 'db-is-mechanics',
+      comment: 'store mechanics import no feature folder',
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: '^src/(sync|api|ops|cli|sandbox)/' },
+    },
+    {
+      name: 'sync-takes-settings',
+      comment: 'src/sync is handed its settings: it never reads config, feeds files, the CLI, the ops server or the public API',
+      severity: 'error',
+      from: { path: '^src/sync/' },
+      to: { path: '^src/(config\\.ts|feeds-file\\.ts|cli/|ops/|api/|sandbox/|index\\.ts)' },
+    },
+    {
+      name: 'api-without-worker',
+      comment: 'the public Node API and its change follower never import the worker',
+      severity: 'error',
+      from: { path: '^src/(api/|index\\.ts)' },
+      to: { path: '^src/(sync|cli|ops|sandbox)/' },
+    },
+    {
+      name: 'ops-reads-state',
+      comment: 'the health server reads state; it never builds workers or commands',
+      severity: 'error',
+      from: { path: '^src/ops/' },
+      to: { path: '^src/(cli/|sync/compose-worker\\.ts)' },
+    },
+    {
+      name: 'only-cli-builds-workers',
+      comment: 'only src/cli wires running workers',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli/|sync/compose-worker\\.ts)' },
+      to: { path: '^src/sync/compose-worker\\.ts$' },
+    },
+    {
+      name: 'src-not-test',
+      comment: 'product code never imports test helpers',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench)/' },
+    },
+    ...syncRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

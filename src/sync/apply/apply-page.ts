@@ -1,0 +1,97 @@
+import { namesOf } from '../../db/store-names.js';
+import { performance } from 'node:perf_hooks';
+import type { Db } from '../../db/connection.js';
+import { applyPageSql, matchLockSharedSql, type ApplyPageRow } from './page-statement.js';
+import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
+import type { ApplyTimings } from '../state/worker-state.js';
+import { inPipelinedTransaction } from '../../db/page-transaction.js';
+import { preparePage, type PreparedPage } from './prepare-page.js';
+
+export interface ApplyPageInput {
+  feed: string;
+  /** checkpoint version this worker read; the page applies only if it is still current */
+  expectedVersion: number;
+  /** where the feed continues after this page */
+  nextIterator: string;
+  /** the page's events exactly as received */
+  events: unknown[];
+  /**
+   * preparePage(events), when the caller already ran it: validating page N+1 while
+   * page N's statements are in flight takes validation off the critical path
+   */
+  prepared?: PreparedPage;
+  receivedAt?: Date;
+  /** the base URL the page was read from (see ApplyPageParams.readFrom) */
+  readFrom?: string | undefined;
+  /** read from a draining source: its own position moves, not the feed's checkpoint */
+  draining?: boolean;
+}
+
+export interface ApplyResult {
+  /** the checkpoint version after this page */
+  version: number;
+  received: number;
+  inserted: number;
+  /** well-formed events already in history or repeated in the page: nothing re-applied */
+  duplicates: number;
+  statusChanges: number;
+  matched: number;
+  quarantined: { malformed: number; unmatched: number; ambiguous: number; unsupported_version: number };
+  /** the newest occurred_at (ms) among the page's well-formed events; absent when it had none */
+  newestOccurredAt?: number | undefined;
+  /**
+   * validate is 0 when the page came prepared; write is the one page statement: checkpoint
+   * compare-and-set, matching, events, statuses and quarantine (after the match lock, pipelined)
+   */
+  timingsMs: ApplyTimings;
+}
+
+/**
+ * Applies one page in ONE transaction of one statement (after the match lock), sent with its BEGIN
+ * and COMMIT in one round trip: the
+ * checkpoint compare-and-set (throws CheckpointConflictError and applies nothing when
+ * the version moved), then events, matches, statuses, quarantine and checkpoint totals.
+ */
+export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyResult> {
+  const receivedAt = (input.receivedAt ?? new Date()).toISOString();
+  const t0 = performance.now();
+  const page = input.prepared ?? preparePage(input.events);
+  const names = namesOf(db);
+  const statement = applyPageSql(names, {
+    feed: input.feed,
+    expectedVersion: input.expectedVersion,
+    nextIterator: input.nextIterator,
+    receivedAt,
+    eventsJson: page.rowsJson.events,
+    malformedJson: page.rowsJson.malformed,
+    malformedCount: page.malformed.length,
+    readFrom: input.readFrom,
+    ...(input.draining ? { draining: true } : {}),
+  });
+  const t1 = performance.now();
+
+  // BEGIN, the match lock (held before the page statement takes its snapshot), the page statement and
+  // COMMIT in one flight. A moved checkpoint makes the statement write nothing (every write reads the
+  // compare-and-set), so committing that empty transaction is as good as rolling it back.
+  const { rows, statementsDoneAt } = await inPipelinedTransaction(db, [matchLockSharedSql(names), statement]);
+  const committed = performance.now();
+  const row = rows[1]?.[0] as ApplyPageRow | undefined;
+  if (!row || row.version === null) throw new CheckpointConflictError(input.feed, input.expectedVersion);
+
+  return {
+    version: Number(row.version),
+    received: input.events.length,
+    inserted: row.inserted,
+    duplicates: page.events.length - row.inserted + page.duplicatesInPage,
+    statusChanges: row.status_changes,
+    matched: row.matched,
+    quarantined: { malformed: page.malformed.length, unmatched: row.unmatched, ambiguous: row.ambiguous, unsupported_version: row.unsupported_version },
+    newestOccurredAt: page.newestOccurredAt,
+    timingsMs: {
+      prepare: page.prepareMs,
+      validate: input.prepared ? 0 : t1 - t0,
+      write: statementsDoneAt - t1,
+      commit: committed - statementsDoneAt,
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { sql as drizzleSql } from 'drizzle-orm';
+import { queryRows, type Database } from '../../db/connection.js';
+import type { Logger } from '../../log.js';
+import { LeaseSession } from './lease-session.js';
+
+import { LEASE_NAMESPACE, leaseName } from './lease-keys.js';
+
+export { LEASE_NAMESPACE } from './lease-keys.js';
+
+import type { FeedLease } from './feed-lease.js';
+
+export type { FeedLease } from './feed-lease.js';
+
+export interface AdvisoryLeaseOptions {
+  feed: string;
+  /** the store's postgres:// URL: the lock gets a connection of its own (unused on PGlite) */
+  url: string | undefined;
+  /**
+   * The server ends the lock's session after this long without a query, so a
+   * frozen holder (SIGSTOP, a VM pause) loses the lock and a standby takes
+   * over. Holders run stillHeld() well within it.
+   */
+  idleTtlMs: number;
+}
+
+/**
+ * The lease of one feed on a lock session of its own, closed with the lease (a single-feed
+ * process, the tests): an advisory lock on Postgres, trivially held on single-process PGlite.
+ */
+export function createFeedLease(database: Database, options: AdvisoryLeaseOptions): FeedLease {
+  if (database.kind !== 'postgres') return embeddedLease;
+  if (!options.url) throw new Error('a Postgres feed lease needs the database URL for its own connection');
+  const session = new LeaseSession(options.url, database.names.schema, { feeds: [options.feed], idleTtlMs: options.idleTtlMs });
+  const lease = session.lease(options.feed);
+  return {
+    tryAcquire: () => lease.tryAcquire(),
+    stillHeld: () => lease.stillHeld(),
+    release: async () => {
+      await lease.release();
+      await session.close();
+    },
+  };
+}
+
+/** Every configured feed's lease on ONE lock session (see lease-session.ts); the caller closes it. */
+export interface FeedLeases {
+  lease(feed: string): FeedLease;
+  close(): Promise<void>;
+}
+
+/** One lock connection for all of a process's feeds, spreading them over the replicas. */
+export function createFeedLeases(database: Database, options: { feeds: readonly string[]; url: string | undefined; idleTtlMs: number; log?: Logger }): FeedLeases {
+  if (database.kind !== 'postgres') return { lease: () => embeddedLease, close: async () => {} };
+  if (!options.url) throw new Error('a Postgres feed lease needs the database URL for its own connection');
+  const session = new LeaseSession(options.url, database.names.schema, options);
+  return { lease: (feed) => session.lease(feed), close: () => session.close() };
+}
+
+// one process owns an embedded PGlite directory, so there is nobody to exclude
+const embeddedLease: FeedLease = {
+  tryAcquire: async () => true,
+  stillHeld: async () => true,
+  release: async () => {},
+};
+
+/** Who holds a feed's lease right now (for `status`): the backend pid, or null. */
+export async function leaseHolder(database: Database, feed: string): Promise<{ pid: number } | null> {
+  if (database.kind !== 'postgres') return null;
+  const rows = await queryRows<{ pid: number }>(
+    database.db,
+    // pg_locks spans the cluster; advisory locks of other databases are not ours
+    drizzleSql`select pid from pg_locks
+                where locktype = 'advisory' and granted and objsubid = 2
+                  and database = (select oid from pg_database where datname = current_database())
+                  and classid = ${LEASE_NAMESPACE}::oid
+                  and objid = (hashtext(${leaseName(database.names.schema, feed)})::bigint & 4294967295)::oid`,
+  );
+  const pid = rows[0]?.pid;
+  return pid === undefined ? null : { pid: Number(pid) };
+}

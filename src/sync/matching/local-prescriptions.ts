@@ -1,0 +1,205 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/connection.js';
+import { namesOf } from '../../db/store-names.js';
+import type { PrescriptionIdentityInput } from '../../intake/identity.js';
+import type { PrescriptionRequest } from '../../intake/prescription.js';
+import { DEFAULT_FEED } from '../../db/feed-name.js';
+import { identityKey, normaliseErx } from './identity-key.js';
+import { matchLockExclusive } from './match-lock.js';
+import { rematch } from './rematch.js';
+
+export interface LocalPrescriptionInput {
+  external_id: string;
+  prescription_identity: PrescriptionIdentityInput;
+  subscription_id?: string | null;
+  /** ISO timestamp; only recordSentPrescription knows it */
+  cancellation_requested_at?: string | null;
+}
+
+export interface LocalPrescription {
+  feed: string;
+  external_id: string;
+  /** null before any event applied */
+  status: string | null;
+  status_occurred_at: string | null;
+  /** distinct events applied to it */
+  events: number;
+  cancellation_requested_at: string | null;
+  subscription_id: string | null;
+}
+
+/** Rows per upsert statement: big enough to amortise round trips, small enough to keep memory flat. */
+export const REGISTER_BATCH_SIZE = 10_000;
+
+/**
+ * A registration this large refreshes the table's planner statistics at once. Without them
+ * (autovacuum off, or not there yet) the page statement's match can be planned for a table
+ * of a few rows: measured here, 250,000 fresh rows took pages from 30 ms to over a second.
+ */
+export const ANALYZE_AFTER_INSERTED = 1_000;
+
+function rowJson(row: LocalPrescriptionInput): string {
+  const id = row.prescription_identity;
+  return JSON.stringify({
+    external_id: row.external_id,
+    patient_first_name: id.patient_first_name,
+    patient_last_name: id.patient_last_name,
+    patient_state: id.patient_state,
+    patient_dob: id.patient_dob,
+    prescriber_npi: id.prescriber_npi,
+    written_date: id.written_date,
+    drug_ndc: id.drug_ndc,
+    erx_message_id: normaliseErx(id.erx_message_id),
+    identity_key: identityKey(id),
+    subscription_id: row.subscription_id ?? null,
+    cancellation_requested_at: row.cancellation_requested_at ?? null,
+  });
+}
+
+/** Which feed (operator account) local prescriptions belong to; DEFAULT_FEED when omitted. */
+export interface FeedScope {
+  feed?: string | undefined;
+}
+
+async function upsertBatch(db: Db, feed: string, batch: readonly LocalPrescriptionInput[]): Promise<{ inserted: number; updated: number }> {
+  const n = namesOf(db);
+  return db.transaction(async (tx) => {
+    // exclusive against page applies: a page must not match against a half-registered set (see match-lock.ts)
+    await tx.execute(sql`select 1 from (select ${matchLockExclusive(n)}) as match_lock`);
+    const [row] = await queryRows<{ inserted: number; updated: number }>(
+      tx,
+      sql`with upserted as (
+        insert into ${n.prescriptions} as p (feed, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
+          prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at)
+        select ${feed}::text, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
+          prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at
+        from jsonb_to_recordset(${`[${batch.map(rowJson).join(',')}]`}::jsonb) as r(external_id text, patient_first_name text,
+          patient_last_name text, patient_state text, patient_dob text, prescriber_npi text, written_date text, drug_ndc text,
+          erx_message_id text, identity_key text, subscription_id text, cancellation_requested_at timestamptz)
+        on conflict (feed, external_id) do update set
+          patient_first_name = excluded.patient_first_name, patient_last_name = excluded.patient_last_name,
+          patient_state = excluded.patient_state, patient_dob = excluded.patient_dob,
+          prescriber_npi = excluded.prescriber_npi, written_date = excluded.written_date, drug_ndc = excluded.drug_ndc,
+          erx_message_id = excluded.erx_message_id, identity_key = excluded.identity_key,
+          -- an import without subscriptions must not forget the ones already created
+          subscription_id = coalesce(excluded.subscription_id, p.subscription_id),
+          cancellation_requested_at = coalesce(excluded.cancellation_requested_at, p.cancellation_requested_at),
+          updated_at = now()
+        returning (xmax = 0) as inserted
+      )
+      select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from upserted`,
+    );
+    return { inserted: row?.inserted ?? 0, updated: row?.updated ?? 0 };
+  });
+}
+
+/**
+ * Registers (upserts by feed and external_id) the vendor's prescriptions in batches, then
+ * rematches the feed's open unmatched/ambiguous quarantine against them.
+ */
+export async function registerLocalPrescriptions(
+  db: Db,
+  rows: readonly LocalPrescriptionInput[],
+  scope: FeedScope = {},
+): Promise<{ inserted: number; updated: number }> {
+  const feed = scope.feed ?? DEFAULT_FEED;
+  // a repeated external_id in one statement would make ON CONFLICT touch a row twice: the last one wins
+  const unique = [...new Map(rows.map((r) => [r.external_id, r])).values()];
+  let inserted = 0;
+  let updated = 0;
+  for (let start = 0; start < unique.length; start += REGISTER_BATCH_SIZE) {
+    const result = await upsertBatch(db, feed, unique.slice(start, start + REGISTER_BATCH_SIZE));
+    inserted += result.inserted;
+    updated += result.updated;
+  }
+  if (inserted >= ANALYZE_AFTER_INSERTED) await db.execute(sql`analyze ${namesOf(db).prescriptions}`);
+  if (unique.length > 0) await rematch(db, { feed });
+  return { inserted, updated };
+}
+
+/** Records a prescription sent through POST /prescriptions so its events match it. */
+export async function recordSentPrescription(
+  db: Db,
+  request: PrescriptionRequest,
+  response: { cancellation_requested_at: string | null },
+  subscriptionId?: string,
+  scope: FeedScope = {},
+): Promise<void> {
+  await registerLocalPrescriptions(db, [
+    {
+      external_id: request.external_id,
+      prescription_identity: {
+        patient_first_name: request.patient.first_name,
+        patient_last_name: request.patient.last_name,
+        patient_state: request.patient.address.state,
+        patient_dob: request.patient.dob,
+        prescriber_npi: request.prescriber.npi,
+        written_date: request.written_date,
+        drug_ndc: request.medication.ndc,
+      },
+      subscription_id: subscriptionId ?? null,
+      cancellation_requested_at: response.cancellation_requested_at,
+    },
+  ], scope);
+}
+
+/** Mirrors a cancellation request on the local row; false when there is no such row. */
+export async function markCancellationRequested(db: Db, externalId: string, at: string, scope: FeedScope = {}): Promise<boolean> {
+  const rows = await queryRows(
+    db,
+    sql`update ${namesOf(db).prescriptions} set cancellation_requested_at = coalesce(cancellation_requested_at, ${at}::timestamptz), updated_at = now()
+        where feed = ${scope.feed ?? DEFAULT_FEED}::text and external_id = ${externalId}::text returning 1`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Sets the subscription created for an already registered prescription; `onlyIfNone`: unless one was
+ * recorded meanwhile (an API version migration gives it its new-version subscription).
+ */
+export async function setSubscriptionId(db: Db, externalId: string, subscriptionId: string, scope: FeedScope & { onlyIfNone?: boolean } = {}): Promise<void> {
+  await db.execute(
+    sql`update ${namesOf(db).prescriptions} set subscription_id = ${subscriptionId}::text, updated_at = now()
+        where feed = ${scope.feed ?? DEFAULT_FEED}::text and external_id = ${externalId}::text
+          and (not ${scope.onlyIfNone ?? false}::boolean or subscription_id is null)`,
+  );
+}
+
+/** The subscription recorded for a local prescription (null: none yet, or no such prescription). */
+export async function recordedSubscriptionId(db: Db, externalId: string, scope: FeedScope = {}): Promise<string | null> {
+  const [row] = await queryRows<{ subscription_id: string | null }>(
+    db,
+    sql`select subscription_id from ${namesOf(db).prescriptions}
+        where feed = ${scope.feed ?? DEFAULT_FEED}::text and external_id = ${externalId}::text`,
+  );
+  return row?.subscription_id ?? null;
+}
+
+const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date).toISOString());
+
+/**
+ * Local prescriptions with their current status, ordered by external_id: the SQL API's view
+ * prescription_status (drizzle/0002_api_register.sql), so the CLI and applications read one definition.
+ */
+export async function listLocalPrescriptions(
+  db: Db,
+  options: { status?: string | undefined } & FeedScope = {},
+): Promise<LocalPrescription[]> {
+  const rows = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select feed, external_id, status, status_occurred_at, cancellation_requested_at, subscription_id, events
+        from ${namesOf(db).qualified('prescription_status')}
+        where feed = ${options.feed ?? DEFAULT_FEED}::text
+          and (${options.status ?? null}::text is null or status = ${options.status ?? null}::text)
+        order by external_id`,
+  );
+  return rows.map((r) => ({
+    feed: r.feed as string,
+    external_id: r.external_id as string,
+    status: (r.status as string | null) ?? null,
+    status_occurred_at: iso(r.status_occurred_at),
+    events: Number(r.events),
+    cancellation_requested_at: iso(r.cancellation_requested_at),
+    subscription_id: (r.subscription_id as string | null) ?? null,
+  }));
+}

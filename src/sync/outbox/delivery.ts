@@ -1,0 +1,93 @@
+import type { Db } from '../../db/connection.js';
+import type { IntakeClient } from '../../intake/client.js';
+import { schemaIssuesFrom } from '../../intake/errors/schema-issues.js';
+import { prescriptionRequestSchema } from '../../intake/prescription.js';
+import type { Logger } from '../../log.js';
+import { markCancellationRequested, recordSentPrescription } from '../matching/local-prescriptions.js';
+import {
+  cancelPrecondition,
+  outcomeOfError,
+  rowAfter,
+  type DeliveryOutcome,
+  type OutboxBackoff,
+} from './decisions.js';
+import { claimAttempt, failUnsent, settleRow, type Claim, type DueRow } from './store.js';
+
+export type OutboxClient = Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
+
+export interface OutboxDeliveryDeps {
+  db: Db;
+  /** the feed whose rows these are; `client` holds that feed's credentials */
+  feed: string;
+  /** the configured base URL's client: for a row with no URL fixed (no source recorded, none configured) */
+  client: OutboxClient;
+  /** the configured base URL: what a row goes through when the feed has no recorded current source */
+  configuredBaseUrl?: string;
+  /** the client for the base URL a claim fixed on the row (API version migration); default: `client` */
+  clientFor?(baseUrl: string): OutboxClient;
+  backoff: OutboxBackoff;
+  random: () => number;
+  log: Logger;
+}
+
+/**
+ * Delivers one head-of-line row: claim (committed before the request), send, settle. Exactly once
+ * in effect: a send that may have landed before (in doubt) looks the external_id up first, and
+ * the operator refuses a second prescription under one external_id.
+ */
+export async function deliverRow(deps: OutboxDeliveryDeps, row: DueRow, signal: AbortSignal): Promise<void> {
+  const { db, log } = deps;
+  if (row.kind === 'cancel') {
+    const precondition = cancelPrecondition(row.previousSend);
+    if (precondition.action === 'wait') return;
+    if (precondition.action === 'fail') {
+      await failUnsent(db, row.id, precondition.reason);
+      log.warn({ outbox_id: row.id, external_id: row.externalId, kind: row.kind }, `outbox row failed: ${precondition.reason}`);
+      return;
+    }
+  }
+  const claim = await claimAttempt(db, row.id, deps.feed, deps.configuredBaseUrl ?? null);
+  if (!claim) return;
+  const outcome = await attempt(deps, row, claim, signal);
+  const update = rowAfter(outcome, claim.attempt, deps.backoff, deps.random);
+  if (!update) return;
+  const settled = await settleRow(db, row.id, claim.attempt, update);
+  const context = { outbox_id: row.id, external_id: row.externalId, kind: row.kind, attempt: claim.attempt, state: update.state, status: update.responseStatus };
+  if (!settled) log.warn(context, 'outbox row was claimed again meanwhile (another leader): its attempt decides');
+  else if (update.state === 'delivered') log.info(context, 'outbox row delivered');
+  else if (update.state === 'failed') log.warn({ ...context, reason: update.lastError }, 'outbox row failed: not retried');
+  else log.info({ ...context, reason: update.lastError, retryInMs: update.retryInMs }, 'outbox row not delivered yet: retrying later');
+}
+
+async function attempt(deps: OutboxDeliveryDeps, row: DueRow, claim: Claim, signal: AbortSignal): Promise<DeliveryOutcome> {
+  const { db } = deps;
+  // exactly the URL the claim fixed: a migration that started since sees this row through it
+  const client = claim.sentThrough !== null && deps.clientFor ? deps.clientFor(claim.sentThrough) : deps.client;
+  try {
+    if (row.kind === 'cancel') {
+      const response = await client.cancelPrescription(row.externalId, { signal });
+      await markCancellationRequested(db, row.externalId, response.cancellation_requested_at ?? new Date().toISOString(), { feed: deps.feed });
+      return { kind: 'delivered', status: 200 };
+    }
+    const parsed = prescriptionRequestSchema.safeParse(row.body);
+    if (!parsed.success) {
+      // send_prescription validated it: only a client stricter than the database's rules gets here
+      const paths = schemaIssuesFrom(parsed.error).map((i) => `prescription.${i.path}`);
+      return { kind: 'refused', status: null, reason: `refused by the client before sending: invalid ${paths.join(', ')}` };
+    }
+    let found = false;
+    const response = await client.createPrescription(parsed.data, {
+      signal,
+      mayHaveLanded: claim.wasInDoubt,
+      requireSameFields: true,
+      onFoundExisting: () => {
+        found = true;
+      },
+    });
+    // its events must match: recorded before the row is settled (a kill in between re-records, idempotently)
+    await recordSentPrescription(db, parsed.data, response, undefined, { feed: deps.feed });
+    return { kind: 'delivered', status: found ? 200 : 201 };
+  } catch (error) {
+    return outcomeOfError(row.kind, error, signal.aborted);
+  }
+}

@@ -1,0 +1,116 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/connection.js';
+import { namesOf } from '../../db/store-names.js';
+import { sourceLockShared } from '../version-migration/source-lock.js';
+import type { OutboxKind, OutboxState, RowUpdate } from './decisions.js';
+
+// The outbox's SQL, each statement its own short transaction: nothing is held open across an
+// HTTP request.
+
+/** A row at the head of its external_id, due now. */
+export interface DueRow {
+  id: number;
+  externalId: string;
+  kind: OutboxKind;
+  body: unknown;
+  /** for a cancel: the latest send before it for the same external_id */
+  previousSend: { id: number; state: OutboxState } | null;
+}
+
+/**
+ * One feed's pending rows that are due and first in line for their external_id (rows of one
+ * (feed, external_id) go in id order: nothing overtakes an earlier pending row, even one waiting
+ * out its backoff).
+ */
+export async function dueRows(db: Db, feed: string, limit: number): Promise<DueRow[]> {
+  const n = namesOf(db);
+  const rows = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select o.id, o.external_id, o.kind, o.body, s.id as send_id, s.state as send_state
+        from ${n.outbox} o
+        left join lateral (
+          select s.id, s.state from ${n.outbox} s
+          where o.kind = 'cancel' and s.feed = o.feed and s.external_id = o.external_id and s.kind = 'send' and s.id < o.id
+          order by s.id desc limit 1
+        ) s on true
+        where o.feed = ${feed}::text and o.state = 'pending' and o.next_attempt_at <= now()
+          and not exists (select 1 from ${n.outbox} e
+                          where e.feed = o.feed and e.external_id = o.external_id and e.state = 'pending' and e.id < o.id)
+        order by o.id
+        limit ${limit}`,
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    externalId: r.external_id as string,
+    kind: r.kind as OutboxKind,
+    body: r.body,
+    previousSend: r.send_id === null || r.send_id === undefined ? null : { id: Number(r.send_id), state: r.send_state as OutboxState },
+  }));
+}
+
+/** What a claim returns: the attempt number (the fence for settle) and whether an earlier attempt may have landed. */
+export interface Claim {
+  attempt: number;
+  wasInDoubt: boolean;
+  /** the base URL the request goes through (null: none recorded or configured: the default client) */
+  sentThrough: string | null;
+}
+
+/**
+ * Records an attempt BEFORE its request is sent, committed: a process killed mid-request leaves the
+ * row in doubt, so the next leader looks the external_id up before sending again. Null when the
+ * row is no longer pending.
+ *
+ * It also fixes the base URL the request goes through, read from the database (never a value the
+ * worker was told at its last load of the sources): the feed's current source, else `configuredBaseUrl`.
+ * A send keeps the URL of its first claim for every retry (an attempt in doubt is looked up where it
+ * may have landed); a cancel goes through the current one. Two statements in one transaction: the
+ * shared source lock first (source-lock.ts), then the claim, whose snapshot sees any migration start
+ * the lock waited for.
+ */
+export async function claimAttempt(db: Db, id: number, feed: string, configuredBaseUrl: string | null = null): Promise<Claim | null> {
+  const n = namesOf(db);
+  return db.transaction(async (tx) => {
+    await tx.execute(sourceLockShared(n, feed));
+    const [row] = await queryRows<{ attempts: number; was_in_doubt: boolean; sent_through: string | null }>(
+      tx,
+      sql`update ${n.outbox} o set attempts = o.attempts + 1, in_doubt = true, last_attempt_at = now(), updated_at = now(),
+            sent_through = case when o.kind = 'send' and o.sent_through is not null then o.sent_through
+              else coalesce((select s.base_url from ${n.feedSources} s where s.feed = o.feed and s.state = 'current'), ${configuredBaseUrl}::text) end
+          from (select id, in_doubt from ${n.outbox} where id = ${id} and feed = ${feed}::text and state = 'pending' for update) before
+          where o.id = before.id
+          returning o.attempts, before.in_doubt as was_in_doubt, o.sent_through`,
+    );
+    return row ? { attempt: Number(row.attempts), wasInDoubt: row.was_in_doubt, sentThrough: row.sent_through ?? null } : null;
+  });
+}
+
+/**
+ * Writes an attempt's result, fenced by its attempt number: if another leader claimed the row
+ * since (a lease lost unnoticed for a moment), its attempt is the one that counts. False then.
+ */
+export async function settleRow(db: Db, id: number, attempt: number, update: RowUpdate): Promise<boolean> {
+  const n = namesOf(db);
+  const finished = update.state !== 'pending';
+  const rows = await queryRows(
+    db,
+    sql`update ${n.outbox} set state = ${update.state}, in_doubt = ${update.inDoubt}, last_error = ${update.lastError},
+          response_status = ${update.responseStatus},
+          next_attempt_at = case when ${update.retryInMs}::bigint is null then next_attempt_at
+                                 else now() + ${update.retryInMs ?? 0}::bigint * interval '1 millisecond' end,
+          completed_at = case when ${finished} then now() else null end,
+          updated_at = now()
+        where id = ${id} and state = 'pending' and attempts = ${attempt}
+        returning 1`,
+  );
+  return rows.length > 0;
+}
+
+/** Fails a row without sending it (a cancel behind a failed send). */
+export async function failUnsent(db: Db, id: number, reason: string): Promise<void> {
+  const n = namesOf(db);
+  await db.execute(
+    sql`update ${n.outbox} set state = 'failed', in_doubt = false, last_error = ${reason}, completed_at = now(), updated_at = now()
+        where id = ${id} and state = 'pending'`,
+  );
+}

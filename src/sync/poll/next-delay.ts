@@ -1,0 +1,76 @@
+import { fullJitterDelay } from '../../lib/backoff.js';
+
+/** Why the loop is about to wait; each kind has its own schedule. */
+export type DelayReason =
+  /** the last page said done: poll again after the interval */
+  | { readonly kind: 'caught-up' }
+  /** a page came back at the same iterator with nothing new, yet not done */
+  | { readonly kind: 'no-progress'; readonly streak: number }
+  /** fetch, apply or checkpoint load failed `consecutiveFailures` times in a row */
+  | { readonly kind: 'failure'; readonly consecutiveFailures: number }
+  /** the checkpoint moved under us `streak` times in a row (reset or another worker) */
+  | { readonly kind: 'conflict'; readonly streak: number };
+
+/** The knobs of every wait the poll loop makes. */
+export interface DelayPolicy {
+  readonly pollIntervalMs: number;
+  /** fraction of the poll interval jitter may take off it, e.g. 0.1 = 90-100% of the interval */
+  readonly pollJitterRatio: number;
+  readonly failureBaseMs: number;
+  readonly failureCapMs: number;
+  /** no failure wait is shorter than this, so a run of unlucky jitter cannot loop hot */
+  readonly failureFloorMs: number;
+  /** ceiling of the growing wait after pages that make no progress */
+  readonly noProgressCapMs: number;
+}
+
+/** Derives the policy from the poll interval alone, as the daemon does. */
+export function defaultDelayPolicy(pollIntervalMs: number, failureCapMs = 60_000): DelayPolicy {
+  return {
+    pollIntervalMs,
+    pollJitterRatio: 0.1,
+    failureBaseMs: 500,
+    failureCapMs,
+    failureFloorMs: 100,
+    noProgressCapMs: Math.max(pollIntervalMs, 5 * 60_000),
+  };
+}
+
+/**
+ * How long to wait before the next poll. Pure: `random` is injected.
+ * - caught up: the poll interval, jittered so a fleet does not poll in step;
+ * - failure: full-jitter exponential backoff (the client's), never under the floor;
+ * - no progress: the jittered poll interval doubled per repeat, capped — the
+ *   operator claims more is coming but gave nothing, so treat it like caught up, only slower;
+ * - conflict: the first reload is immediate (a reset is normal); repeats back off like failures.
+ */
+export function nextDelay(reason: DelayReason, policy: DelayPolicy, random: () => number): number {
+  switch (reason.kind) {
+    case 'caught-up':
+      return jitteredInterval(policy, random);
+    case 'no-progress': {
+      const grown = jitteredInterval(policy, random) * 2 ** Math.max(0, reason.streak - 1);
+      return Math.round(Math.min(policy.noProgressCapMs, grown));
+    }
+    case 'failure':
+      return failureDelay(reason.consecutiveFailures, policy, random);
+    case 'conflict':
+      return reason.streak <= 1 ? 0 : failureDelay(reason.streak - 1, policy, random);
+  }
+}
+
+// jitter only shortens the interval: POLL_INTERVAL_MS stays the longest an event waits to be polled
+function jitteredInterval(policy: DelayPolicy, random: () => number): number {
+  return Math.round(policy.pollIntervalMs * (1 - policy.pollJitterRatio * clampUnit(random())));
+}
+
+function failureDelay(count: number, policy: DelayPolicy, random: () => number): number {
+  // the first failure is attempt 0 of the backoff schedule
+  const jittered = fullJitterDelay(count - 1, { baseMs: policy.failureBaseMs, capMs: policy.failureCapMs }, random);
+  return Math.max(policy.failureFloorMs, jittered);
+}
+
+function clampUnit(value: number): number {
+  if (!(value > 0)) return 0;
+  return Math.min(value, 1);
+}

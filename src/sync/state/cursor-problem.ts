@@ -1,0 +1,75 @@
+import { BadRequestError } from '../../intake/errors/bad-request-error.js';
+
+/**
+ * Why the worker stopped consuming a feed at its stored position:
+ * - `expired`: the operator refused the iterator with a 400 whose message says it expired;
+ * - `refused`: a 400 to a request that carried our iterator, giving another (or no stated) reason;
+ * - `gap-suspected`: no page was committed for longer than the configured retention, so events
+ *   may have been dropped without the operator saying so (an operator that jumps silently).
+ * Each needs a person: `intake-sync resync` (or `checkpoint reset` when the gap is known to be empty).
+ */
+export type CursorProblemKind = 'expired' | 'refused' | 'gap-suspected';
+
+/** What a GET /events failure tells about the stored position, as plain facts (see classifyEventsFailure). */
+export interface EventsFailureFacts {
+  /** the HTTP status, or undefined when there was no answer (network, timeout) */
+  status: number | undefined;
+  /** the body's `error` string, when the body was the spec's `{error}` JSON */
+  serverMessage: string | undefined;
+  /** the request carried an iterator (a request without one reads from the start and cannot be expired) */
+  iteratorSent: boolean;
+}
+
+// wording an operator would use for a position past retention; matched on the operator's own message
+const EXPIRY_WORDING = /expir|retention|retained|no longer (available|exists?)|too old|purged|trimmed/i;
+
+/**
+ * Classifies a GET /events failure. Pure. The spec lists no 400 for GET /events, so this is our
+ * decision (README "Decisions"): a 400 to a request that carried our stored iterator, with the
+ * spec's `{error}` body, is the operator refusing that position: retrying the same request cannot
+ * succeed, so it is a state of its own, never a transient failure. Its message decides between
+ * `expired` and `refused`. A 400 without an iterator, or whose body is not the operator's `{error}`
+ * JSON (a proxy's HTML page), stays an ordinary failure: backoff, retry, /readyz after a few.
+ */
+export function classifyEventsFailure(facts: EventsFailureFacts): Exclude<CursorProblemKind, 'gap-suspected'> | null {
+  if (facts.status !== 400 || !facts.iteratorSent || facts.serverMessage === undefined) return null;
+  return EXPIRY_WORDING.test(facts.serverMessage) ? 'expired' : 'refused';
+}
+
+/** The facts of a thrown GET /events failure (thin adapter over the client's error classes). */
+export function eventsFailureFacts(error: unknown, iteratorSent: boolean): EventsFailureFacts {
+  if (error instanceof BadRequestError) return { status: 400, serverMessage: error.serverMessage, iteratorSent };
+  const status = (error as { status?: unknown } | null)?.status;
+  return { status: typeof status === 'number' ? status : undefined, serverMessage: undefined, iteratorSent };
+}
+
+/**
+ * Whether a stored position may lie past the operator's retention although the operator will not
+ * say so. Pure. Only a position we hold (iterator not null) can be past it, and only when retention
+ * is configured: then a checkpoint that has not moved for `retentionMs` (a running worker stamps it
+ * at least every retentionMs / 20, even caught up: see checkpointNeedsTouch) means nobody read the
+ * feed for that long.
+ */
+export function suspectsGap(checkpoint: { iterator: string | null; updatedAtMs: number }, nowMs: number, retentionMs: number | undefined): boolean {
+  if (retentionMs === undefined || checkpoint.iterator === null) return false;
+  return nowMs - checkpoint.updatedAtMs >= retentionMs;
+}
+
+/**
+ * Whether a caught-up poll, which writes nothing, must stamp the checkpoint's updated_at so that
+ * suspectsGap keeps meaning "nobody polled": only with retention configured, once the stamp is
+ * retentionMs / 20 old (a dead worker's last poll then reads at most 5% older than it was). Pure.
+ */
+export function checkpointNeedsTouch(updatedAtMs: number, nowMs: number, retentionMs: number | undefined): boolean {
+  return retentionMs !== undefined && nowMs - updatedAtMs >= retentionMs / 20;
+}
+
+/** The PHI-free line /readyz, logs and errors use for a stopped feed. */
+export function describeCursorProblem(feed: string, kind: CursorProblemKind): string {
+  const why = {
+    expired: 'the operator says the stored iterator expired (events past its retention are gone)',
+    refused: 'the operator refuses the stored iterator (400)',
+    'gap-suspected': 'no page was committed for longer than FEED_RETENTION_MS, so events may have expired unseen',
+  }[kind];
+  return `feed ${feed} stopped consuming: ${why}; run \`intake-sync resync --feed ${feed}\` (see README "Retention")`;
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateLiveness } from '../../src/ops/liveness.js';
+import { defaultMaxPollAgeMs, evaluateReadiness } from '../../src/ops/readiness.js';
+import { emptyTotals, type WorkerSnapshot } from '../../src/sync/state/worker-state.js';
+
+const NOW = 1_000_000;
+const thresholds = { maxPollAgeMs: 60_000, maxFailures: 5 };
+
+function snapshot(overrides: Partial<WorkerSnapshot>): WorkerSnapshot {
+  return {
+    role: 'leader',
+    loopAlive: true,
+    loopDeathReason: null,
+    fatalReason: null,
+    cursorProblem: null,
+    leaderSince: NOW - 120_000,
+    lastSuccessAt: NOW - 1_000,
+    lastPollAt: NOW - 1_000,
+    newestOccurredAt: null,
+    consecutiveFailures: 0,
+    lastFailure: null,
+    noProgressStreak: 0,
+    backlog: false,
+    checkpoint: null,
+    sources: [],
+    totals: emptyTotals(),
+    ...overrides,
+  };
+}
+
+describe('evaluateReadiness', () => {
+  const cases: Array<{ name: string; state: Partial<WorkerSnapshot>; db?: boolean; reasons: RegExp[] }> = [
+    { name: 'leader polling fine', state: {}, reasons: [] },
+    { name: 'standby that never polled', state: { role: 'standby', leaderSince: null, lastSuccessAt: null }, reasons: [] },
+    { name: 'new leader inside its allowance', state: { leaderSince: NOW - 10_000, lastSuccessAt: null }, reasons: [] },
+    { name: 'database down', state: {}, db: false, reasons: [/database unreachable/] },
+    { name: 'stale poll', state: { lastSuccessAt: NOW - 61_000 }, reasons: [/last successful poll 61s ago \(limit 60s\)/] },
+    { name: 'new leader never polled', state: { leaderSince: NOW - 90_000, lastSuccessAt: null }, reasons: [/no successful poll since taking the lease 90s ago/] },
+    {
+      name: 'failures at the threshold',
+      state: { consecutiveFailures: 5, lastFailure: { source: 'upstream', summary: 'UpstreamError: GET /events: 503 from the operator', at: NOW } },
+      reasons: [/5 consecutive poll failures \(last, upstream: UpstreamError/],
+    },
+    { name: 'failures under the threshold', state: { consecutiveFailures: 4 }, reasons: [] },
+    {
+      name: 'feed stopped on an expired cursor (its stale poll is not repeated)',
+      state: { cursorProblem: { feed: 'east', kind: 'expired', since: NOW - 600_000 }, lastSuccessAt: NOW - 600_000 },
+      reasons: [/^feed east stopped consuming: the operator says the stored iterator expired .*intake-sync resync --feed east/],
+    },
+    {
+      name: 'feed stopped on a suspected gap',
+      state: { cursorProblem: { feed: 'default', kind: 'gap-suspected', since: NOW } },
+      reasons: [/^feed default stopped consuming: no page was committed for longer than FEED_RETENTION_MS/],
+    },
+    {
+      name: '401: stopped for good, staleness not reported on top',
+      state: { fatalReason: 'UnauthorizedError: GET /events: 401 Unauthorized', lastSuccessAt: NOW - 600_000 },
+      reasons: [/stopped consuming: UnauthorizedError/],
+    },
+    { name: 'starting', state: { role: 'starting', leaderSince: null, lastSuccessAt: null }, reasons: [/worker starting/] },
+    { name: 'stopped', state: { role: 'stopped', leaderSince: null }, reasons: [/worker stopped/] },
+    { name: 'loop died', state: { loopAlive: false, loopDeathReason: 'TypeError' }, reasons: [/worker loop died: TypeError/] },
+  ];
+  it.each(cases)('$name', ({ state, db, reasons }) => {
+    const readiness = evaluateReadiness(snapshot(state), db ?? true, thresholds, NOW);
+    expect(readiness.ready).toBe(reasons.length === 0);
+    expect(readiness.reasons).toHaveLength(reasons.length);
+    reasons.forEach((pattern, i) => expect(readiness.reasons[i]).toMatch(pattern));
+  });
+
+  it('the default poll age is three intervals, never under a minute, unless configured', () => {
+    expect(defaultMaxPollAgeMs(5_000)).toBe(60_000);
+    expect(defaultMaxPollAgeMs(60_000)).toBe(180_000);
+    expect(defaultMaxPollAgeMs(5_000, 10_000)).toBe(10_000);
+  });
+});
+
+describe('evaluateLiveness', () => {
+  it.each([
+    { name: 'backing off', state: { consecutiveFailures: 50 }, alive: true },
+    { name: 'standby', state: { role: 'standby' as const }, alive: true },
+    { name: 'parked after a 401', state: { fatalReason: 'UnauthorizedError' }, alive: true },
+    { name: 'loop died', state: { loopAlive: false, loopDeathReason: 'TypeError' }, alive: false },
+  ])('$name → alive $alive', ({ state, alive }) => {
+    expect(evaluateLiveness(snapshot(state)).alive).toBe(alive);
+  });
+});
