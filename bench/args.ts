@@ -5,7 +5,10 @@ import { BenchUsageError } from './bench-usage-error.js';
 // the type message only: a schema-wide `message` would also replace the range messages
 const number = () => z.coerce.number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a number' : undefined) });
 const wholeNumber = (min: number, max: number) =>
-  number().int({ message: 'must be a whole number' }).min(min, { message: `must be >= ${min}` }).max(max, { message: `must be <= ${max}` });
+  number()
+    .int({ message: 'must be a whole number' })
+    .min(min, { message: `must be >= ${min}` })
+    .max(max, { message: `must be <= ${max}` });
 const seconds = () => number().positive({ message: 'must be > 0' }).max(600, { message: 'must be <= 600' });
 
 // a comma-separated list of round trips in ms, e.g. "50,150"

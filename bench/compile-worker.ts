@@ -24,9 +24,27 @@ export async function compileDrainWorker(): Promise<CompiledWorker> {
   const remove = () => rm(outDir, { recursive: true, force: true });
   try {
     const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const args = [tsc, 'bench/drain-worker.ts', 'src/cli/main.ts', '--outDir', outDir, '--rootDir', '.', '--module', 'nodenext',
-      '--moduleResolution', 'nodenext', '--target', 'es2023', '--skipLibCheck', '--esModuleInterop', '--sourceMap', 'false',
-      '--types', 'node'];
+    const args = [
+      tsc,
+      'bench/drain-worker.ts',
+      'src/cli/main.ts',
+      '--outDir',
+      outDir,
+      '--rootDir',
+      '.',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2023',
+      '--skipLibCheck',
+      '--esModuleInterop',
+      '--sourceMap',
+      'false',
+      '--types',
+      'node',
+    ];
     // type errors elsewhere in a tree under development do not stop tsc from emitting; a missing entry does
     const output = await new Promise<string>((resolve) => {
       const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -68,7 +68,9 @@ export async function runDrain(workerEntry: string, sandbox: SandboxProcess, dat
   // every seeded event has its local prescription: an unmatched one means the bench registered it in another
   // feed, and the drain measured the quarantine instead of the status updates
   if (output.summary.matched !== output.summary.received) {
-    throw new BenchProcessError(`drain of feed ${feed}: ${output.summary.matched} of ${output.summary.received} events matched a local prescription`);
+    throw new BenchProcessError(
+      `drain of feed ${feed}: ${output.summary.matched} of ${output.summary.received} events matched a local prescription`,
+    );
   }
   const seconds = output.summary.elapsedMs / 1000;
   return {

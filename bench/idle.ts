@@ -81,7 +81,9 @@ export async function measureIdle(
       const deadline = performance.now() + (target - pollsSoFar()) * pollIntervalMs * 2 + 30_000;
       while (pollsSoFar() < target) {
         if (exited || performance.now() > deadline) {
-          throw new BenchProcessError(`idle: the daemon made ${pollsSoFar()} polls, the bench waited for ${target}; stderr tail:\n${daemon.stderrTail()}`);
+          throw new BenchProcessError(
+            `idle: the daemon made ${pollsSoFar()} polls, the bench waited for ${target}; stderr tail:\n${daemon.stderrTail()}`,
+          );
         }
         await sleep(20);
       }

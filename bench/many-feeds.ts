@@ -54,7 +54,9 @@ export function splitPrescriptions(total: number, feeds: number): number[] {
 }
 
 /** Totals of one multi-feed drain from its per-feed summary lines; every feed must have drained. */
-export function summarizeFeedDrains(lines: readonly FeedDrainLine[]): Pick<ManyFeedsResult, 'feeds' | 'events' | 'pages' | 'seconds' | 'events_per_s' | 'per_feed_events_per_s'> {
+export function summarizeFeedDrains(
+  lines: readonly FeedDrainLine[],
+): Pick<ManyFeedsResult, 'feeds' | 'events' | 'pages' | 'seconds' | 'events_per_s' | 'per_feed_events_per_s'> {
   const stopped = lines.filter((line) => !line.drained).map((line) => line.feed);
   if (stopped.length > 0) throw new BenchProcessError(`many feeds: ${stopped.join(', ')} stopped before caught up`);
   // each feed's events match its own local prescriptions only: an unmatched one means a bench setup mistake

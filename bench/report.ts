@@ -146,7 +146,14 @@ export function checkTargets(r: BenchResults): TargetChecks {
 
 function table(rows: ReadonlyArray<readonly [string, string, string]>): string {
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((row) => row[c]?.length ?? 0)));
-  return rows.map((row) => row.map((cell, c) => (c === 1 ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, c) => (c === 1 ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -166,24 +173,68 @@ export function formatReport(r: BenchResults): string {
     ['drain / ceiling, min', fmt(Math.min(...rs), 2), `>= ${TARGETS.drainVsCeiling.toFixed(2)}  ${mark(t.drain_vs_ceiling)}`],
     ['drain / ceiling, median', fmt(median(rs), 2), ''],
     [`${r.many_feeds.feeds} feeds in one process: events/s`, fmt(r.many_feeds.events_per_s), ''],
-    [`${r.many_feeds.feeds} feeds / single-feed drain (median)`, fmt(manyFeedsRatio(r), 2), `>= ${TARGETS.manyFeedsVsSingle}  ${mark(t.many_feeds_vs_single)}`],
-    [`${r.many_feeds.feeds} feeds: peak RSS MB; database connections`, `${fmt(r.many_feeds.peak_rss_mb, 1)}; ${r.many_feeds.peak_db_connections}`, `<= ${TARGETS.manyFeedsPeakRssMb}  ${mark(t.many_feeds_rss)}`],
+    [
+      `${r.many_feeds.feeds} feeds / single-feed drain (median)`,
+      fmt(manyFeedsRatio(r), 2),
+      `>= ${TARGETS.manyFeedsVsSingle}  ${mark(t.many_feeds_vs_single)}`,
+    ],
+    [
+      `${r.many_feeds.feeds} feeds: peak RSS MB; database connections`,
+      `${fmt(r.many_feeds.peak_rss_mb, 1)}; ${r.many_feeds.peak_db_connections}`,
+      `<= ${TARGETS.manyFeedsPeakRssMb}  ${mark(t.many_feeds_rss)}`,
+    ],
     ['naive events/s (1 txn/event)', fmt(r.naive.events_per_s), ''],
     ['drain / naive (reported, not a target)', fmt(drain.events_per_s / r.naive.events_per_s, 1), ''],
     ...r.wan.flatMap((w) => [
-      [`WAN ${w.rtt_ms} ms events/s (limit ${fmt(w.limit_events_per_s)})`, fmt(w.events_per_s), `>= ${TARGETS.wanVsLimit} x limit  ${mark(w.ratio_to_limit >= TARGETS.wanVsLimit)}`] as const,
-      [`WAN ${w.rtt_ms} ms: drain / limit, operator ms per request`, `${fmt(w.ratio_to_limit, 3)}, ${fmt(w.operator_ms.mean, 2)}`, ''] as const,
-      [`WAN ${w.rtt_ms} ms: connections to the operator`, fmt(w.connections), `<= ${TARGETS.wanConnections}  ${mark(w.connections <= TARGETS.wanConnections)}`] as const,
+      [
+        `WAN ${w.rtt_ms} ms events/s (limit ${fmt(w.limit_events_per_s)})`,
+        fmt(w.events_per_s),
+        `>= ${TARGETS.wanVsLimit} x limit  ${mark(w.ratio_to_limit >= TARGETS.wanVsLimit)}`,
+      ] as const,
+      [
+        `WAN ${w.rtt_ms} ms: drain / limit, operator ms per request`,
+        `${fmt(w.ratio_to_limit, 3)}, ${fmt(w.operator_ms.mean, 2)}`,
+        '',
+      ] as const,
+      [
+        `WAN ${w.rtt_ms} ms: connections to the operator`,
+        fmt(w.connections),
+        `<= ${TARGETS.wanConnections}  ${mark(w.connections <= TARGETS.wanConnections)}`,
+      ] as const,
     ]),
-    [`idle CPU % of a core per 5 s poll (${r.idle.polls} polls every ${r.idle.poll_interval_ms} ms)`, fmt(r.idle.cpu_pct_per_5s_poll, 3), `<= ${TARGETS.idleCpuPct}  ${mark(t.idle_cpu)}`],
+    [
+      `idle CPU % of a core per 5 s poll (${r.idle.polls} polls every ${r.idle.poll_interval_ms} ms)`,
+      fmt(r.idle.cpu_pct_per_5s_poll, 3),
+      `<= ${TARGETS.idleCpuPct}  ${mark(t.idle_cpu)}`,
+    ],
     [`idle CPU % of a core at that poll interval`, fmt(r.idle.cpu_pct, 3), ''],
-    ['idle RSS MB (max; growth over the window)', `${fmt(r.idle.rss_mb_max, 1)}; ${fmt(idleRssGrowth(r.idle), 2)}`, `<= ${TARGETS.idleRssMb}, flat  ${mark(t.idle_rss)}`],
-    ['idle database statements per poll', fmt(r.idle.db_statements_per_poll, 2), `<= ${TARGETS.idleStatementsPerPoll}  ${mark(t.idle_db_statements)}`],
-    ['worker peak RSS MB (max of the drains)', fmt(Math.max(...r.drains.map((d) => d.peak_rss_mb)), 1), `<= ${TARGETS.peakRssMb}  ${mark(t.peak_rss)}`],
+    [
+      'idle RSS MB (max; growth over the window)',
+      `${fmt(r.idle.rss_mb_max, 1)}; ${fmt(idleRssGrowth(r.idle), 2)}`,
+      `<= ${TARGETS.idleRssMb}, flat  ${mark(t.idle_rss)}`,
+    ],
+    [
+      'idle database statements per poll',
+      fmt(r.idle.db_statements_per_poll, 2),
+      `<= ${TARGETS.idleStatementsPerPoll}  ${mark(t.idle_db_statements)}`,
+    ],
+    [
+      'worker peak RSS MB (max of the drains)',
+      fmt(Math.max(...r.drains.map((d) => d.peak_rss_mb)), 1),
+      `<= ${TARGETS.peakRssMb}  ${mark(t.peak_rss)}`,
+    ],
     ['page statement ms (match + writes), 10k local (p50)', fmt(r.match.match_ms_per_page_10k.p50, 2), ''],
-    ['page statement ms (match + writes), 1M local (p50)', fmt(r.match.match_ms_per_page_1m.p50, 2), `<= 1.5 x 10k  ${mark(t.match_scaling)}`],
+    [
+      'page statement ms (match + writes), 1M local (p50)',
+      fmt(r.match.match_ms_per_page_1m.p50, 2),
+      `<= 1.5 x 10k  ${mark(t.match_scaling)}`,
+    ],
     [`latency p50 ms (poll ${r.latency.poll_interval_ms} ms)`, fmt(r.latency.latency_ms.p50), ''],
-    [`latency p99 ms (poll ${r.latency.poll_interval_ms} ms)`, fmt(r.latency.latency_ms.p99), `<= ${r.latency.poll_interval_ms + 250}  ${mark(t.latency_p99)}`],
+    [
+      `latency p99 ms (poll ${r.latency.poll_interval_ms} ms)`,
+      fmt(r.latency.latency_ms.p99),
+      `<= ${r.latency.poll_interval_ms + 250}  ${mark(t.latency_p99)}`,
+    ],
   ]);
   const split = table([
     ['per page, median drain (ms)', 'mean', 'p50 / p99'],

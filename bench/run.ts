@@ -129,7 +129,9 @@ async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, wor
     withSandbox('feeds', (sandbox) => measureManyFeeds(worker.cliEntry, sandbox, db, prescriptions, args.feeds)),
   );
   log(`ceiling for ${args.ceilingSeconds} s, then naive for ${args.naiveSeconds} s`);
-  const ceiling = await withDatabase(serverUrl, `${stamp}_scratch`, args.keep, (db) => measureCeiling(db.sql, prescriptions, args.ceilingSeconds));
+  const ceiling = await withDatabase(serverUrl, `${stamp}_scratch`, args.keep, (db) =>
+    measureCeiling(db.sql, prescriptions, args.ceilingSeconds),
+  );
   const naive = await withDatabase(serverUrl, `${stamp}_naive`, args.keep, (db) =>
     withSandbox('naive', async (sandbox) => {
       // the same local table size as the drain (index depth), and more feed than the naive poller can read in its time

@@ -23,7 +23,10 @@ await sql.begin(async (tx) => {
   // await tx`insert into orders ${tx(order)}`;
   await intake.in(tx).sendPrescription(prescription);
 });
-console.log('outbox', (await intake.outboxStatus(prescription.external_id)).map((row) => row.state));
+console.log(
+  'outbox',
+  (await intake.outboxStatus(prescription.external_id)).map((row) => row.state),
+);
 console.log('status', (await intake.prescriptionStatus('fax-1001'))?.status);
 
 // Every status change, in commit order, resuming from a cursor you stored (null: from the start).

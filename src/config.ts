@@ -31,7 +31,10 @@ export const envSchema = z
       })
       .default(DEFAULT_SCHEMA),
     /** false: `run` applies no migrations and refuses a schema that is not exactly current (migrate runs as the owner role) */
-    MIGRATE_ON_START: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true').transform((v) => v === 'true'),
+    MIGRATE_ON_START: z
+      .enum(['true', 'false'], { message: 'must be true or false' })
+      .default('true')
+      .transform((v) => v === 'true'),
     HEALTH_PORT: intFromEnv(0, 65535).default(8080),
     HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
     POLL_INTERVAL_MS: intFromEnv(10, 3_600_000).default(5_000),
@@ -90,7 +93,8 @@ export const envSchema = z
     if (env.FEEDS_FILE) {
       // one source of truth for the feeds: a variable beside the file would be silently ignored
       for (const key of ['INTAKE_API_BASE_URL', 'INTAKE_API_KEY', 'INTAKE_API_SECRET'] as const) {
-        if (env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'must not be set with FEEDS_FILE (give each feed its values in the file)' });
+        if (env[key])
+          ctx.addIssue({ code: 'custom', path: [key], message: 'must not be set with FEEDS_FILE (give each feed its values in the file)' });
       }
     }
     if (env.INTAKE_API_BASE_URL) {

@@ -66,7 +66,11 @@ const feedsFileSchema = (env: NodeJS.ProcessEnv) =>
     });
 
 /** A field path as the errors print it: `[1].base_url`. */
-const pathText = (path: readonly PropertyKey[]) => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+const pathText = (path: readonly PropertyKey[]) =>
+  path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
 
 /**
  * Parses a FEEDS_FILE's text. Throws ConfigError naming the file and each bad field path; a
@@ -81,10 +85,17 @@ export function parseFeedsFile(text: string, file: string, env: NodeJS.ProcessEn
   }
   const result = feedsFileSchema(env).safeParse(json);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  FEEDS_FILE: ${file}${issue.path.length ? ` ${pathText(issue.path)}` : ''}: ${issue.message}`);
+    const lines = result.error.issues.map(
+      (issue) => `  FEEDS_FILE: ${file}${issue.path.length ? ` ${pathText(issue.path)}` : ''}: ${issue.message}`,
+    );
     throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
   }
-  return result.data.map((feed) => ({ name: feed.name, baseUrl: canonicalBaseUrl(feed.base_url), apiKey: feed.api_key, apiSecret: feed.api_secret }));
+  return result.data.map((feed) => ({
+    name: feed.name,
+    baseUrl: canonicalBaseUrl(feed.base_url),
+    apiKey: feed.api_key,
+    apiSecret: feed.api_secret,
+  }));
 }
 
 /**
@@ -93,7 +104,9 @@ export function parseFeedsFile(text: string, file: string, env: NodeJS.ProcessEn
  */
 export function resolveFeeds(config: Config, env: NodeJS.ProcessEnv = process.env): FeedConfig[] {
   if (!config.FEEDS_FILE) {
-    return [{ name: config.FEED_NAME, baseUrl: config.INTAKE_API_BASE_URL, apiKey: config.INTAKE_API_KEY, apiSecret: config.INTAKE_API_SECRET }];
+    return [
+      { name: config.FEED_NAME, baseUrl: config.INTAKE_API_BASE_URL, apiKey: config.INTAKE_API_KEY, apiSecret: config.INTAKE_API_SECRET },
+    ];
   }
   // FEED_NAME names the one feed of the single-feed variables; beside the file it would be ignored
   if (env.FEED_NAME) throw new ConfigError('invalid environment:\n  FEED_NAME: must not be set with FEEDS_FILE (the file names each feed)');
@@ -102,7 +115,9 @@ export function resolveFeeds(config: Config, env: NodeJS.ProcessEnv = process.en
     text = readFileSync(config.FEEDS_FILE, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new ConfigError(`invalid environment:\n  FEEDS_FILE: cannot read ${config.FEEDS_FILE} (${typeof code === 'string' ? code : 'error'})`);
+    throw new ConfigError(
+      `invalid environment:\n  FEEDS_FILE: cannot read ${config.FEEDS_FILE} (${typeof code === 'string' ? code : 'error'})`,
+    );
   }
   return parseFeedsFile(text, config.FEEDS_FILE, env);
 }

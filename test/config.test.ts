@@ -13,7 +13,10 @@ describe('loadConfig', () => {
 
   test('the schema defaults to intake_sync and migrations run on start; a 63-byte name is accepted', () => {
     expect(loadConfig({})).toMatchObject({ DATABASE_SCHEMA: 'intake_sync', MIGRATE_ON_START: true });
-    expect(loadConfig({ DATABASE_SCHEMA: 'vendor_sync_2', MIGRATE_ON_START: 'false' })).toMatchObject({ DATABASE_SCHEMA: 'vendor_sync_2', MIGRATE_ON_START: false });
+    expect(loadConfig({ DATABASE_SCHEMA: 'vendor_sync_2', MIGRATE_ON_START: 'false' })).toMatchObject({
+      DATABASE_SCHEMA: 'vendor_sync_2',
+      MIGRATE_ON_START: false,
+    });
     expect(loadConfig({ DATABASE_SCHEMA: 's'.repeat(63) }).DATABASE_SCHEMA).toHaveLength(63);
   });
 

@@ -47,9 +47,21 @@ describe('parseFeedsFile', () => {
     ['repeated name', JSON.stringify([feed(), feed()]), `FEEDS_FILE: ${FILE} [1].name: repeats the name of feed [0]`],
     ['missing secret', JSON.stringify([feed({ api_secret: undefined })]), `FEEDS_FILE: ${FILE} [0].api_secret: must be a string`],
     ['empty key', JSON.stringify([feed({ api_key: '' })]), `FEEDS_FILE: ${FILE} [0].api_key: must not be empty`],
-    ['unset env var', JSON.stringify([feed({ api_secret: 'env:NOPE_SECRET' })]), `FEEDS_FILE: ${FILE} [0].api_secret: names the environment variable NOPE_SECRET, which is not set`],
-    ['not a URL', JSON.stringify([feed({ base_url: 'operator.example' })]), `FEEDS_FILE: ${FILE} [0].base_url: must be an absolute http(s) URL`],
-    ['http to a remote host', JSON.stringify([feed({ base_url: 'http://operator.example/x' })]), `FEEDS_FILE: ${FILE} [0].base_url: must use https:// (http:// is allowed only for a loopback host)`],
+    [
+      'unset env var',
+      JSON.stringify([feed({ api_secret: 'env:NOPE_SECRET' })]),
+      `FEEDS_FILE: ${FILE} [0].api_secret: names the environment variable NOPE_SECRET, which is not set`,
+    ],
+    [
+      'not a URL',
+      JSON.stringify([feed({ base_url: 'operator.example' })]),
+      `FEEDS_FILE: ${FILE} [0].base_url: must be an absolute http(s) URL`,
+    ],
+    [
+      'http to a remote host',
+      JSON.stringify([feed({ base_url: 'http://operator.example/x' })]),
+      `FEEDS_FILE: ${FILE} [0].base_url: must use https:// (http:// is allowed only for a loopback host)`,
+    ],
     ['unknown field', JSON.stringify([{ ...feed(), token: 'x' }]), `FEEDS_FILE: ${FILE} [0]: Unrecognized key: "token"`],
   ])('%s', (_label, text, expected) => {
     let error: unknown;
@@ -79,17 +91,23 @@ describe('resolveFeeds', () => {
     const path = join(dir, 'feeds.json');
     writeFileSync(path, JSON.stringify([feed(), feed({ name: 'clinic-b' })]));
     expect(resolveFeeds(loadConfig({ FEEDS_FILE: path }), {}).map((f) => f.name)).toEqual(['clinic-a', 'clinic-b']);
-    expect(() => resolveFeeds(loadConfig({ FEEDS_FILE: join(dir, 'absent.json') }), {})).toThrow(/FEEDS_FILE: cannot read .*absent\.json \(ENOENT\)/);
+    expect(() => resolveFeeds(loadConfig({ FEEDS_FILE: join(dir, 'absent.json') }), {})).toThrow(
+      /FEEDS_FILE: cannot read .*absent\.json \(ENOENT\)/,
+    );
   });
 
   test('FEED_NAME beside FEEDS_FILE is refused, naming it', () => {
     const path = join(dir, 'one.json');
     writeFileSync(path, JSON.stringify([feed()]));
-    expect(() => resolveFeeds(loadConfig({ FEEDS_FILE: path, FEED_NAME: 'x' }), { FEED_NAME: 'x' })).toThrow(/FEED_NAME: must not be set with FEEDS_FILE/);
+    expect(() => resolveFeeds(loadConfig({ FEEDS_FILE: path, FEED_NAME: 'x' }), { FEED_NAME: 'x' })).toThrow(
+      /FEED_NAME: must not be set with FEEDS_FILE/,
+    );
   });
 
   test('FEEDS_FILE beside INTAKE_API_* is refused, naming each variable', () => {
-    expect(() => loadConfig({ FEEDS_FILE: '/x.json', INTAKE_API_BASE_URL: 'https://op.example/x', INTAKE_API_KEY: 'k', INTAKE_API_SECRET: 's' })).toThrow(
+    expect(() =>
+      loadConfig({ FEEDS_FILE: '/x.json', INTAKE_API_BASE_URL: 'https://op.example/x', INTAKE_API_KEY: 'k', INTAKE_API_SECRET: 's' }),
+    ).toThrow(
       /INTAKE_API_BASE_URL: must not be set with FEEDS_FILE[\s\S]*INTAKE_API_KEY: must not be set[\s\S]*INTAKE_API_SECRET: must not be set/,
     );
   });
@@ -105,7 +123,11 @@ describe('selectFeed (--feed)', () => {
     expect(selectFeed(list as typeof feeds, requested).name).toBe(expected);
   });
   test.each<[string, string | undefined, RegExp]>([
-    ['several feeds, none named default, need --feed', undefined, /--feed: required when several feeds are configured and none is named default \(known feeds: clinic-a, clinic-b\)/],
+    [
+      'several feeds, none named default, need --feed',
+      undefined,
+      /--feed: required when several feeds are configured and none is named default \(known feeds: clinic-a, clinic-b\)/,
+    ],
     ['an unknown feed', 'clinic-z', /--feed: "clinic-z" is not a configured feed \(known feeds: clinic-a, clinic-b\)/],
     ['a name the rule refuses is not echoed', 'Bad Name', /--feed: the name given is not a configured feed/],
   ])('%s', (_label, requested, message) => {
@@ -115,7 +137,11 @@ describe('selectFeed (--feed)', () => {
 
 describe('INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG with FEEDS_FILE', () => {
   test.each<[string, Record<string, string>, RegExp | null]>([
-    ['FEEDS_FILE stands in for INTAKE_API_BASE_URL (each feed names its base_url)', { FEEDS_FILE: '/x.json', DATABASE_URL: 'postgres://h/db' }, null],
+    [
+      'FEEDS_FILE stands in for INTAKE_API_BASE_URL (each feed names its base_url)',
+      { FEEDS_FILE: '/x.json', DATABASE_URL: 'postgres://h/db' },
+      null,
+    ],
     ['DATABASE_URL is still required', { FEEDS_FILE: '/x.json' }, /DATABASE_URL: is required here/],
     ['without FEEDS_FILE, INTAKE_API_BASE_URL is required', { DATABASE_URL: 'postgres://h/db' }, /INTAKE_API_BASE_URL: is required here/],
   ])('%s', async (_label, env, refused) => {

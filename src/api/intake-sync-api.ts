@@ -75,7 +75,11 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
     async registerPrescription(externalId, identity) {
       const id = checkedId(externalId, 'registerPrescription');
       const body = checked(prescriptionIdentityRequestSchema, identity, 'registerPrescription', 'identity');
-      const [row] = await sql.unsafe(`select * from ${fn('register_prescription')}($1::text, $2::text::jsonb, $3::text)`, [id, JSON.stringify(body), feed]);
+      const [row] = await sql.unsafe(`select * from ${fn('register_prescription')}($1::text, $2::text::jsonb, $3::text)`, [
+        id,
+        JSON.stringify(body),
+        feed,
+      ]);
       return (row ?? {}) as Record<string, unknown>;
     },
     async sendPrescription(prescription) {
@@ -90,12 +94,18 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
     },
     async prescriptionStatus(externalId) {
       const id = checkedId(externalId, 'prescriptionStatus');
-      const [row] = await sql.unsafe(`select * from ${fn('prescription_status')} where feed = $2::text and external_id = $1::text`, [id, feed]);
+      const [row] = await sql.unsafe(`select * from ${fn('prescription_status')} where feed = $2::text and external_id = $1::text`, [
+        id,
+        feed,
+      ]);
       return row ? ({ ...row, events: Number(row.events) } as unknown as PrescriptionStatus) : null;
     },
     async outboxStatus(externalId) {
       const id = checkedId(externalId, 'outboxStatus');
-      const rows = await sql.unsafe(`select * from ${fn('outbox_status')} where feed = $2::text and external_id = $1::text order by id`, [id, feed]);
+      const rows = await sql.unsafe(`select * from ${fn('outbox_status')} where feed = $2::text and external_id = $1::text order by id`, [
+        id,
+        feed,
+      ]);
       return rows.map((r) => ({ ...r, attempts: Number(r.attempts) })) as unknown as OutboxEntry[];
     },
     async changesSince(cursor, maxRows = 500) {

@@ -18,7 +18,10 @@ export function formatChangeLine(change: StatusChange): string {
 function describeFollowError(error: unknown, schema: string): Error {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   if (code === '42883' || code === '3F000') {
-    return new Error(`changes follow: ${schema}.status_changes_since does not exist: run \`intake-sync migrate\` (${describeDatabaseError(error)})`, { cause: error });
+    return new Error(
+      `changes follow: ${schema}.status_changes_since does not exist: run \`intake-sync migrate\` (${describeDatabaseError(error)})`,
+      { cause: error },
+    );
   }
   return new Error(`changes follow: ${describeDatabaseError(error)}`, { cause: error });
 }
@@ -34,7 +37,9 @@ export function registerChangesCommands(program: Command): void {
     .action(async (options: { since?: string; json?: boolean }) => {
       const config = loadConfig();
       if (!config.DATABASE_URL) {
-        throw new CliUsageError('changes follow needs DATABASE_URL: it follows a PostgreSQL server (the embedded store has no other clients)');
+        throw new CliUsageError(
+          'changes follow needs DATABASE_URL: it follows a PostgreSQL server (the embedded store has no other clients)',
+        );
       }
       const log = createLogger({ level: config.LOG_LEVEL }).child({ component: 'changes-follow' });
       const stopping = new AbortController();
@@ -52,7 +57,10 @@ export function registerChangesCommands(program: Command): void {
           pollIntervalMs: config.POLL_INTERVAL_MS,
           applicationName: 'intake-sync changes follow',
           onReconnect: ({ attempt, delayMs, error }) =>
-            log.warn({ attempt, delayMs, error: describeDatabaseError(error) }, 'connection lost: reconnecting, resuming after the last printed cursor'),
+            log.warn(
+              { attempt, delayMs, error: describeDatabaseError(error) },
+              'connection lost: reconnecting, resuming after the last printed cursor',
+            ),
         });
         for await (const change of changes) {
           if (options.json) printJson(change);

@@ -18,7 +18,8 @@ export function resetTarget(options: { beginning?: boolean; to?: string | true }
   if (options.beginning) return null;
   if (options.to === undefined) throw new CliUsageError('give --beginning or --to ITERATOR');
   // `--to` without a value arrives as true: commander's optional argument, so we can say what is missing
-  if (options.to === true || options.to.trim() === '') throw new CliUsageError('--to needs a non-empty iterator (use --beginning to replay from the start)');
+  if (options.to === true || options.to.trim() === '')
+    throw new CliUsageError('--to needs a non-empty iterator (use --beginning to replay from the start)');
   if (options.to !== options.to.trim()) throw new CliUsageError('--to ITERATOR has leading or trailing whitespace');
   return options.to;
 }
@@ -65,6 +66,8 @@ export function registerCheckpointCommands(program: Command): void {
       const by = operator();
       const result = await withStore(config, ({ db }) => resetCheckpoint(db, feed, { to, by }));
       if (options.json) return printJson({ feed, ...result, by });
-      process.stdout.write(`checkpoint of feed ${feed}: ${result.from ?? '(beginning)'} -> ${result.to ?? '(beginning)'} (version ${result.version}, by ${by})\n`);
+      process.stdout.write(
+        `checkpoint of feed ${feed}: ${result.from ?? '(beginning)'} -> ${result.to ?? '(beginning)'} (version ${result.version}, by ${by})\n`,
+      );
     });
 }

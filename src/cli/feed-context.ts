@@ -45,7 +45,12 @@ export async function currentSourceClient(config: Config, feed: FeedConfig, db: 
 }
 
 /** currentSourceClient with the base URL it reads, for a caller that must know where a request went. */
-export async function currentSource(config: Config, feed: FeedConfig, db: Db, logger?: Logger): Promise<{ client: IntakeClient; baseUrl: string }> {
+export async function currentSource(
+  config: Config,
+  feed: FeedConfig,
+  db: Db,
+  logger?: Logger,
+): Promise<{ client: IntakeClient; baseUrl: string }> {
   const remote = feedRemote(config, feed);
   const baseUrl = (await currentSourceBaseUrl(db, feed.name)) ?? remote.baseUrl;
   return { client: new IntakeClient({ ...remote, baseUrl, logger }), baseUrl };

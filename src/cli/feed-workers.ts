@@ -98,7 +98,14 @@ async function sourcesOf(
   const clientFor = (baseUrl: string): IntakeClient => {
     let client = clients.get(baseUrl);
     if (!client) {
-      client = new IntakeClient({ baseUrl, apiKey: feed.apiKey ?? '', apiSecret: feed.apiSecret ?? '', timeoutMs: config.HTTP_TIMEOUT_MS, logger: log, onRetry });
+      client = new IntakeClient({
+        baseUrl,
+        apiKey: feed.apiKey ?? '',
+        apiSecret: feed.apiSecret ?? '',
+        timeoutMs: config.HTTP_TIMEOUT_MS,
+        logger: log,
+        onRetry,
+      });
       clients.set(baseUrl, client);
     }
     return client;
@@ -107,7 +114,14 @@ async function sourcesOf(
 }
 
 /** The feed's operator, or (a single feed without a base URL) the built-in sandbox, seeded. */
-async function connectUpstream(config: Config, feed: FeedConfig, database: Database, log: Logger, state: WorkerState, closers: Closers): Promise<IntakeClient> {
+async function connectUpstream(
+  config: Config,
+  feed: FeedConfig,
+  database: Database,
+  log: Logger,
+  state: WorkerState,
+  closers: Closers,
+): Promise<IntakeClient> {
   const onRetry = (info: RetryInfo) => state.upstreamRetry(upstreamFailureReason(info.error));
   if (!feed.baseUrl) {
     const sandbox = await startEmbeddedSandbox(config, database, log.child({ component: 'sandbox' }), { onRetry });
@@ -118,5 +132,12 @@ async function connectUpstream(config: Config, feed: FeedConfig, database: Datab
     // config validation requires both with a base URL; a hand-built FeedConfig is still refused by name
     throw new ConfigError(`invalid environment:\n  feed ${feed.name}: api_key and api_secret are required with a base_url`);
   }
-  return new IntakeClient({ baseUrl: feed.baseUrl, apiKey: feed.apiKey, apiSecret: feed.apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS, logger: log, onRetry });
+  return new IntakeClient({
+    baseUrl: feed.baseUrl,
+    apiKey: feed.apiKey,
+    apiSecret: feed.apiSecret,
+    timeoutMs: config.HTTP_TIMEOUT_MS,
+    logger: log,
+    onRetry,
+  });
 }

@@ -12,7 +12,7 @@ export function registerGrantsCommand(program: Command): void {
   program
     .command('grants')
     .description('print the GRANT statements a runtime or app role needs in DATABASE_SCHEMA (run them as the owner)')
-    .requiredOption('--role <kind>', 'runtime (the daemon) or app (the vendor\'s applications: SQL API only)')
+    .requiredOption('--role <kind>', "runtime (the daemon) or app (the vendor's applications: SQL API only)")
     .requiredOption('--to <role>', 'the Postgres role to grant to')
     .action((options: { role: string; to: string }) => {
       if (options.role !== 'runtime' && options.role !== 'app') throw new CliUsageError('--role must be runtime or app');

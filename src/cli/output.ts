@@ -20,7 +20,11 @@ export function printFields(fields: ReadonlyArray<readonly [label: string, value
 export function printTable<K extends string>(columns: readonly K[], rows: ReadonlyArray<Record<K, Cell>>): void {
   const texts = rows.map((row) => columns.map((column) => cellText(row[column])));
   const widths = columns.map((column, i) => Math.max(column.length, ...texts.map((cells) => cells[i]?.length ?? 0)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`${line(columns)}\n`);
   for (const cells of texts) process.stdout.write(`${line(cells)}\n`);
 }

@@ -4,7 +4,12 @@ import type { Db } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
 import { joinMigrationAfterSend } from '../sync/version-migration/migration-join.js';
 import { readPrescriptionImport, type ParsedImport } from './prescriptions-import-file.js';
-import { listLocalPrescriptions, recordedSubscriptionId, registerLocalPrescriptions, setSubscriptionId } from '../sync/matching/local-prescriptions.js';
+import {
+  listLocalPrescriptions,
+  recordedSubscriptionId,
+  registerLocalPrescriptions,
+  setSubscriptionId,
+} from '../sync/matching/local-prescriptions.js';
 import { CliUsageError } from './errors.js';
 import { commandFeed, currentSource, feedRemote, withFeedOption } from './feed-context.js';
 import { printJson, printTable } from './output.js';
@@ -100,7 +105,10 @@ async function subscribeAll(
       }));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`subscribing line ${row.line} (external_id ${row.external_id}) failed after ${subscribed} new subscription(s); rerun to resume: ${reason}`, { cause: error });
+      throw new Error(
+        `subscribing line ${row.line} (external_id ${row.external_id}) failed after ${subscribed} new subscription(s); rerun to resume: ${reason}`,
+        { cause: error },
+      );
     }
     await setSubscriptionId(db, row.external_id, id, { feed, onlyIfNone: true });
     if (await joinMigrationAfterSend(db, feed, baseUrl, row.external_id, id)) joined.push(row.external_id);

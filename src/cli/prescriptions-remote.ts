@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { IntakeClient } from '../intake/client.js';
-import {
-  prescriptionRequestSchema,
-  type PrescriptionRequest,
-  type PrescriptionResponse,
-} from '../intake/prescription.js';
+import { prescriptionRequestSchema, type PrescriptionRequest, type PrescriptionResponse } from '../intake/prescription.js';
 import { loadConfig, type Config } from '../config.js';
 import type { FeedConfig } from '../feeds-file.js';
 import { createLogger, type Logger } from '../log.js';
@@ -30,7 +26,12 @@ export const prescriptionFileSchema = z.preprocess(
  * POST: a prescription the operator refused must not linger locally, and an event that arrives before
  * the local row is quarantined as unmatched and rematched when the row lands.
  */
-export async function sendPrescription(config: Config, feed: FeedConfig, request: PrescriptionRequest, logger?: Logger): Promise<PrescriptionResponse> {
+export async function sendPrescription(
+  config: Config,
+  feed: FeedConfig,
+  request: PrescriptionRequest,
+  logger?: Logger,
+): Promise<PrescriptionResponse> {
   return withStore(config, async ({ db }) => {
     const { client, baseUrl } = await currentSource(config, feed, db, logger);
     const response = await client.createPrescription(request);

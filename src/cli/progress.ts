@@ -28,7 +28,13 @@ export function startProgressReporter(options: ProgressReporterOptions): () => v
   const describe = () => {
     const { totals, backlog } = state.snapshot();
     const seconds = Math.max(0.001, (clock.now() - startedAt) / 1000);
-    return { pages: totals.pages, events: totals.received, inserted: totals.inserted, rate: Math.round(totals.received / seconds), backlog };
+    return {
+      pages: totals.pages,
+      events: totals.received,
+      inserted: totals.inserted,
+      rate: Math.round(totals.received / seconds),
+      backlog,
+    };
   };
 
   const unsubscribe = state.subscribe({

@@ -12,7 +12,9 @@ import { withStore } from './store-context.js';
 /** Registers `resync`. */
 export function registerResyncCommand(program: Command): void {
   withFeedOption(program.command('resync'))
-    .description('recover a feed whose position the operator no longer keeps: restart it at the oldest retained event and re-subscribe non-terminal prescriptions with backfill (audited; a running worker picks it up)')
+    .description(
+      'recover a feed whose position the operator no longer keeps: restart it at the oldest retained event and re-subscribe non-terminal prescriptions with backfill (audited; a running worker picks it up)',
+    )
     .option('--json', 'print the summary as one JSON line')
     .action(async (options: { feed?: string; json?: boolean }) => {
       const config = loadConfig();
@@ -31,7 +33,13 @@ export function registerResyncCommand(program: Command): void {
               `finish 'intake-sync subscriptions migrate' first (README "API version migration")`,
           );
         }
-        return resync({ db, client: await currentSourceClient(config, selected, db, log), feed, by, log: log.child({ component: 'resync', feed }) });
+        return resync({
+          db,
+          client: await currentSourceClient(config, selected, db, log),
+          feed,
+          by,
+          log: log.child({ component: 'resync', feed }),
+        });
       });
       if (options.json) return printJson({ ...summary, by });
       process.stdout.write(

@@ -40,7 +40,9 @@ export function requireExplicitConfig(config: Config): void {
   const required = config.FEEDS_FILE ? (['DATABASE_URL'] as const) : (['INTAKE_API_BASE_URL', 'DATABASE_URL'] as const);
   const missing = required.filter((key) => !config[key]);
   if (missing.length === 0) return;
-  const lines = missing.map((key) => `  ${key}: is required here (INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG=1 disables the embedded sandbox and PGlite)`);
+  const lines = missing.map(
+    (key) => `  ${key}: is required here (INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG=1 disables the embedded sandbox and PGlite)`,
+  );
   throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
 }
 
@@ -88,7 +90,9 @@ async function runWorker(options: RunOptions): Promise<number> {
     return 0;
   } finally {
     for (const { what, close } of closers.reverse()) {
-      await close().catch((error: unknown) => log.warn({ what, error: error instanceof Error ? error.name : typeof error }, 'close failed'));
+      await close().catch((error: unknown) =>
+        log.warn({ what, error: error instanceof Error ? error.name : typeof error }, 'close failed'),
+      );
     }
     log.info('stopped');
   }
@@ -110,7 +114,13 @@ async function drainOnce(workers: readonly FeedWorker[], json: boolean): Promise
   return 0;
 }
 
-async function startHealth(config: Config, database: Database, workers: readonly FeedWorker[], log: Logger, closers: Closers): Promise<void> {
+async function startHealth(
+  config: Config,
+  database: Database,
+  workers: readonly FeedWorker[],
+  log: Logger,
+  closers: Closers,
+): Promise<void> {
   const maxPollAgeMs = defaultMaxPollAgeMs(config.POLL_INTERVAL_MS, config.READY_MAX_POLL_AGE_MS);
   const metrics = createFeedsMetrics(
     workers.map(({ feed, state }) => ({ feed, state, quarantine: quarantineSource(database, feed), outbox: outboxSource(database, feed) })),

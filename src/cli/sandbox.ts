@@ -15,7 +15,13 @@ const intText = (name: string, min: number, max: number) =>
     .string()
     .regex(/^\d+$/, { message: `${name} must be a whole number` })
     .transform(Number)
-    .pipe(z.number().int().min(min, { message: `${name} must be at least ${min}` }).max(max, { message: `${name} must be at most ${max}` }));
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { message: `${name} must be at least ${min}` })
+        .max(max, { message: `${name} must be at most ${max}` }),
+    );
 
 const optionsSchema = z
   .object({
@@ -31,13 +37,17 @@ const optionsSchema = z
     seedEvents: intText('--seed-events', 0, 5_000_000).default(0),
     rejectEvery: intText('--reject-every', 1, 1_000_000).optional(),
     retentionMs: intText('--retention-ms', 1, Number.MAX_SAFE_INTEGER).optional(),
-    expiredIterator: z.enum(EXPIRED_ITERATOR_MODES, { message: `--expired-iterator must be one of ${EXPIRED_ITERATOR_MODES.join(', ')}` }).optional(),
+    expiredIterator: z
+      .enum(EXPIRED_ITERATOR_MODES, { message: `--expired-iterator must be one of ${EXPIRED_ITERATOR_MODES.join(', ')}` })
+      .optional(),
     versions: z.string().optional(),
     versionListing: z.enum(VERSION_LISTINGS, { message: `--version-listing must be one of ${VERSION_LISTINGS.join(', ')}` }).optional(),
     json: z.boolean().default(false),
   })
   .refine((o) => (o.key === undefined) === (o.secret === undefined), { message: '--key and --secret must be given together' })
-  .refine((o) => o.expiredIterator === undefined || o.retentionMs !== undefined, { message: '--expired-iterator only applies together with --retention-ms' });
+  .refine((o) => o.expiredIterator === undefined || o.retentionMs !== undefined, {
+    message: '--expired-iterator only applies together with --retention-ms',
+  });
 
 /** Smallest prescription count whose sandbox histories hold at least `events` events. */
 export function prescriptionsForEvents(events: number, rejectEvery: number | undefined): number {
@@ -92,9 +102,18 @@ export function registerSandboxCommand(program: Command): void {
     .option('--seed-events <n>', 'pre-seed prescriptions whose already-due histories hold at least N events')
     .option('--reject-every <k>', 'with --seed-events: every k-th seeded prescription takes the rejection path')
     .option('--retention-ms <n>', 'entries published more than N ms ago (sandbox time) disappear from the feed')
-    .option('--expired-iterator <mode>', 'with --retention-ms, the answer to an iterator before the oldest retained event: error (400, the default) or jump (silently from the oldest)')
-    .option('--versions <list>', 'comma-separated API versions to serve, each under /intake_api/<version> (default 2024-12-10; the first is the default)')
-    .option('--version-listing <mode>', "separate (default: a version's GET /events lists only its own events) or shared (every version lists every event, same ids)")
+    .option(
+      '--expired-iterator <mode>',
+      'with --retention-ms, the answer to an iterator before the oldest retained event: error (400, the default) or jump (silently from the oldest)',
+    )
+    .option(
+      '--versions <list>',
+      'comma-separated API versions to serve, each under /intake_api/<version> (default 2024-12-10; the first is the default)',
+    )
+    .option(
+      '--version-listing <mode>',
+      "separate (default: a version's GET /events lists only its own events) or shared (every version lists every event, same ids)",
+    )
     .option('--json', 'print one JSON line {base_url, base_urls, key, secret, admin_url}')
     .action(async (raw: unknown) => {
       const options = parseOptions(raw);
@@ -104,12 +123,17 @@ export function registerSandboxCommand(program: Command): void {
         timeScale: options.timeScale,
         versions: options.servedVersions,
         versionListing: options.versionListing ?? 'separate',
-        ...(options.retentionMs === undefined ? {} : { retention: { ms: options.retentionMs, expiredIterator: options.expiredIterator ?? 'error' } }),
+        ...(options.retentionMs === undefined
+          ? {}
+          : { retention: { ms: options.retentionMs, expiredIterator: options.expiredIterator ?? 'error' } }),
         ...(options.key && options.secret ? { credentials: [{ key: options.key, secret: options.secret }] } : {}),
       });
       const seeded =
         options.seedEvents > 0
-          ? sandbox.store.seedBulk({ count: prescriptionsForEvents(options.seedEvents, options.rejectEvery), rejectEvery: options.rejectEvery })
+          ? sandbox.store.seedBulk({
+              count: prescriptionsForEvents(options.seedEvents, options.rejectEvery),
+              rejectEvery: options.rejectEvery,
+            })
           : undefined;
       const { key, secret } = sandbox.credentials[0] ?? { key: '', secret: '' };
       const adminUrl = `${sandbox.origin}/_sandbox`;

@@ -33,7 +33,13 @@ export interface StoreStatus {
   /** rows waiting to be delivered to the operator (send_prescription / cancel_prescription) */
   outbox: { pending: number; oldest_pending_age_seconds: number };
   /** after an API version migration: the feed's operator sources (absent for a feed that never migrated) */
-  sources?: Array<{ base_url: string; api_version: string; state: string; migration_completed_at: string | null; retired_at: string | null }>;
+  sources?: Array<{
+    base_url: string;
+    api_version: string;
+    state: string;
+    migration_completed_at: string | null;
+    retired_at: string | null;
+  }>;
   /**
    * while a source drains: `subscriptions migrate` progress toward the current source's version, rows by
    * state; `awaiting_old_subscription` ones are finished by a rerun once their first old-version event came
@@ -132,13 +138,21 @@ export async function readStoreStatus(database: Database, feed: string, now: num
         }
       : {}),
     ...(current && byState
-      ? { migration: { target_version: current.apiVersion, by_state: byState as Record<string, number>, awaiting_old_subscription: byState.awaiting_old_subscription ?? 0 } }
+      ? {
+          migration: {
+            target_version: current.apiVersion,
+            by_state: byState as Record<string, number>,
+            awaiting_old_subscription: byState.awaiting_old_subscription ?? 0,
+          },
+        }
       : {}),
   };
 }
 
 function migrationText(m: NonNullable<StoreStatus['migration']>): string {
-  const states = Object.entries(m.by_state).map(([state, count]) => `${state} ${count}`).join(', ');
+  const states = Object.entries(m.by_state)
+    .map(([state, count]) => `${state} ${count}`)
+    .join(', ');
   return (
     `migration       to ${m.target_version}: ${states || 'no prescriptions'}` +
     (m.awaiting_old_subscription > 0
@@ -151,7 +165,11 @@ function statusText(status: StoreStatus): string {
   const c = status.checkpoint;
   const q = status.quarantine;
   const leader =
-    status.leader === null ? 'embedded (single process)' : status.leader.held ? `held by backend pid ${status.leader.pid}` : 'nobody holds the lease';
+    status.leader === null
+      ? 'embedded (single process)'
+      : status.leader.held
+        ? `held by backend pid ${status.leader.pid}`
+        : 'nobody holds the lease';
   const statuses = Object.entries(status.prescriptions.by_status)
     .map(([name, count]) => `${name} ${count}`)
     .join(', ');

@@ -34,11 +34,14 @@ export interface OpenedStore {
  */
 export async function openStore(config: Config, options: { migrate?: boolean; lease?: boolean } = {}): Promise<OpenedStore> {
   if (!config.DATABASE_URL && config.LEASE_DATABASE_URL) {
-    throw new ConfigError('invalid environment:\n  LEASE_DATABASE_URL: is only used with DATABASE_URL (embedded PGlite has no lease to place)');
+    throw new ConfigError(
+      'invalid environment:\n  LEASE_DATABASE_URL: is only used with DATABASE_URL (embedded PGlite has no lease to place)',
+    );
   }
   const sessions = config.DATABASE_URL ? await planSessionsFor(config.DATABASE_URL, config.LEASE_DATABASE_URL) : undefined;
   // refused before anything is read or written: nothing may run a lease where it does not hold
-  if (options.lease && sessions?.noSession) throw new ConfigError(`invalid environment:\n  ${sessions.noSession.variable}: ${sessions.noSession.message}`);
+  if (options.lease && sessions?.noSession)
+    throw new ConfigError(`invalid environment:\n  ${sessions.noSession.variable}: ${sessions.noSession.message}`);
   const database = await openDatabase(storeOptions(config, sessions?.pooled ?? false));
   try {
     await migrateOnStart(database, { migrate: options.migrate ?? config.MIGRATE_ON_START });

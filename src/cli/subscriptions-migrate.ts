@@ -23,7 +23,9 @@ interface MigrateCliOptions {
 /** Registers `subscriptions migrate` under the `subscriptions` group. */
 export function registerSubscriptionsMigrateCommand(subscriptions: Command): void {
   withFeedOption(subscriptions.command('migrate'))
-    .description("move every local prescription's subscription to another API version: the new one is created through --to-base-url, then the old one cancelled; the worker reads both versions until the old one is drained (resumable: rerun it after a failure)")
+    .description(
+      "move every local prescription's subscription to another API version: the new one is created through --to-base-url, then the old one cancelled; the worker reads both versions until the old one is drained (resumable: rerun it after a failure)",
+    )
     .requiredOption('--to-base-url <url>', "the new version's operator base URL, ending in /<YYYY-MM-DD>")
     .option('--dry-run', 'print the plan (counts and external_ids), write and send nothing')
     .option(
@@ -68,7 +70,11 @@ export function registerSubscriptionsMigrateCommand(subscriptions: Command): voi
 }
 
 const progressNote = (state: string): string =>
-  state === 'done' ? '' : state === 'released' ? ' (released: no old subscription to cancel was ever seen)' : ' (moved; its old subscription is not known yet)';
+  state === 'done'
+    ? ''
+    : state === 'released'
+      ? ' (released: no old subscription to cancel was ever seen)'
+      : ' (moved; its old subscription is not known yet)';
 
 /** The summary for a human: counts and identifiers only. */
 export function summaryText(s: MigrationSummary): string {
@@ -90,10 +96,10 @@ export function summaryText(s: MigrationSummary): string {
       : s.awaiting_send > 0
         ? `migration not complete: ${s.awaiting_send} prescription(s) sent through ${s.from} are not delivered yet (in flight when the ` +
           `migration started): rerun the same command once the outbox has delivered them\n`
-      : s.awaiting_old_subscription > 0
-        ? `migration not complete: ${s.awaiting_old_subscription} prescription(s) await their old subscription (its id is not known until ` +
-          `its first event under ${s.from} arrives; the worker keeps reading it): rerun the same command to cancel them and complete ` +
-          `(--release-awaiting finishes those that never had one)\n`
-        : 'migration not complete: rerun the same command\n')
+        : s.awaiting_old_subscription > 0
+          ? `migration not complete: ${s.awaiting_old_subscription} prescription(s) await their old subscription (its id is not known until ` +
+            `its first event under ${s.from} arrives; the worker keeps reading it): rerun the same command to cancel them and complete ` +
+            `(--release-awaiting finishes those that never had one)\n`
+          : 'migration not complete: rerun the same command\n')
   );
 }

@@ -40,7 +40,9 @@ export function registerSubscriptionsCommands(program: Command): void {
       const feed = commandFeed(config, options.feed);
       const log = createLogger({ level: config.LOG_LEVEL });
       // at the version the feed reads now: one created through a draining source would never be moved
-      const created = await withStore(config, async ({ db }) => (await currentSourceClient(config, feed, db, log)).createSubscription(request));
+      const created = await withStore(config, async ({ db }) =>
+        (await currentSourceClient(config, feed, db, log)).createSubscription(request),
+      );
       show(created, options.json);
     });
 

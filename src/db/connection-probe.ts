@@ -53,7 +53,8 @@ export async function probeConnection(url: string): Promise<ConnectionProbe> {
         const again = await withDeadline(pid(a), WAIT_MS, 'probing for a transaction pooler').catch(() => undefined);
         if (other === first) evidence = `another connection's transaction ran on this connection's server session (pid ${first})`;
         else if (again === undefined) evidence = `a query waited over ${WAIT_MS} ms for another connection's transaction to end`;
-        else if (again !== first) evidence = `the server session changed between two transactions on one connection (pid ${first}, then ${again})`;
+        else if (again !== first)
+          evidence = `the server session changed between two transactions on one connection (pid ${first}, then ${again})`;
       } finally {
         await b.unsafe('rollback').catch(() => {});
       }

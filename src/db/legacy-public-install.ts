@@ -37,7 +37,10 @@ export async function findLegacyPublicInstall(db: Executor): Promise<LegacyInsta
   const [row] = await queryRows<{ n: number }>(
     db,
     sql`select count(distinct hash)::int as n from drizzle.__drizzle_migrations
-        where hash in (${sql.join(LEGACY_MIGRATION_HASHES.map((h) => sql`${h}`), sql`, `)})`,
+        where hash in (${sql.join(
+          LEGACY_MIGRATION_HASHES.map((h) => sql`${h}`),
+          sql`, `,
+        )})`,
   );
   return row && row.n > 0 ? { migrations: row.n } : null;
 }
@@ -82,7 +85,10 @@ export async function adoptLegacyPublicInstall(database: Database): Promise<{ mo
         moved.push(table);
       }
       await tx.execute(
-        sql`delete from drizzle.__drizzle_migrations where hash in (${sql.join(LEGACY_MIGRATION_HASHES.map((h) => sql`${h}`), sql`, `)})`,
+        sql`delete from drizzle.__drizzle_migrations where hash in (${sql.join(
+          LEGACY_MIGRATION_HASHES.map((h) => sql`${h}`),
+          sql`, `,
+        )})`,
       );
     },
     files: readMigrationFiles(),

@@ -121,14 +121,19 @@ function beginOn(client: postgres.Sql, settings: PageClientSettings) {
     ? client.unsafe('begin').execute()
     : // behind a pooler: the server connection of this transaction gets the timeout for this transaction only
       // (an integer this code computed, never input)
-      client.unsafe(`begin; set local idle_in_transaction_session_timeout = ${Math.round(settings.idleInTransactionTimeoutMs)}`).simple().execute();
+      client
+        .unsafe(`begin; set local idle_in_transaction_session_timeout = ${Math.round(settings.idleInTransactionTimeoutMs)}`)
+        .simple()
+        .execute();
 }
 
 async function onConnection<T>(client: postgres.Sql, settings: PageClientSettings, body: (run: RunStatement) => Promise<T>): Promise<T> {
   const run: RunStatement = async <R extends Record<string, unknown>>(query: SQL) => {
     const { sql, params } = dialect.sqlToQuery(query);
     // postgres.js queries are lazy; execute() sends them now, so they go out in call order
-    return (await client.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: settings.prepare }).execute()) as unknown as R[];
+    return (await client
+      .unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: settings.prepare })
+      .execute()) as unknown as R[];
   };
   const begun = beginOn(client, settings);
   let result: T;

@@ -14,8 +14,8 @@ const LOWERCASE_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 export function schemaNameProblem(name: string): string | null {
   if (!LOWERCASE_IDENTIFIER.test(name)) return 'must be a lowercase identifier: a-z, 0-9 and _, not starting with a digit';
   if (Buffer.byteLength(name) > MAX_IDENTIFIER_BYTES) return `must be at most ${MAX_IDENTIFIER_BYTES} bytes`;
-  if (name === 'public') return 'must not be public: intake-sync keeps its objects apart from the vendor\'s';
-  if (name.startsWith('pg_')) return 'must not start with pg_ (reserved for the server\'s own schemas)';
+  if (name === 'public') return "must not be public: intake-sync keeps its objects apart from the vendor's";
+  if (name.startsWith('pg_')) return "must not start with pg_ (reserved for the server's own schemas)";
   if (name === 'information_schema') return 'must not be information_schema';
   return null;
 }

@@ -2,7 +2,10 @@ import { probeConnection } from './connection-probe.js';
 import { planSessions, type SessionPlan, type SessionPlanProblem } from './session-plan.js';
 
 /** Probes DATABASE_URL (and LEASE_DATABASE_URL when set) and plans the sessions; problems name the variable to fix. */
-export async function probeSessions(databaseUrl: string, leaseUrl: string | undefined): Promise<{ plan: SessionPlan } | { problems: SessionPlanProblem[] }> {
+export async function probeSessions(
+  databaseUrl: string,
+  leaseUrl: string | undefined,
+): Promise<{ plan: SessionPlan } | { problems: SessionPlanProblem[] }> {
   const [database, lease] = await Promise.all([probeConnection(databaseUrl), leaseUrl ? probeConnection(leaseUrl) : undefined]);
   const decided = planSessions({ databaseUrl, database, leaseUrl, lease });
   return decided.ok ? { plan: decided.plan } : { problems: decided.problems };

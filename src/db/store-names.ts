@@ -60,6 +60,7 @@ export function attachStoreNames(db: object, names: StoreNames): void {
  */
 export function namesOf(db: object): StoreNames {
   const names = attached.get(db);
-  if (!names) throw new Error('namesOf: this handle was not opened by openDatabase (a transaction handle? take the names from the root handle)');
+  if (!names)
+    throw new Error('namesOf: this handle was not opened by openDatabase (a transaction handle? take the names from the root handle)');
   return names;
 }

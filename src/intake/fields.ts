@@ -5,23 +5,64 @@ export const API_VERSION = '2024-12-10';
 export const API_BASE_PATH = `/intake_api/${API_VERSION}`;
 
 /** NDCs the operator dispenses (spec: Medication.ndc enum). */
-export const OPERATOR_NDCS = [
-  '00002015204',
-  '00002024304',
-  '00002121404',
-  '00002134004',
-  '00002142304',
-  '00002200204',
-] as const;
+export const OPERATOR_NDCS = ['00002015204', '00002024304', '00002121404', '00002134004', '00002142304', '00002200204'] as const;
 
 /** The one operator-managed pharmacy (spec: Pharmacy.npi / Pharmacy.ncpdpid enums). */
 export const OPERATOR_PHARMACY_NPI = '1689411712';
 export const OPERATOR_PHARMACY_NCPDPID = '3692539';
 
 export const US_STATES = [
-  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS',
-  'KY', 'LA', 'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC',
-  'ND', 'OH', 'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
+  'AL',
+  'AK',
+  'AZ',
+  'AR',
+  'CA',
+  'CO',
+  'CT',
+  'DE',
+  'DC',
+  'FL',
+  'GA',
+  'HI',
+  'ID',
+  'IL',
+  'IN',
+  'IA',
+  'KS',
+  'KY',
+  'LA',
+  'ME',
+  'MD',
+  'MA',
+  'MI',
+  'MN',
+  'MS',
+  'MO',
+  'MT',
+  'NE',
+  'NV',
+  'NH',
+  'NJ',
+  'NM',
+  'NY',
+  'NC',
+  'ND',
+  'OH',
+  'OK',
+  'OR',
+  'PA',
+  'RI',
+  'SC',
+  'SD',
+  'TN',
+  'TX',
+  'UT',
+  'VT',
+  'VA',
+  'WA',
+  'WV',
+  'WI',
+  'WY',
 ] as const;
 
 /**

@@ -3,11 +3,7 @@ import { NotFoundError } from './errors/not-found-error.js';
 import { UnprocessableEntityError } from './errors/unprocessable-entity-error.js';
 import type { HttpTransport } from './http-transport.js';
 import { intakePaths } from './paths.js';
-import {
-  prescriptionEnvelopeSchema,
-  type PrescriptionRequest,
-  type PrescriptionResponse,
-} from './prescription.js';
+import { prescriptionEnvelopeSchema, type PrescriptionRequest, type PrescriptionResponse } from './prescription.js';
 import { mayHaveBeenProcessed } from './retry-policy.js';
 import type { RetryRunner } from './retry-runner.js';
 import { isSamePrescription } from './same-prescription.js';

@@ -22,12 +22,7 @@ export interface ReadResponse {
  * Turns a read response into the schema's output, or the typed error for its
  * status. `nowMs` is the wall clock, for a Retry-After given as a date.
  */
-export function interpretResponse<T>(
-  context: RequestContext,
-  response: ReadResponse,
-  schema: z.ZodType<T>,
-  nowMs: number,
-): T {
+export function interpretResponse<T>(context: RequestContext, response: ReadResponse, schema: z.ZodType<T>, nowMs: number): T {
   const { status } = response;
   if (status >= 200 && status < 300) return parseBody(context, response, schema);
   switch (status) {

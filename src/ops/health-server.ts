@@ -68,7 +68,9 @@ async function handle(options: HealthServerOptions, request: IncomingMessage, re
   switch (path) {
     case '/healthz': {
       const liveness = evaluateFeedsLiveness(feeds);
-      const perFeed = Object.fromEntries(feeds.map(({ feed, snapshot }) => [feed, { role: snapshot.role, reason: evaluateLiveness(snapshot).reason }]));
+      const perFeed = Object.fromEntries(
+        feeds.map(({ feed, snapshot }) => [feed, { role: snapshot.role, reason: evaluateLiveness(snapshot).reason }]),
+      );
       sendJson(response, liveness.alive ? 200 : 503, {
         status: liveness.alive ? 'ok' : 'dead',
         role: evaluateFeedsReadiness(feeds, true, options.thresholds, 0).role,

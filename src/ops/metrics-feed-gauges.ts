@@ -14,7 +14,13 @@ export interface FeedStateSource {
 }
 
 /** One gauge with a `feed` label per feed, each value read from that feed's worker state at scrape time. */
-function feedGauge(registers: Registry[], feeds: readonly FeedStateSource[], name: string, help: string, read: (snap: WorkerSnapshot) => number): void {
+function feedGauge(
+  registers: Registry[],
+  feeds: readonly FeedStateSource[],
+  name: string,
+  help: string,
+  read: (snap: WorkerSnapshot) => number,
+): void {
   new Gauge({
     name,
     help,
@@ -31,7 +37,12 @@ function feedGauge(registers: Registry[], feeds: readonly FeedStateSource[], nam
  * The gauges the alert rules and the dashboard read (deploy/prometheus, deploy/grafana): role,
  * heartbeat, position, lag, failure state, and the configured limits the rules compare against.
  */
-export function registerFeedGauges(registers: Registry[], feeds: readonly FeedStateSource[], clock: { now(): number }, options: FeedGaugeOptions): void {
+export function registerFeedGauges(
+  registers: Registry[],
+  feeds: readonly FeedStateSource[],
+  clock: { now(): number },
+  options: FeedGaugeOptions,
+): void {
   const seconds = (ms: number | null) => (ms ?? 0) / 1000;
 
   // a worker parked by a 401 has released the lease, though its role still reads leader
@@ -39,8 +50,16 @@ export function registerFeedGauges(registers: Registry[], feeds: readonly FeedSt
     const { role, fatalReason } = snap;
     return role === 'leader' && fatalReason === null ? 1 : 0;
   });
-  feedGauge(registers, feeds, 'intake_sync_standby', '1 while this process waits for the feed lease as standby', (snap) => (snap.role === 'standby' ? 1 : 0));
-  feedGauge(registers, feeds, 'intake_sync_last_success_timestamp_seconds', 'Unix time of the last committed page (0 before the first)', (snap) => seconds(snap.lastSuccessAt));
+  feedGauge(registers, feeds, 'intake_sync_standby', '1 while this process waits for the feed lease as standby', (snap) =>
+    snap.role === 'standby' ? 1 : 0,
+  );
+  feedGauge(
+    registers,
+    feeds,
+    'intake_sync_last_success_timestamp_seconds',
+    'Unix time of the last committed page (0 before the first)',
+    (snap) => seconds(snap.lastSuccessAt),
+  );
   feedGauge(
     registers,
     feeds,
@@ -62,11 +81,23 @@ export function registerFeedGauges(registers: Registry[], feeds: readonly FeedSt
     'While draining a backlog: seconds since the newest applied event occurred; 0 when caught up or standby',
     (snap) => feedLagSeconds(snap, clock.now()),
   );
-  feedGauge(registers, feeds, 'intake_sync_consecutive_failures', 'Failed polls since the last success', (snap) => snap.consecutiveFailures);
-  feedGauge(registers, feeds, 'intake_sync_checkpoint_age_seconds', 'Seconds since the checkpoint last moved (0 before it is read)', (snap) => {
-    const checkpoint = snap.checkpoint;
-    return checkpoint ? Math.max(0, clock.now() - checkpoint.updatedAt) / 1000 : 0;
-  });
+  feedGauge(
+    registers,
+    feeds,
+    'intake_sync_consecutive_failures',
+    'Failed polls since the last success',
+    (snap) => snap.consecutiveFailures,
+  );
+  feedGauge(
+    registers,
+    feeds,
+    'intake_sync_checkpoint_age_seconds',
+    'Seconds since the checkpoint last moved (0 before it is read)',
+    (snap) => {
+      const checkpoint = snap.checkpoint;
+      return checkpoint ? Math.max(0, clock.now() - checkpoint.updatedAt) / 1000 : 0;
+    },
+  );
   feedGauge(
     registers,
     feeds,
@@ -74,7 +105,9 @@ export function registerFeedGauges(registers: Registry[], feeds: readonly FeedSt
     'Checkpoint version this process last read or committed (each committed page adds 1)',
     (snap) => snap.checkpoint?.version ?? 0,
   );
-  feedGauge(registers, feeds, 'intake_sync_backlog', '1 while draining a backlog (the last page said done=false)', (snap) => (snap.backlog ? 1 : 0));
+  feedGauge(registers, feeds, 'intake_sync_backlog', '1 while draining a backlog (the last page said done=false)', (snap) =>
+    snap.backlog ? 1 : 0,
+  );
   feedGauge(
     registers,
     feeds,
@@ -97,10 +130,17 @@ export function registerFeedGauges(registers: Registry[], feeds: readonly FeedSt
     collect() {
       // reset first: a retired source's draining series must not linger at 1
       this.reset();
-      for (const { feed, state } of feeds) for (const source of state.snapshot().sources) this.set({ feed, api_version: source.apiVersion, state: source.state }, 1);
+      for (const { feed, state } of feeds)
+        for (const source of state.snapshot().sources) this.set({ feed, api_version: source.apiVersion, state: source.state }, 1);
     },
   });
-  feedGauge(registers, feeds, 'intake_sync_poll_interval_seconds', 'POLL_INTERVAL_MS: how often a caught-up leader polls', () => options.pollIntervalMs / 1000);
+  feedGauge(
+    registers,
+    feeds,
+    'intake_sync_poll_interval_seconds',
+    'POLL_INTERVAL_MS: how often a caught-up leader polls',
+    () => options.pollIntervalMs / 1000,
+  );
   feedGauge(
     registers,
     feeds,

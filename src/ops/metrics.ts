@@ -64,7 +64,12 @@ export function createFeedsMetrics(
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_MS });
   const registers = [registry];
 
-  const applied = new Counter({ name: 'intake_sync_events_applied_total', help: 'Events newly written to the event history', labelNames: ['feed'], registers });
+  const applied = new Counter({
+    name: 'intake_sync_events_applied_total',
+    help: 'Events newly written to the event history',
+    labelNames: ['feed'],
+    registers,
+  });
   const quarantined = new Counter({
     name: 'intake_sync_events_quarantined_total',
     help: 'Events quarantined by this process, by reason',
@@ -74,7 +79,12 @@ export function createFeedsMetrics(
   const pages = new Counter({ name: 'intake_sync_pages_total', help: 'Pages fetched and committed', labelNames: ['feed'], registers });
   // every successful GET /events, the empty polls of a caught-up worker included (they commit nothing,
   // so they are not pages): the denominator of the upstream error rate
-  const polls = new Counter({ name: 'intake_sync_polls_total', help: 'Successful polls of the feed: pages committed and empty polls', labelNames: ['feed'], registers });
+  const polls = new Counter({
+    name: 'intake_sync_polls_total',
+    help: 'Successful polls of the feed: pages committed and empty polls',
+    labelNames: ['feed'],
+    registers,
+  });
   const retries = new Counter({
     name: 'intake_sync_upstream_retries_total',
     help: 'Requests to the operator retried by the client, by why the attempt failed',
@@ -133,7 +143,8 @@ export function createFeedsMetrics(
     return state.subscribe({
       pageApplied(page) {
         if (page.timingsMs) {
-          for (const phase of ['prepare', 'validate', 'write', 'commit'] as const) pagePhase.observe({ feed, phase }, page.timingsMs[phase] / 1000);
+          for (const phase of ['prepare', 'validate', 'write', 'commit'] as const)
+            pagePhase.observe({ feed, phase }, page.timingsMs[phase] / 1000);
         }
         pages.inc({ feed });
         polls.inc({ feed });

@@ -22,10 +22,17 @@ const seedBody = z.strictObject({
   key: z.string().min(1).optional(),
   count: z.number().int().min(0).max(5_000_000),
   reject_every: z.number().int().min(0).optional(),
-  prefix: z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/).optional(),
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,40}$/)
+    .optional(),
 });
 // api_version: the version whose GET /events lists them (separate listing); the events' own api_version is whatever they say
-const injectBody = z.strictObject({ key: z.string().min(1).optional(), api_version: z.string().min(1).optional(), events: z.array(z.unknown()) });
+const injectBody = z.strictObject({
+  key: z.string().min(1).optional(),
+  api_version: z.string().min(1).optional(),
+  events: z.array(z.unknown()),
+});
 const credentialsBody = z.strictObject({
   revoke: z.string().min(1).optional(),
   add: z.strictObject({ key: z.string().min(1), secret: z.string().min(1) }).optional(),
@@ -33,34 +40,36 @@ const credentialsBody = z.strictObject({
 
 type Handler = (body: unknown, deps: AdminDeps) => unknown;
 
-const POST_HANDLERS = new Map<string, Handler>(Object.entries({
-  faults: (body, deps) => deps.faults.update(body),
-  clock: (body, deps) => {
-    const { advance_ms } = clockBody.parse(body);
-    const now = deps.advanceClock(advance_ms);
-    return { now: new Date(now).toISOString(), now_ms: now };
-  },
-  seed: (body, deps) => {
-    const input = seedBody.parse(body);
-    return deps.store.seedBulk({ key: input.key, count: input.count, rejectEvery: input.reject_every, prefix: input.prefix });
-  },
-  inject: (body, deps) => {
-    const input = injectBody.parse(body);
-    const key = input.key ?? deps.store.credentialKeys()[0];
-    if (key === undefined) throw new UnknownCredentialError('(none)');
-    if (input.api_version !== undefined && !deps.store.versions.includes(input.api_version)) {
-      throw new InvalidVersionError(input.api_version, `not served (serving ${deps.store.versions.join(', ')})`);
-    }
-    deps.store.injectRawEvents(key, input.events, input.api_version);
-    return { appended: input.events.length };
-  },
-  credentials: (body, deps) => {
-    const input = credentialsBody.parse(body);
-    if (input.revoke !== undefined) deps.store.revokeCredential(input.revoke);
-    if (input.add !== undefined) deps.store.addCredential(input.add);
-    return { keys: deps.store.credentialKeys() };
-  },
-} satisfies Record<string, Handler>));
+const POST_HANDLERS = new Map<string, Handler>(
+  Object.entries({
+    faults: (body, deps) => deps.faults.update(body),
+    clock: (body, deps) => {
+      const { advance_ms } = clockBody.parse(body);
+      const now = deps.advanceClock(advance_ms);
+      return { now: new Date(now).toISOString(), now_ms: now };
+    },
+    seed: (body, deps) => {
+      const input = seedBody.parse(body);
+      return deps.store.seedBulk({ key: input.key, count: input.count, rejectEvery: input.reject_every, prefix: input.prefix });
+    },
+    inject: (body, deps) => {
+      const input = injectBody.parse(body);
+      const key = input.key ?? deps.store.credentialKeys()[0];
+      if (key === undefined) throw new UnknownCredentialError('(none)');
+      if (input.api_version !== undefined && !deps.store.versions.includes(input.api_version)) {
+        throw new InvalidVersionError(input.api_version, `not served (serving ${deps.store.versions.join(', ')})`);
+      }
+      deps.store.injectRawEvents(key, input.events, input.api_version);
+      return { appended: input.events.length };
+    },
+    credentials: (body, deps) => {
+      const input = credentialsBody.parse(body);
+      if (input.revoke !== undefined) deps.store.revokeCredential(input.revoke);
+      if (input.add !== undefined) deps.store.addCredential(input.add);
+      return { keys: deps.store.credentialKeys() };
+    },
+  } satisfies Record<string, Handler>),
+);
 
 function statusFor(error: unknown): number {
   if (error instanceof z.ZodError || error instanceof InvalidVersionError) return 400;

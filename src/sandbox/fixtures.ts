@@ -55,7 +55,16 @@ export function seedRejects(i: number, rejectEvery: number | undefined): boolean
 
 // Every field that enters the identity is derived here, once, so sampleIdentity(i)
 // and identityOf(samplePrescription(i)) cannot drift apart.
-function identityParts(i: number): { token: string; firstName: string; lastName: string; dob: string; state: (typeof US_STATES)[number]; writtenDate: string; npi: string; ndc: (typeof OPERATOR_NDCS)[number] } {
+function identityParts(i: number): {
+  token: string;
+  firstName: string;
+  lastName: string;
+  dob: string;
+  state: (typeof US_STATES)[number];
+  writtenDate: string;
+  npi: string;
+  ndc: (typeof OPERATOR_NDCS)[number];
+} {
   const token = letters(i);
   return {
     token,
@@ -92,7 +101,9 @@ export function sampleIdentity(i: number): PrescriptionIdentity {
 export function samplePrescription(i: number, opts: { prefix?: string; rejected?: boolean } = {}): PrescriptionRequest {
   const p = identityParts(i);
   const patientName = { first_name: p.firstName, middle_name: 'Q', last_name: p.lastName };
-  const prescriberName = opts.rejected ? patientName : { first_name: 'Sandy', middle_name: null, last_name: `Docfake${capitalized(p.token)}` };
+  const prescriberName = opts.rejected
+    ? patientName
+    : { first_name: 'Sandy', middle_name: null, last_name: `Docfake${capitalized(p.token)}` };
   return {
     external_id: `${opts.prefix ?? 'rx'}-${i}`,
     written_date: p.writtenDate,
@@ -105,7 +116,13 @@ export function samplePrescription(i: number, opts: { prefix?: string; rejected?
       gender: GENDERS[i % GENDERS.length] ?? 'U',
       primary_phone: '555-201-0100',
       email: null,
-      address: { address1: `${100 + (i % 9_000)} Fixture Way`, address2: null, city: 'Testville', state: p.state, zip: String(10_000 + (i % 89_999)) },
+      address: {
+        address1: `${100 + (i % 9_000)} Fixture Way`,
+        address2: null,
+        city: 'Testville',
+        state: p.state,
+        zip: String(10_000 + (i % 89_999)),
+      },
     },
     medication: { name: 'Synthetic medication', ndc: p.ndc, quantity: '30', quantity_unit_code: 'C64933', days_supply: 30 },
     prescriber: { ...prescriberName, npi: p.npi, primary_phone: '555-201-0200', fax: null },

@@ -18,9 +18,7 @@ export type Retention = z.infer<typeof retentionSchema>;
 /** The 400 body's text for an expired iterator: it names the cause, so a client can tell it from other 400s. */
 export const EXPIRED_ITERATOR_MESSAGE = 'iterator has expired: the events it points at are no longer retained';
 
-export type StartDecision =
-  | { ok: true; start: number; jumped: boolean }
-  | { ok: false; reason: 'invalid' | 'expired' };
+export type StartDecision = { ok: true; start: number; jumped: boolean } | { ok: false; reason: 'invalid' | 'expired' };
 
 /**
  * Where a GET /events page starts. Pure. `requested` is the decoded iterator (null: none given,

@@ -25,7 +25,8 @@ function listEvents(ctx: RouteContext): void {
   const requested = rawIterator === null ? null : (decodeIterator(rawIterator) ?? undefined);
   const mode = ctx.store.retention?.expiredIterator ?? 'error';
   const decision = decidePageStart(requested, ctx.store.oldestRetained(feed), feed.length, mode);
-  if (!decision.ok) return sendError(ctx.res, 400, decision.reason === 'expired' ? EXPIRED_ITERATOR_MESSAGE : 'iterator is not valid for this feed');
+  if (!decision.ok)
+    return sendError(ctx.res, 400, decision.reason === 'expired' ? EXPIRED_ITERATOR_MESSAGE : 'iterator is not valid for this feed');
   const start = decision.start;
   const entries = feed.slice(start, start + limit);
   const end = start + entries.length;

@@ -41,8 +41,7 @@ export async function routePrescriptions(ctx: RouteContext, rest: readonly strin
   const externalId = rest[0];
   if (rest.length !== 1 || externalId === undefined) return sendError(ctx.res, 404, `no route for ${ctx.url.pathname}`);
   if (method !== 'GET' && method !== 'DELETE') return methodNotAllowed(ctx, 'GET, DELETE');
-  const record =
-    method === 'DELETE' ? ctx.store.cancelPrescription(ctx.tenant, externalId) : ctx.tenant.prescriptions.get(externalId);
+  const record = method === 'DELETE' ? ctx.store.cancelPrescription(ctx.tenant, externalId) : ctx.tenant.prescriptions.get(externalId);
   if (method === 'DELETE' && dropAfterProcessing(ctx)) return;
   if (!record) return sendError(ctx.res, 404, `prescription ${externalId} not found`);
   sendJson(ctx.res, 200, prescriptionBody(ctx, record));

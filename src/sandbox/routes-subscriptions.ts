@@ -25,7 +25,12 @@ async function create(ctx: RouteContext): Promise<void> {
   const parsed = createSubscriptionBodySchema.safeParse(body.value);
   if (!parsed.success) return sendJson(ctx.res, 422, { errors: errorsByField(parsed.error.issues, body.value) });
   const { prescription_identity: identity, backfill_previous_events: backfill } = parsed.data.subscription;
-  const subscription = ctx.store.createSubscription(ctx.tenant, { ...identity, erx_message_id: identity.erx_message_id ?? null }, backfill ?? null, ctx.apiVersion);
+  const subscription = ctx.store.createSubscription(
+    ctx.tenant,
+    { ...identity, erx_message_id: identity.erx_message_id ?? null },
+    backfill ?? null,
+    ctx.apiVersion,
+  );
   sendJson(ctx.res, 201, subscriptionBody(subscription));
 }
 

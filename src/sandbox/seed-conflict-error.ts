@@ -2,7 +2,10 @@
 export class SeedConflictError extends Error {
   override readonly name = 'SeedConflictError';
 
-  constructor(readonly externalId: string, options?: ErrorOptions) {
+  constructor(
+    readonly externalId: string,
+    options?: ErrorOptions,
+  ) {
     super(`seed would duplicate external_id ${externalId}; use another prefix`, options);
   }
 }

@@ -110,7 +110,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!tenant) return sendError(res, 401, bearer ? 'invalid credentials' : 'missing bearer credentials');
     store.publishDue();
 
-    const segments = url.pathname.slice(versionBasePath(apiVersion).length + 1).split('/').map(decodeSegment);
+    const segments = url.pathname
+      .slice(versionBasePath(apiVersion).length + 1)
+      .split('/')
+      .map(decodeSegment);
     if (segments.some((s) => s === undefined)) return sendError(res, 400, 'malformed percent-encoding in path');
     const [resource, ...rest] = segments as string[];
     store.countRequest(apiVersion, resource ?? '');

@@ -211,13 +211,23 @@ export class SandboxStore {
     }
     this.requests.created(request.external_id);
     const path = sandboxPath(request.patient, request.prescriber);
-    return this.addPrescription(tenant, request.external_id, identityOfRequest(request), path, { kind: 'request', request }, this.now(), apiVersion);
+    return this.addPrescription(
+      tenant,
+      request.external_id,
+      identityOfRequest(request),
+      path,
+      { kind: 'request', request },
+      this.now(),
+      apiVersion,
+    );
   }
 
   /** The full request a prescription was received with. */
   requestOf(record: PrescriptionRecord): PrescriptionRequest {
     const source = record.source;
-    return source.kind === 'request' ? source.request : samplePrescription(source.index, { prefix: source.prefix, rejected: source.rejected });
+    return source.kind === 'request'
+      ? source.request
+      : samplePrescription(source.index, { prefix: source.prefix, rejected: source.rejected });
   }
 
   /** Flags a prescription for cancellation; a repeated request keeps the first time. */
@@ -232,7 +242,12 @@ export class SandboxStore {
    * POST /subscriptions through `apiVersion`'s path: its events carry that version. With backfill,
    * events already logged for matching prescriptions are published to it now.
    */
-  createSubscription(tenant: Tenant, identity: PrescriptionIdentity, backfill: boolean | null, apiVersion = this.defaultVersion): SubscriptionRecord {
+  createSubscription(
+    tenant: Tenant,
+    identity: PrescriptionIdentity,
+    backfill: boolean | null,
+    apiVersion = this.defaultVersion,
+  ): SubscriptionRecord {
     const subscription = tenant.addSubscription(identity, backfill, apiVersion);
     if (backfill !== true) return subscription;
     const logged: Array<{ record: PrescriptionRecord; step: number; at: number }> = [];
@@ -271,7 +286,15 @@ export class SandboxStore {
       const rejected = seedRejects(i, options.rejectEvery);
       const path = rejected ? REJECTION_PATH : HAPPY_PATH;
       const source: PrescriptionSource = { kind: 'fixture', index: i, prefix, rejected };
-      const record = this.addPrescription(tenant, `${prefix}-${i}`, sampleIdentity(i), path, source, firstReceivedAt + i * 1000, this.defaultVersion);
+      const record = this.addPrescription(
+        tenant,
+        `${prefix}-${i}`,
+        sampleIdentity(i),
+        path,
+        source,
+        firstReceivedAt + i * 1000,
+        this.defaultVersion,
+      );
       events += record.path.length;
     }
     this.publishDue();

@@ -32,7 +32,9 @@ export function actOutTransportFault(
       const status = pick === 1 ? 502 : 503;
       const headers = status === 503 ? { ...HTML_HEADERS, 'retry-after': String(config.retryAfterSeconds) } : HTML_HEADERS;
       res.writeHead(status, headers);
-      res.end(`<html><head><title>${status}</title></head><body><h1>${status} ${status === 502 ? 'Bad Gateway' : 'Service Unavailable'}</h1></body></html>`);
+      res.end(
+        `<html><head><title>${status}</title></head><body><h1>${status} ${status === 502 ? 'Bad Gateway' : 'Service Unavailable'}</h1></body></html>`,
+      );
       return;
     }
   }

@@ -2,7 +2,10 @@
 export class UnknownCredentialError extends Error {
   override readonly name = 'UnknownCredentialError';
 
-  constructor(readonly key: string, options?: ErrorOptions) {
+  constructor(
+    readonly key: string,
+    options?: ErrorOptions,
+  ) {
     super(`no sandbox credential with key ${key}`, options);
   }
 }

@@ -22,7 +22,8 @@ export function parseServedVersions(versions: readonly string[] = [API_VERSION])
   for (const version of versions) {
     if (!VERSION_FORMAT.test(version)) throw new InvalidVersionError(version, 'a version is a date written YYYY-MM-DD');
     // 2025-02-30 has the format but is no day: Date rolls it over, so the round trip tells
-    if (new Date(`${version}T00:00:00Z`).toISOString().slice(0, 10) !== version) throw new InvalidVersionError(version, 'not a calendar date');
+    if (new Date(`${version}T00:00:00Z`).toISOString().slice(0, 10) !== version)
+      throw new InvalidVersionError(version, 'not a calendar date');
     if (seen.has(version)) throw new InvalidVersionError(version, 'given twice');
     seen.add(version);
   }

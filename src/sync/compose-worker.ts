@@ -73,7 +73,8 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
   const random = options.random ?? Math.random;
   const policy = defaultDelayPolicy(settings.pollIntervalMs, settings.pollBackoffMaxMs);
   const log = options.log.child({ component: 'worker', feed: settings.feed });
-  const lease = options.lease ?? createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
+  const lease =
+    options.lease ?? createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
   const feed = settings.feed;
   const createSourcePoller = (source: PlannedSource, signature: string, changed: () => void): Poller => {
     const sourceClient = options.sources?.clientFor(source.baseUrl) ?? client;
@@ -93,7 +94,8 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     };
     let completedSeen = false;
     return createPoller({
-      fetchPage: ({ iterator }, signal) => sourceClient.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
+      fetchPage: ({ iterator }, signal) =>
+        sourceClient.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
       applyPage: (page) => applyPage(database.db, { feed, ...page, readFrom: source.baseUrl, draining: source.draining }),
       loadCheckpoint: source.draining
         ? async () => {
@@ -103,13 +105,19 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
           }
         : async () => noticing(await loadCurrentPosition(database.db, feed)),
       ...(source.draining
-        ? { afterCaughtUp: retire, secondarySource: true, checkpointReloadMs: 0, log: log.child({ component: 'poller', base_url: source.baseUrl }) }
+        ? {
+            afterCaughtUp: retire,
+            secondarySource: true,
+            checkpointReloadMs: 0,
+            log: log.child({ component: 'poller', base_url: source.baseUrl }),
+          }
         : {}),
     });
   };
   const createPoller = (overrides: Partial<PollerDeps> = {}) =>
     new Poller({
-      fetchPage: ({ iterator }, signal) => client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
+      fetchPage: ({ iterator }, signal) =>
+        client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
       // a prefetched page is validated as it arrives, while the previous one commits
       preparePage,
       applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page }),

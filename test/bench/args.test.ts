@@ -30,7 +30,10 @@ describe('parseBenchArgs', () => {
     [['--results-dir', '/tmp/out'], { resultsDir: '/tmp/out' }],
     [['--feeds', '4'], { feeds: 4 }],
     [['--drains', '1', '--wan-rtt-ms', '20', '--wan-seconds', '2'], { drains: 1, wanRttMs: [20], wanSeconds: 2 }],
-    [['--wan-rtt-ms', '0,50,150', '--idle-polls', '3', '--idle-poll-interval-ms', '200'], { wanRttMs: [0, 50, 150], idlePolls: 3, idlePollIntervalMs: 200 }],
+    [
+      ['--wan-rtt-ms', '0,50,150', '--idle-polls', '3', '--idle-poll-interval-ms', '200'],
+      { wanRttMs: [0, 50, 150], idlePolls: 3, idlePollIntervalMs: 200 },
+    ],
   ])('%j', (argv, expected) => {
     expect(parseBenchArgs(argv)).toMatchObject(expected);
   });

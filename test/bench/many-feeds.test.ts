@@ -3,7 +3,12 @@ import { feedNames, splitPrescriptions, summarizeFeedDrains, type FeedDrainLine 
 import { FEED_NAME_PATTERN } from '../../src/db/feed-name.js';
 
 const line = (feed: string, events: number, elapsedMs: number, drained = true, matched = events): FeedDrainLine => ({
-  feed, drained, pages: Math.ceil(events / 250), events, matched, elapsed_ms: elapsedMs,
+  feed,
+  drained,
+  pages: Math.ceil(events / 250),
+  events,
+  matched,
+  elapsed_ms: elapsedMs,
 });
 
 describe('feedNames', () => {
@@ -31,7 +36,7 @@ describe('splitPrescriptions', () => {
 });
 
 describe('summarizeFeedDrains', () => {
-  test('every feed\'s events over the slowest feed\'s drain', () => {
+  test("every feed's events over the slowest feed's drain", () => {
     const totals = summarizeFeedDrains([line('a', 10_000, 2_000), line('b', 10_000, 4_000), line('c', 5_000, 1_000)]);
     expect(totals).toMatchObject({ feeds: 3, events: 25_000, pages: 100, seconds: 4, events_per_s: 6_250 });
     expect(totals.per_feed_events_per_s.max).toBe(5_000);

@@ -23,17 +23,42 @@ interface Overrides {
 
 function drain(rate: number, rss: number) {
   return {
-    events: 200_000, pages: 800, seconds: 200_000 / rate, events_per_s: rate, pages_per_s: rate / 250,
-    peak_rss_mb: rss, rss_series_mb: [[100, 80]] as Array<[number, number]>,
-    per_page_ms: { fetch: flat(4), fetch_wait: flat(0.5), prepare: flat(1.5), validate: flat(1), write: flat(5.5), commit: flat(1), apply: flat(7) },
+    events: 200_000,
+    pages: 800,
+    seconds: 200_000 / rate,
+    events_per_s: rate,
+    pages_per_s: rate / 250,
+    peak_rss_mb: rss,
+    rss_series_mb: [[100, 80]] as Array<[number, number]>,
+    per_page_ms: {
+      fetch: flat(4),
+      fetch_wait: flat(0.5),
+      prepare: flat(1.5),
+      validate: flat(1),
+      write: flat(5.5),
+      commit: flat(1),
+      apply: flat(7),
+    },
   };
 }
 
 function wan(rttMs: number, ratio: number, connections: number) {
   const limit = (250 * 1000) / (rttMs + 3);
   return {
-    rtt_ms: rttMs, events: 70_000, pages: 280, seconds: 70_000 / (limit * ratio), events_per_s: limit * ratio, requests: 280, requests_per_connection: [280],
-    operator_ms: flat(3), wire_ms: flat(rttMs + 3.5), turnaround_ms: flat(1.5), limit_events_per_s: limit, ratio_to_limit: ratio, connections, peak_rss_mb: 90,
+    rtt_ms: rttMs,
+    events: 70_000,
+    pages: 280,
+    seconds: 70_000 / (limit * ratio),
+    events_per_s: limit * ratio,
+    requests: 280,
+    requests_per_connection: [280],
+    operator_ms: flat(3),
+    wire_ms: flat(rttMs + 3.5),
+    turnaround_ms: flat(1.5),
+    limit_events_per_s: limit,
+    ratio_to_limit: ratio,
+    connections,
+    peak_rss_mb: 90,
     per_page_ms: drain(1, 90).per_page_ms,
   };
 }
@@ -44,25 +69,57 @@ function results(overrides: Overrides = {}): BenchResults {
     started_at: '2026-11-21T10:00:00.000Z',
     command: 'npm run bench -- --events 200000',
     machine: {
-      cpu_model: 'Test CPU', cores: 2, memory_mb: 4096, load_average_1m_at_start: 0.5, node_version: 'v20.20.0',
-      pg_version: '15.20', synchronous_commit: 'on', shared_buffers: '128MB', wal_sync_method: 'fdatasync',
+      cpu_model: 'Test CPU',
+      cores: 2,
+      memory_mb: 4096,
+      load_average_1m_at_start: 0.5,
+      node_version: 'v20.20.0',
+      pg_version: '15.20',
+      synchronous_commit: 'on',
+      shared_buffers: '128MB',
+      wal_sync_method: 'fdatasync',
     },
     drains: (overrides.drains ?? [34_000, 32_000, 36_000]).map((rate) => drain(rate, overrides.rss ?? 120)),
     many_feeds: {
-      feeds: 20, events: 200_000, pages: 800, seconds: 200_000 / (overrides.manyFeeds ?? 30_600), events_per_s: overrides.manyFeeds ?? 30_600,
-      per_feed_events_per_s: flat(1_530), process_seconds: 8, peak_rss_mb: overrides.manyFeedsRss ?? 210, rss_series_mb: [[100, 150]],
+      feeds: 20,
+      events: 200_000,
+      pages: 800,
+      seconds: 200_000 / (overrides.manyFeeds ?? 30_600),
+      events_per_s: overrides.manyFeeds ?? 30_600,
+      per_feed_events_per_s: flat(1_530),
+      process_seconds: 8,
+      peak_rss_mb: overrides.manyFeedsRss ?? 210,
+      rss_series_mb: [[100, 150]],
       peak_db_connections: 6,
     },
     ceiling: { pages: 1_600, events: 400_000, seconds: 10, events_per_s: overrides.ceiling ?? 40_000, pages_per_s: 160 },
     naive: { events: 5_000, seconds: 10, events_per_s: overrides.naive ?? 500 },
     wan: [wan(50, overrides.wanRatio ?? 0.95, overrides.wanConnections ?? 1), wan(150, 0.97, 1)],
     idle: {
-      poll_interval_ms: 1_000, polls: 120, seconds: 120, cpu_seconds: 0.24, cpu_pct: 0.2, cpu_pct_per_5s_poll: overrides.idleCpu ?? 0.04,
-      rss_mb_start: rssStart, rss_mb_end: rssEnd, rss_mb_max: rssMax, db_statements_per_poll: overrides.idleStatements ?? 1.5,
-      db_simple_queries: 60, db_executes: 120,
+      poll_interval_ms: 1_000,
+      polls: 120,
+      seconds: 120,
+      cpu_seconds: 0.24,
+      cpu_pct: 0.2,
+      cpu_pct_per_5s_poll: overrides.idleCpu ?? 0.04,
+      rss_mb_start: rssStart,
+      rss_mb_end: rssEnd,
+      rss_mb_max: rssMax,
+      db_statements_per_poll: overrides.idleStatements ?? 1.5,
+      db_simple_queries: 60,
+      db_executes: 120,
     },
-    match: { probe_events: 10_000, match_ms_per_page_10k: flat(overrides.match10k ?? 2), match_ms_per_page_1m: flat(overrides.match1m ?? 2.4) },
-    latency: { poll_interval_ms: 1_000, rounds: 30, events: 150, latency_ms: { count: 150, mean: 600, p50: 550, p99: overrides.p99 ?? 1_100, max: 1_150 } },
+    match: {
+      probe_events: 10_000,
+      match_ms_per_page_10k: flat(overrides.match10k ?? 2),
+      match_ms_per_page_1m: flat(overrides.match1m ?? 2.4),
+    },
+    latency: {
+      poll_interval_ms: 1_000,
+      rounds: 30,
+      events: 150,
+      latency_ms: { count: 150, mean: 600, p50: 550, p99: overrides.p99 ?? 1_100, max: 1_150 },
+    },
   };
 }
 
@@ -86,8 +143,17 @@ describe('checkTargets', () => {
     ['many feeds over 300 MB', { manyFeedsRss: 300.1 }, { many_feeds_rss: false }],
   ])('%s', (_, input, failed) => {
     const allMet = {
-      drain_vs_ceiling: true, wan_vs_limit: true, wan_connections: true, idle_cpu: true, idle_rss: true, idle_db_statements: true,
-      peak_rss: true, match_scaling: true, latency_p99: true, many_feeds_vs_single: true, many_feeds_rss: true,
+      drain_vs_ceiling: true,
+      wan_vs_limit: true,
+      wan_connections: true,
+      idle_cpu: true,
+      idle_rss: true,
+      idle_db_statements: true,
+      peak_rss: true,
+      match_scaling: true,
+      latency_p99: true,
+      many_feeds_vs_single: true,
+      many_feeds_rss: true,
     };
     expect(checkTargets(results(input))).toEqual({ ...allMet, ...failed });
   });

@@ -34,7 +34,11 @@ function follow(args: string[]): WorkerProcess {
   return p;
 }
 
-const lines = (p: WorkerProcess) => p.stdout().split('\n').filter((line) => line !== '');
+const lines = (p: WorkerProcess) =>
+  p
+    .stdout()
+    .split('\n')
+    .filter((line) => line !== '');
 
 describe.skipIf(!onPostgres)(`intake-sync changes follow (${NEEDS_POSTGRES})`, () => {
   test('prints changes as they commit (--json), survives its session being terminated, resumes from --since, ends cleanly on a signal', async () => {
@@ -60,7 +64,16 @@ describe.skipIf(!onPostgres)(`intake-sync changes follow (${NEEDS_POSTGRES})`, (
       ['rx-1', 'accepted', 'ordered', 'ev-1'],
       ['rx-2', 'accepted', 'dispensed', 'ev-2'],
     ]);
-    expect(Object.keys(changes[0]!)).toEqual(['cursor', 'external_id', 'previous_status', 'new_status', 'event_id', 'occurred_at', 'changed_at', 'feed']);
+    expect(Object.keys(changes[0]!)).toEqual([
+      'cursor',
+      'external_id',
+      'previous_status',
+      'new_status',
+      'event_id',
+      'occurred_at',
+      'changed_at',
+      'feed',
+    ]);
     expect(json.stdout()).not.toMatch(/Firstname|Lastname|1990-01-01/);
 
     // resume after the third change, in readable form
@@ -71,10 +84,7 @@ describe.skipIf(!onPostgres)(`intake-sync changes follow (${NEEDS_POSTGRES})`, (
     text.child.kill('SIGINT');
     await expect(text.exited).resolves.toBe(0);
     const printed = lines(text);
-    expect(printed.slice(0, 2)).toEqual([
-      formatChangeLine(changes[3] as never),
-      formatChangeLine(changes[4] as never),
-    ]);
+    expect(printed.slice(0, 2)).toEqual([formatChangeLine(changes[3] as never), formatChangeLine(changes[4] as never)]);
     expect(printed[2]).toMatch(/ rx-3 {2}accepted -> delivered {2}event ev-3 {2}cursor v1:\d+:\d+$/);
     expect(printed).toHaveLength(3);
   }, 240_000);
@@ -82,6 +92,11 @@ describe.skipIf(!onPostgres)(`intake-sync changes follow (${NEEDS_POSTGRES})`, (
   test('a malformed --since is refused with the argument named', async () => {
     const bad = follow(['--since', 'not-a-cursor']);
     await expect(bad.exited).resolves.toBe(1);
-    expect(bad.logs().map((l) => l.raw ?? '').join('\n')).toMatch(/status_changes_since: cursor is malformed .*\(22023\)/);
+    expect(
+      bad
+        .logs()
+        .map((l) => l.raw ?? '')
+        .join('\n'),
+    ).toMatch(/status_changes_since: cursor is malformed .*\(22023\)/);
   }, 60_000);
 });

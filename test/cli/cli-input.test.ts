@@ -61,7 +61,11 @@ describe('readJsonFile', () => {
   });
 
   it('lists each bad field path and rule, never the values', async () => {
-    const bad = { ...samplePrescription(1), written_date: '2024-13-45', patient: { ...samplePrescription(1).patient, primary_phone: '12' } };
+    const bad = {
+      ...samplePrescription(1),
+      written_date: '2024-13-45',
+      patient: { ...samplePrescription(1).patient, primary_phone: '12' },
+    };
     const path = await fileWith('bad-rx.json', JSON.stringify({ prescription: bad }));
     const error = (await readJsonFile(path, prescriptionFileSchema, 'prescription').catch((e: Error) => e)) as Error;
     expect(error).toBeInstanceOf(CliUsageError);

@@ -112,7 +112,11 @@ describe('intake-sync remote commands', { timeout: 90_000 }, () => {
   });
 
   it.each([
-    ['a missing file', ['prescriptions', 'send', '/nonexistent/rx.json'], 'cannot read prescription file /nonexistent/rx.json: no such file'],
+    [
+      'a missing file',
+      ['prescriptions', 'send', '/nonexistent/rx.json'],
+      'cannot read prescription file /nonexistent/rx.json: no such file',
+    ],
     ['a non-JSON file', ['subscriptions', 'create', 'NOT_JSON'], 'is not valid JSON'],
     ['a limit out of range', ['events', 'list', '--limit', '251'], '--limit must be an integer from 1 to 250'],
   ])('%s: exit 2 with a clear message', async (_label, args, message) => {

@@ -58,7 +58,11 @@ describe.skipIf(!onPostgres)(`connections terminated while they (re)connect (${N
     }
     let stopping = false;
     let succeeded = 0;
-    const quietly = (work: () => Promise<unknown>) => work().then(() => succeeded++, () => {});
+    const quietly = (work: () => Promise<unknown>) =>
+      work().then(
+        () => succeeded++,
+        () => {},
+      );
     const load = databases.map(async (database, i) => {
       while (!stopping) {
         await Promise.all([

@@ -22,132 +22,155 @@ function urlAs(databaseUrl: string, role: string): string {
   return url.toString();
 }
 
-describe.skipIf(!reachable)(`least privilege: an owner migrates, a runtime role with the listed grants runs (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`, () => {
-  let empty: EmptyDatabase;
-  let admin: postgres.Sql;
-  let sandbox: Sandbox;
-  const clock = new ManualClock();
-  let upstreamEnv: Record<string, string>;
+describe.skipIf(!reachable)(
+  `least privilege: an owner migrates, a runtime role with the listed grants runs (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`,
+  () => {
+    let empty: EmptyDatabase;
+    let admin: postgres.Sql;
+    let sandbox: Sandbox;
+    const clock = new ManualClock();
+    let upstreamEnv: Record<string, string>;
 
-  beforeAll(async () => {
-    empty = await createEmptyDatabase('least_privilege');
-    admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-    for (const role of Object.values(ROLES)) await admin.unsafe(`create role "${role}" login`);
-    const dbName = new URL(empty.url).pathname.slice(1);
-    // the owner may create schemas in this database and nothing else
-    await admin.unsafe(`grant create on database "${dbName}" to "${ROLES.owner}"`);
-    sandbox = await startSandbox({ clock });
-    const [credential] = sandbox.credentials;
-    upstreamEnv = { INTAKE_API_BASE_URL: sandbox.baseUrl, INTAKE_API_KEY: credential?.key ?? '', INTAKE_API_SECRET: credential?.secret ?? '' };
-  });
-  afterAll(async () => {
-    await sandbox?.close();
-    await empty?.drop();
-    for (const role of Object.values(ROLES)) await admin?.unsafe(`drop role if exists "${role}"`).catch(() => {});
-    await admin?.end({ timeout: 5 });
-  });
+    beforeAll(async () => {
+      empty = await createEmptyDatabase('least_privilege');
+      admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+      for (const role of Object.values(ROLES)) await admin.unsafe(`create role "${role}" login`);
+      const dbName = new URL(empty.url).pathname.slice(1);
+      // the owner may create schemas in this database and nothing else
+      await admin.unsafe(`grant create on database "${dbName}" to "${ROLES.owner}"`);
+      sandbox = await startSandbox({ clock });
+      const [credential] = sandbox.credentials;
+      upstreamEnv = {
+        INTAKE_API_BASE_URL: sandbox.baseUrl,
+        INTAKE_API_KEY: credential?.key ?? '',
+        INTAKE_API_SECRET: credential?.secret ?? '',
+      };
+    });
+    afterAll(async () => {
+      await sandbox?.close();
+      await empty?.drop();
+      for (const role of Object.values(ROLES)) await admin?.unsafe(`drop role if exists "${role}"`).catch(() => {});
+      await admin?.end({ timeout: 5 });
+    });
 
-  async function asRole(role: string, body: (sql: postgres.Sql) => Promise<void>): Promise<void> {
-    const sql = postgres(urlAs(empty.url, role), { max: 1, onnotice: () => {}, fetch_types: false });
-    try {
-      await body(sql);
-    } finally {
-      await sql.end({ timeout: 1 });
+    async function asRole(role: string, body: (sql: postgres.Sql) => Promise<void>): Promise<void> {
+      const sql = postgres(urlAs(empty.url, role), { max: 1, onnotice: () => {}, fetch_types: false });
+      try {
+        await body(sql);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
     }
-  }
 
-  it('migrate runs as the owner role; the runtime role cannot migrate', async () => {
-    const denied = await runCli(['migrate'], { DATABASE_URL: urlAs(empty.url, ROLES.runtime) });
-    expect(denied.code).toBe(1);
-    expect(denied.stderr).toMatch(/permission denied for database .* \(42501\)/);
-    const migrated = await runCli(['migrate'], { DATABASE_URL: urlAs(empty.url, ROLES.owner) });
-    expect(migrated.stderr).toBe('');
-    expect(migrated.code).toBe(0);
-    const [owner] = await empty.sql<{ owner: string }[]>`select pg_get_userbyid(nspowner) as owner from pg_namespace where nspname = 'intake_sync'`;
-    expect(owner?.owner).toBe(ROLES.owner);
-  });
-
-  it('without its grants, run refuses at start and names every missing grant', async () => {
-    const result = await runCli(['run', '--once'], { DATABASE_URL: urlAs(empty.url, ROLES.runtime), MIGRATE_ON_START: 'false', ...upstreamEnv });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('USAGE on schema intake_sync');
-    expect(result.stderr).toContain('intake-sync grants --role runtime');
-  });
-
-  it('with exactly the grants the README lists, the runtime role drains, rematches and serves the SQL API', async () => {
-    const grants = await runCli(['grants', '--role', 'runtime', '--to', ROLES.runtime], {});
-    expect(grants.code).toBe(0);
-    expect(grants.stdout.trim().split('\n')).toEqual(grantStatements('runtime', 'intake_sync', ROLES.runtime));
-    await asRole(ROLES.owner, async (sql) => {
-      await sql.unsafe(grants.stdout);
-      await sql.unsafe(grantStatements('app', 'intake_sync', ROLES.app).join('\n'));
+    it('migrate runs as the owner role; the runtime role cannot migrate', async () => {
+      const denied = await runCli(['migrate'], { DATABASE_URL: urlAs(empty.url, ROLES.runtime) });
+      expect(denied.code).toBe(1);
+      expect(denied.stderr).toMatch(/permission denied for database .* \(42501\)/);
+      const migrated = await runCli(['migrate'], { DATABASE_URL: urlAs(empty.url, ROLES.owner) });
+      expect(migrated.stderr).toBe('');
+      expect(migrated.code).toBe(0);
+      const [owner] = await empty.sql<
+        { owner: string }[]
+      >`select pg_get_userbyid(nspowner) as owner from pg_namespace where nspname = 'intake_sync'`;
+      expect(owner?.owner).toBe(ROLES.owner);
     });
 
-    const request = samplePrescription(1, { prefix: 'lp' });
-    const client = await import('../../src/intake/client.js');
-    const upstream = new client.IntakeClient({ baseUrl: upstreamEnv.INTAKE_API_BASE_URL ?? '', apiKey: upstreamEnv.INTAKE_API_KEY ?? '', apiSecret: upstreamEnv.INTAKE_API_SECRET ?? '' });
-    await upstream.createPrescription(request);
-    clock.advance(4 * FIVE_MINUTES);
-
-    const env = { DATABASE_URL: urlAs(empty.url, ROLES.runtime), MIGRATE_ON_START: 'false', ...upstreamEnv };
-    const drained = await runCli(['run', '--once', '--json'], env);
-    expect(drained.stderr).toBe('');
-    expect(JSON.parse(drained.stdout)).toMatchObject({ drained: true });
-
-    // the vendor's app registers the prescription through the SQL API: its held events match
-    await asRole(ROLES.app, async (sql) => {
-      await sql`select * from intake_sync.register_prescription(${request.external_id}, ${JSON.stringify(identityOf(request))}::text::jsonb)`;
-      const [status] = await sql`select status, events from intake_sync.prescription_status where external_id = ${request.external_id}`;
-      expect(status).toMatchObject({ status: 'delivered', events: 4 });
-      const changes = await sql`select * from intake_sync.status_changes_since(null, 10)`;
-      expect(changes.length).toBeGreaterThan(0);
-      // and reaches nothing else
-      await expect(sql`select count(*) from intake_sync.prescriptions`).rejects.toThrow(/permission denied for table prescriptions/);
-    });
-
-    // the app queues a send and a cancel; the daemon, running as the runtime role, delivers both
-    const queued = samplePrescription(2, { prefix: 'lp-outbox' });
-    await asRole(ROLES.app, async (sql) => {
-      await sql.begin(async (tx) => {
-        await tx`select intake_sync.send_prescription(${JSON.stringify(queued)}::text::jsonb)`;
-        await tx`select intake_sync.cancel_prescription(${queued.external_id})`;
+    it('without its grants, run refuses at start and names every missing grant', async () => {
+      const result = await runCli(['run', '--once'], {
+        DATABASE_URL: urlAs(empty.url, ROLES.runtime),
+        MIGRATE_ON_START: 'false',
+        ...upstreamEnv,
       });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('USAGE on schema intake_sync');
+      expect(result.stderr).toContain('intake-sync grants --role runtime');
     });
-    const daemon = spawnCli(['run'], { ...env, HEALTH_PORT: '0', POLL_INTERVAL_MS: '100', LOG_LEVEL: 'warn' });
-    try {
-      await waitFor(
-        async () => {
-          const rows = await empty.sql<{ state: string }[]>`select state from intake_sync.outbox_status where external_id = ${queued.external_id}`;
-          return rows.length === 2 && rows.every((r) => r.state !== 'pending');
-        },
-        { timeoutMs: 30_000, what: 'the outbox delivered by the runtime role' },
-      );
-    } finally {
-      daemon.child.kill('SIGTERM');
-      await daemon.exited;
-    }
-    const delivered = await empty.sql<{ kind: string; state: string; last_error: string | null }[]>`
+
+    it('with exactly the grants the README lists, the runtime role drains, rematches and serves the SQL API', async () => {
+      const grants = await runCli(['grants', '--role', 'runtime', '--to', ROLES.runtime], {});
+      expect(grants.code).toBe(0);
+      expect(grants.stdout.trim().split('\n')).toEqual(grantStatements('runtime', 'intake_sync', ROLES.runtime));
+      await asRole(ROLES.owner, async (sql) => {
+        await sql.unsafe(grants.stdout);
+        await sql.unsafe(grantStatements('app', 'intake_sync', ROLES.app).join('\n'));
+      });
+
+      const request = samplePrescription(1, { prefix: 'lp' });
+      const client = await import('../../src/intake/client.js');
+      const upstream = new client.IntakeClient({
+        baseUrl: upstreamEnv.INTAKE_API_BASE_URL ?? '',
+        apiKey: upstreamEnv.INTAKE_API_KEY ?? '',
+        apiSecret: upstreamEnv.INTAKE_API_SECRET ?? '',
+      });
+      await upstream.createPrescription(request);
+      clock.advance(4 * FIVE_MINUTES);
+
+      const env = { DATABASE_URL: urlAs(empty.url, ROLES.runtime), MIGRATE_ON_START: 'false', ...upstreamEnv };
+      const drained = await runCli(['run', '--once', '--json'], env);
+      expect(drained.stderr).toBe('');
+      expect(JSON.parse(drained.stdout)).toMatchObject({ drained: true });
+
+      // the vendor's app registers the prescription through the SQL API: its held events match
+      await asRole(ROLES.app, async (sql) => {
+        await sql`select * from intake_sync.register_prescription(${request.external_id}, ${JSON.stringify(identityOf(request))}::text::jsonb)`;
+        const [status] = await sql`select status, events from intake_sync.prescription_status where external_id = ${request.external_id}`;
+        expect(status).toMatchObject({ status: 'delivered', events: 4 });
+        const changes = await sql`select * from intake_sync.status_changes_since(null, 10)`;
+        expect(changes.length).toBeGreaterThan(0);
+        // and reaches nothing else
+        await expect(sql`select count(*) from intake_sync.prescriptions`).rejects.toThrow(/permission denied for table prescriptions/);
+      });
+
+      // the app queues a send and a cancel; the daemon, running as the runtime role, delivers both
+      const queued = samplePrescription(2, { prefix: 'lp-outbox' });
+      await asRole(ROLES.app, async (sql) => {
+        await sql.begin(async (tx) => {
+          await tx`select intake_sync.send_prescription(${JSON.stringify(queued)}::text::jsonb)`;
+          await tx`select intake_sync.cancel_prescription(${queued.external_id})`;
+        });
+      });
+      const daemon = spawnCli(['run'], { ...env, HEALTH_PORT: '0', POLL_INTERVAL_MS: '100', LOG_LEVEL: 'warn' });
+      try {
+        await waitFor(
+          async () => {
+            const rows = await empty.sql<
+              { state: string }[]
+            >`select state from intake_sync.outbox_status where external_id = ${queued.external_id}`;
+            return rows.length === 2 && rows.every((r) => r.state !== 'pending');
+          },
+          { timeoutMs: 30_000, what: 'the outbox delivered by the runtime role' },
+        );
+      } finally {
+        daemon.child.kill('SIGTERM');
+        await daemon.exited;
+      }
+      const delivered = await empty.sql<{ kind: string; state: string; last_error: string | null }[]>`
       select kind, state, last_error from intake_sync.outbox_status where external_id = ${queued.external_id} order by id`;
-    expect(delivered).toEqual([
-      { kind: 'send', state: 'delivered', last_error: null },
-      { kind: 'cancel', state: 'delivered', last_error: null },
-    ]);
-    expect(daemon.logs().filter((l) => l.level !== undefined && Number(l.level) >= 50)).toEqual([]);
+      expect(delivered).toEqual([
+        { kind: 'send', state: 'delivered', last_error: null },
+        { kind: 'cancel', state: 'delivered', last_error: null },
+      ]);
+      expect(daemon.logs().filter((l) => l.level !== undefined && Number(l.level) >= 50)).toEqual([]);
 
-    const rematched = await runCli(['rematch'], env);
-    expect(rematched.stderr).toBe('');
-    expect(rematched.code).toBe(0);
-    const status = await runCli(['status', '--json'], env);
-    expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ prescriptions: { total: 2 }, outbox: { pending: 0 } });
-  });
-
-  it('with one grant revoked, run names exactly that grant', async () => {
-    await asRole(ROLES.owner, async (sql) => {
-      await sql.unsafe(`revoke insert on intake_sync.quarantine from "${ROLES.runtime}"`);
+      const rematched = await runCli(['rematch'], env);
+      expect(rematched.stderr).toBe('');
+      expect(rematched.code).toBe(0);
+      const status = await runCli(['status', '--json'], env);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout)).toMatchObject({ prescriptions: { total: 2 }, outbox: { pending: 0 } });
     });
-    const result = await runCli(['run', '--once'], { DATABASE_URL: urlAs(empty.url, ROLES.runtime), MIGRATE_ON_START: 'false', ...upstreamEnv });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('lacks 1 grant(s) the daemon needs: INSERT on intake_sync.quarantine.');
-  });
-});
+
+    it('with one grant revoked, run names exactly that grant', async () => {
+      await asRole(ROLES.owner, async (sql) => {
+        await sql.unsafe(`revoke insert on intake_sync.quarantine from "${ROLES.runtime}"`);
+      });
+      const result = await runCli(['run', '--once'], {
+        DATABASE_URL: urlAs(empty.url, ROLES.runtime),
+        MIGRATE_ON_START: 'false',
+        ...upstreamEnv,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('lacks 1 grant(s) the daemon needs: INSERT on intake_sync.quarantine.');
+    });
+  },
+);

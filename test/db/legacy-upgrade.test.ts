@@ -45,7 +45,8 @@ async function installLegacy(empty: EmptyDatabase): Promise<void> {
 
 async function tableRows(empty: EmptyDatabase, schema: string): Promise<Record<string, unknown[]>> {
   const result: Record<string, unknown[]> = {};
-  for (const table of LEGACY_TABLES) result[table] = [...(await empty.sql`select * from ${empty.sql(schema)}.${empty.sql(table)} order by 1`)];
+  for (const table of LEGACY_TABLES)
+    result[table] = [...(await empty.sql`select * from ${empty.sql(schema)}.${empty.sql(table)} order by 1`)];
   return result;
 }
 
@@ -84,7 +85,9 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
   });
 
   it('the legacy fixture is what 0.1 recorded: its three hashes', async () => {
-    const rows = await legacy.sql<{ hash: string }[]>`select hash from drizzle.__drizzle_migrations where hash <> 'vendor-app-hash' order by id`;
+    const rows = await legacy.sql<
+      { hash: string }[]
+    >`select hash from drizzle.__drizzle_migrations where hash <> 'vendor-app-hash' order by id`;
     expect(rows.map((r) => r.hash)).toEqual([...LEGACY_MIGRATION_HASHES]);
   });
 

@@ -24,7 +24,8 @@ beforeEach(async () => {
 });
 
 const insertFeed = (feed: string) => sql`insert into intake_sync.feed_checkpoints (feed) values (${feed}::text) returning feed`;
-const feeds = async () => (await queryRows<{ feed: string }>(db, sql`select feed from intake_sync.feed_checkpoints order by feed`)).map((r) => r.feed);
+const feeds = async () =>
+  (await queryRows<{ feed: string }>(db, sql`select feed from intake_sync.feed_checkpoints order by feed`)).map((r) => r.feed);
 
 describe('inTransaction', () => {
   test('commits every statement', async () => {
@@ -59,7 +60,10 @@ describe('inTransaction', () => {
 
   test('statements queued together run in order within the transaction', async () => {
     const [first, second] = await inTransaction(db, (run) =>
-      Promise.all([run<{ feed: string }>(insertFeed('a')), run<{ n: number }>(sql`select count(*)::int as n from intake_sync.feed_checkpoints`)]),
+      Promise.all([
+        run<{ feed: string }>(insertFeed('a')),
+        run<{ n: number }>(sql`select count(*)::int as n from intake_sync.feed_checkpoints`),
+      ]),
     );
     expect(first).toEqual([{ feed: 'a' }]);
     expect(second).toEqual([{ n: 1 }]);
@@ -69,8 +73,12 @@ describe('inTransaction', () => {
 const onPostgres = await postgresReachable();
 
 describe('inPipelinedTransaction', () => {
-  test('commits every statement and returns each one\'s rows in order', async () => {
-    const { rows, statementsDoneAt } = await inPipelinedTransaction(db, [insertFeed('a'), insertFeed('b'), sql`select count(*)::int as n from intake_sync.feed_checkpoints`]);
+  test("commits every statement and returns each one's rows in order", async () => {
+    const { rows, statementsDoneAt } = await inPipelinedTransaction(db, [
+      insertFeed('a'),
+      insertFeed('b'),
+      sql`select count(*)::int as n from intake_sync.feed_checkpoints`,
+    ]);
     expect(rows).toEqual([[{ feed: 'a' }], [{ feed: 'b' }], [{ n: 2 }]]);
     expect(statementsDoneAt).toBeGreaterThan(0);
     expect(await feeds()).toEqual(['a', 'b']);
@@ -98,7 +106,9 @@ describe('inPipelinedTransaction', () => {
       // nothing flows after the client's next write, answers included: a transaction that needed a second
       // write (a COMMIT sent once the statements answered) would never commit
       proxy.freezeAfterNextClientWrite();
-      await expect(inPipelinedTransaction(proxied.db, [insertFeed('one-flight'), sql`select 1`], 500)).rejects.toBeInstanceOf(QueryDeadlineError);
+      await expect(inPipelinedTransaction(proxied.db, [insertFeed('one-flight'), sql`select 1`], 500)).rejects.toBeInstanceOf(
+        QueryDeadlineError,
+      );
       expect(await feeds()).toEqual(['one-flight', 'warm']);
     } finally {
       await proxied.close();
@@ -107,31 +117,27 @@ describe('inPipelinedTransaction', () => {
   });
 });
 
-
 describe('inTransaction when the server ends the session', () => {
-  test.skipIf(!onPostgres)(
-    'terminated backends fail at most that transaction; the next ones reconnect and the process lives',
-    async () => {
-      await inTransaction(db, (run) => run(insertFeed('before')));
-      const killer = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
-      try {
-        // from another session, what a DBA or a failover does to every worker connection
-        await killer`select pg_terminate_backend(pid) from pg_stat_activity
+  test.skipIf(!onPostgres)('terminated backends fail at most that transaction; the next ones reconnect and the process lives', async () => {
+    await inTransaction(db, (run) => run(insertFeed('before')));
+    const killer = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+    try {
+      // from another session, what a DBA or a failover does to every worker connection
+      await killer`select pg_terminate_backend(pid) from pg_stat_activity
                      where datname = current_database() and pid <> pg_backend_pid()`;
-        const outcomes: string[] = [];
-        for (let i = 0; i < 3; i++) {
-          await inTransaction(db, (run) => run(insertFeed(`after-${i}`))).then(
-            () => outcomes.push('ok'),
-            () => outcomes.push('failed'),
-          );
-        }
-        // the first may fail on a dead socket; the pool must recover for the rest
-        expect(outcomes.slice(1)).toEqual(['ok', 'ok']);
-      } finally {
-        await killer.end();
+      const outcomes: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        await inTransaction(db, (run) => run(insertFeed(`after-${i}`))).then(
+          () => outcomes.push('ok'),
+          () => outcomes.push('failed'),
+        );
       }
-    },
-  );
+      // the first may fail on a dead socket; the pool must recover for the rest
+      expect(outcomes.slice(1)).toEqual(['ok', 'ok']);
+    } finally {
+      await killer.end();
+    }
+  });
 });
 
 describe('inTransaction when the server stops answering', () => {

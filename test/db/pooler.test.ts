@@ -51,11 +51,17 @@ describe.skipIf(!ready)(`behind PgBouncer 1.18 (${NEEDS_PGBOUNCER})`, () => {
       (failure: unknown) => failure as Error,
     );
     // drizzle wraps the driver's error
-    expect(String((error?.cause as Error | undefined)?.message ?? error?.message)).toMatch(/unsupported startup parameter: idle_in_transaction_session_timeout/);
+    expect(String((error?.cause as Error | undefined)?.message ?? error?.message)).toMatch(
+      /unsupported startup parameter: idle_in_transaction_session_timeout/,
+    );
   });
 
   it('pooled page transactions: unnamed statements, the idle timeout set per transaction, whatever server connection they get', async () => {
-    const database = await openDatabase({ url: transactionPool.through(test.url as string), idleInTransactionTimeoutMs: TTL_MS, pooled: true });
+    const database = await openDatabase({
+      url: transactionPool.through(test.url as string),
+      idleInTransactionTimeoutMs: TTL_MS,
+      pooled: true,
+    });
     opened.push(database);
     // another client keeps taking server connections between our transactions
     const other = postgres(transactionPool.through(test.url as string), { max: 2, prepare: false, fetch_types: false, onnotice: () => {} });
@@ -80,7 +86,10 @@ describe.skipIf(!ready)(`behind PgBouncer 1.18 (${NEEDS_PGBOUNCER})`, () => {
         pids.add(Number(row?.pid));
       }
       // outside a page transaction the server connection has no such timeout: it was SET LOCAL
-      const [outside] = await queryRows<{ timeout: string }>(database.db, sql`select current_setting('idle_in_transaction_session_timeout') as timeout`);
+      const [outside] = await queryRows<{ timeout: string }>(
+        database.db,
+        sql`select current_setting('idle_in_transaction_session_timeout') as timeout`,
+      );
       expect(outside?.timeout).toBe('0');
     } finally {
       await other.end({ timeout: 1 });
@@ -101,7 +110,10 @@ describe.skipIf(!ready)(`behind PgBouncer 1.18 (${NEEDS_PGBOUNCER})`, () => {
       expect(row?.timeout).toBe('15s');
       expect(row?.prepared).toBeGreaterThan(0);
     }
-    const [outside] = await queryRows<{ timeout: string }>(database.db, sql`select current_setting('idle_in_transaction_session_timeout') as timeout`);
+    const [outside] = await queryRows<{ timeout: string }>(
+      database.db,
+      sql`select current_setting('idle_in_transaction_session_timeout') as timeout`,
+    );
     expect(outside?.timeout).toBe('15s');
   });
 });

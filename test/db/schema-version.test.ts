@@ -46,7 +46,12 @@ describe.skipIf(!reachable)(`schema versions (${reachable ? 'real PostgreSQL' : 
   it('with migrations off, a schema behind the code is refused, naming the pending migrations', async () => {
     const error = await assertSchemaCurrent(database).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SchemaVersionError);
-    expect((error as Error).message).toContain(`pending: ${files.slice(2).map((f) => f.tag).join(', ')}`);
+    expect((error as Error).message).toContain(
+      `pending: ${files
+        .slice(2)
+        .map((f) => f.tag)
+        .join(', ')}`,
+    );
     expect(await runMigrations(database)).toEqual(files.slice(2).map((f) => f.tag));
     await expect(assertSchemaCurrent(database)).resolves.toBeUndefined();
   });

@@ -56,7 +56,10 @@ async function dumpOutside(url: string, ours: readonly string[]): Promise<string
     maxBuffer: 64 * 1024 * 1024,
   });
   // pg_dump 15.14+ brackets the dump with a random \restrict key
-  return stdout.split('\n').filter((line) => !/^\\(un)?restrict /.test(line)).join('\n');
+  return stdout
+    .split('\n')
+    .filter((line) => !/^\\(un)?restrict /.test(line))
+    .join('\n');
 }
 
 /** Schema names on the server besides the system's: nothing new may appear but ours. */
@@ -149,7 +152,10 @@ describe.skipIf(!reachable)(`intake-sync inside a vendor's database (${reachable
     const a = await deployment(empty.url, 'sync_a');
     const b = await deployment(empty.url, 'sync_b');
     try {
-      for (const [d, schema] of [[a, 'sync_a'], [b, 'sync_b']] as const) {
+      for (const [_d, schema] of [
+        [a, 'sync_a'],
+        [b, 'sync_b'],
+      ] as const) {
         expect((await runCli(['migrate'], { DATABASE_URL: empty.url, DATABASE_SCHEMA: schema })).code).toBe(0);
       }
       // each deployment's operator account has its own prescription, registered only in its own schema
@@ -167,10 +173,10 @@ describe.skipIf(!reachable)(`intake-sync inside a vendor's database (${reachable
       const runB = workerFor(b, empty.url);
       const running = [runA.worker.run(), runB.worker.run()];
       try {
-        await waitFor(
-          () => runA.state.snapshot().role === 'leader' && runB.state.snapshot().role === 'leader',
-          { timeoutMs: 10_000, what: 'both deployments leading' },
-        );
+        await waitFor(() => runA.state.snapshot().role === 'leader' && runB.state.snapshot().role === 'leader', {
+          timeoutMs: 10_000,
+          what: 'both deployments leading',
+        });
         await waitFor(
           async () =>
             (await listLocalPrescriptions(a.database.db))[0]?.status === 'delivered' &&

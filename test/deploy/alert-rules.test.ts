@@ -60,13 +60,19 @@ describe('deploy/prometheus/alerts.yaml', () => {
       expect(match, `${alert.alert}: runbook_url ${url}`).not.toBeNull();
       const section = sections.get(match?.[1] ?? '');
       expect(section, `${alert.alert}: no runbook heading for #${match?.[1]}`).toBeDefined();
-      expect(section, `${alert.alert}: its runbook section has no command block`).toMatch(/```sh\n.*intake-sync|```sh\n[\s\S]*?(kubectl|curl|psql|intake-sync)/);
+      expect(section, `${alert.alert}: its runbook section has no command block`).toMatch(
+        /```sh\n.*intake-sync|```sh\n[\s\S]*?(kubectl|curl|psql|intake-sync)/,
+      );
       expect(alert.labels?.severity, `${alert.alert}: severity`).toMatch(/^(page|ticket)$/);
     }
   });
 
   it('uses only metric names the daemon exposes (and up)', async () => {
-    const metrics = createSyncMetrics(new WorkerState({ now: () => 0 }), { now: () => 0 }, { feed: 'default', pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000 });
+    const metrics = createSyncMetrics(
+      new WorkerState({ now: () => 0 }),
+      { now: () => 0 },
+      { feed: 'default', pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000 },
+    );
     const exposed = exposedNames(await metrics.registry.getMetricsAsJSON());
     exposed.add('up');
     metrics.close();
@@ -79,13 +85,18 @@ describe('deploy/prometheus/alerts.yaml', () => {
 
   it('has a unit test that fires every alert, and negative tests (healthy feeds) in which none fires', () => {
     const names = alerts.map((a) => a.alert);
-    const fired = new Set(unitTests.tests.flatMap((t) => (t.alert_rule_test ?? []).filter((c) => c.exp_alerts.length > 0).map((c) => c.alertname)));
+    const fired = new Set(
+      unitTests.tests.flatMap((t) => (t.alert_rule_test ?? []).filter((c) => c.exp_alerts.length > 0).map((c) => c.alertname)),
+    );
     expect([...names].filter((n) => !fired.has(n))).toEqual([]);
     const healthy = unitTests.tests.filter((t) => t.name.startsWith('healthy'));
     expect(healthy.length).toBeGreaterThanOrEqual(2);
     for (const test of healthy) {
       const quiet = new Set((test.alert_rule_test ?? []).filter((c) => c.exp_alerts.length === 0).map((c) => c.alertname));
-      expect(names.filter((n) => !quiet.has(n)), `${test.name} must expect silence from every alert`).toEqual([]);
+      expect(
+        names.filter((n) => !quiet.has(n)),
+        `${test.name} must expect silence from every alert`,
+      ).toEqual([]);
       expect((test.alert_rule_test ?? []).every((c) => c.exp_alerts.length === 0)).toBe(true);
     }
   });
@@ -93,7 +104,11 @@ describe('deploy/prometheus/alerts.yaml', () => {
   describe.skipIf(!promtool)(promtool ? 'promtool' : skipReason('promtool', 'apt-get install prometheus'), () => {
     const run = (...args: string[]) => {
       try {
-        return execFileSync(promtool as string, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: fileURLToPath(new URL('.', ALERTS_FILE)) });
+        return execFileSync(promtool as string, args, {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+          cwd: fileURLToPath(new URL('.', ALERTS_FILE)),
+        });
       } catch (error) {
         const { stdout, stderr } = error as { stdout?: string; stderr?: string };
         throw new Error(`promtool ${args.join(' ')} failed:\n${stdout ?? ''}${stderr ?? ''}`);

@@ -22,9 +22,9 @@ const skip = kubectl ? false : skipReason('kubectl', 'its built-in kustomize ren
  */
 describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? ` (${skip})` : ''}`, () => {
   const rendered = kubectl
-    ? parseAllDocuments(execFileSync(kubectl, ['kustomize', new URL('deploy/kubernetes-several-feeds', root).pathname], { encoding: 'utf8' })).map(
-        (d) => d.toJS() as Obj,
-      )
+    ? parseAllDocuments(
+        execFileSync(kubectl, ['kustomize', new URL('deploy/kubernetes-several-feeds', root).pathname], { encoding: 'utf8' }),
+      ).map((d) => d.toJS() as Obj)
     : [];
   const dir = mkdtempSync(join(tmpdir(), 'k8s-feeds-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,8 +33,12 @@ describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? 
     const deployment = rendered.find((m) => m.kind === 'Deployment') as Obj;
     const pod = deployment.spec.template.spec as Obj;
     const container = pod.containers[0] as Obj;
-    const env = resolvedEnv(container, rendered.filter((m) => m.kind === 'Secret'));
-    for (const single of ['INTAKE_API_BASE_URL', 'INTAKE_API_KEY', 'INTAKE_API_SECRET', 'FEED_NAME']) expect(env[single], single).toBeUndefined();
+    const env = resolvedEnv(
+      container,
+      rendered.filter((m) => m.kind === 'Secret'),
+    );
+    for (const single of ['INTAKE_API_BASE_URL', 'INTAKE_API_KEY', 'INTAKE_API_SECRET', 'FEED_NAME'])
+      expect(env[single], single).toBeUndefined();
 
     // FEEDS_FILE must be the mounted ConfigMap's feeds.json (the generator renames the ConfigMap; the volume follows)
     const feedsFile = env.FEEDS_FILE as string;

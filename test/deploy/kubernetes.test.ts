@@ -20,7 +20,10 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 /** Every document of every YAML file under deploy/kubernetes (monitoring/ included), by kind. */
 function manifests(): Obj[] {
-  const files = [...readdirSync(new URL(K8S, root)).map((f) => K8S + f), ...readdirSync(new URL(`${K8S}monitoring/`, root)).map((f) => `${K8S}monitoring/${f}`)];
+  const files = [
+    ...readdirSync(new URL(K8S, root)).map((f) => K8S + f),
+    ...readdirSync(new URL(`${K8S}monitoring/`, root)).map((f) => `${K8S}monitoring/${f}`),
+  ];
   return files
     .filter((f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'))
     .flatMap((f) =>
@@ -66,7 +69,9 @@ describe('deploy/kubernetes against the code', () => {
   it('the kustomizations list every manifest file', () => {
     for (const dir of [K8S, `${K8S}monitoring/`]) {
       const listed = (parse(read(`${dir}kustomization.yaml`)) as { resources: string[] }).resources.sort();
-      const present = readdirSync(new URL(dir, root)).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').sort();
+      const present = readdirSync(new URL(dir, root))
+        .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
+        .sort();
       expect(listed).toEqual(present);
     }
   });
@@ -134,7 +139,11 @@ describe('deploy/kubernetes against the code', () => {
     for (const spec of [pod, job.spec.template.spec as Obj]) {
       expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 });
       for (const c of spec.containers as Obj[]) {
-        expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(c.securityContext).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
         expect(c.command, 'the ENTRYPOINT (node, exec form) must stay PID 1').toBeUndefined();
       }
     }

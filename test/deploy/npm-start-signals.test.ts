@@ -65,7 +65,10 @@ describe('npm start hands SIGTERM to the daemon', () => {
     const before = sessionProcesses(sessionId);
     // npm and the daemon (node dist/cli/main.js run), at least
     expect(before.some((p) => p.pid === sessionId)).toBe(true);
-    expect(before.some((p) => p.command.includes('dist/cli/main.js run')), JSON.stringify(before)).toBe(true);
+    expect(
+      before.some((p) => p.command.includes('dist/cli/main.js run')),
+      JSON.stringify(before),
+    ).toBe(true);
 
     const signalledAt = Date.now();
     process.kill(sessionId, 'SIGTERM'); // npm only, as a process manager would

@@ -42,8 +42,16 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
   // the store's tables, in its schema
   const names = () => test.database.names;
   const checkpointVersion = async () =>
-    Number((await queryRows<{ version: number }>(test.database.db, sql`select coalesce(max(version), 0)::int as version from ${names().feedCheckpoints}`))[0]?.version ?? 0);
-  const eventCount = async () => Number((await queryRows<{ n: number }>(test.database.db, sql`select count(*)::int as n from ${names().events}`))[0]?.n ?? 0);
+    Number(
+      (
+        await queryRows<{ version: number }>(
+          test.database.db,
+          sql`select coalesce(max(version), 0)::int as version from ${names().feedCheckpoints}`,
+        )
+      )[0]?.version ?? 0,
+    );
+  const eventCount = async () =>
+    Number((await queryRows<{ n: number }>(test.database.db, sql`select count(*)::int as n from ${names().events}`))[0]?.n ?? 0);
 
   beforeAll(async () => {
     test = await createTestDatabase('pgbouncer_workers');
@@ -95,7 +103,10 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
   it('without LEASE_DATABASE_URL, run refuses at start and says what to configure; nothing is taken or written', async () => {
     const refused = start(['run']);
     expect(await refused.exited).toBe(2);
-    const text = refused.logs().map((l) => String(l.raw ?? l.msg ?? '')).join('\n');
+    const text = refused
+      .logs()
+      .map((l) => String(l.raw ?? l.msg ?? ''))
+      .join('\n');
     expect(text).toMatch(/LEASE_DATABASE_URL: is required: DATABASE_URL goes through a transaction-mode connection pooler/);
     expect(text).toMatch(/direct postgres:\/\/ URL of the same database/);
     // the URL may hold a password: not echoed
@@ -113,7 +124,10 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
   it('with LEASE_DATABASE_URL also through the pooler, run refuses', async () => {
     const refused = start(['run'], { LEASE_DATABASE_URL: pooler.through(test.url as string) });
     expect(await refused.exited).toBe(2);
-    const text = refused.logs().map((l) => String(l.raw ?? l.msg ?? '')).join('\n');
+    const text = refused
+      .logs()
+      .map((l) => String(l.raw ?? l.msg ?? ''))
+      .join('\n');
     expect(text).toMatch(/LEASE_DATABASE_URL: must be a direct connection to Postgres, not through a pooler/);
     expect(await checkpointVersion()).toBe(0);
   });
@@ -124,10 +138,16 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
     let killed = 0;
     let lastVersion = 0;
     while (killed < KILLS) {
-      await waitFor(async () => (await checkpointVersion()) >= lastVersion + 12, { timeoutMs: 60_000, what: `12 more pages after kill ${killed}` });
+      await waitFor(async () => (await checkpointVersion()) >= lastVersion + 12, {
+        timeoutMs: 60_000,
+        what: `12 more pages after kill ${killed}`,
+      });
       const holder = await leaseHolder(test.database, 'default');
       const [row] = holder
-        ? await queryRows<{ name: string }>(test.database.db, sql`select application_name as name from pg_stat_activity where pid = ${holder.pid}`)
+        ? await queryRows<{ name: string }>(
+            test.database.db,
+            sql`select application_name as name from pg_stat_activity where pid = ${holder.pid}`,
+          )
         : [];
       const pid = Number(/intake-sync\[(\d+)\]/.exec(row?.name ?? '')?.[1] ?? 0);
       const leader = children.find((c) => c.child.pid === pid && c.child.exitCode === null);
@@ -152,7 +172,9 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
         children
           .filter((c) => c.child.exitCode === null && c.child.signalCode === null)
           .map(async (c) => {
-            const port = c.logs().find((l) => typeof l.port === 'number' && String(l.msg ?? '').startsWith('health endpoint listening'))?.port;
+            const port = c
+              .logs()
+              .find((l) => typeof l.port === 'number' && String(l.msg ?? '').startsWith('health endpoint listening'))?.port;
             if (port === undefined) return { leader: false, lastSuccess: 0 };
             const body = await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
             const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(body)?.[1] ?? 0);
@@ -168,7 +190,11 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
     for (const child of children) if (child.child.exitCode === null) child.child.kill('SIGTERM');
     for (const child of children) {
       const exit = await child.exited;
-      const tail = child.logs().slice(-8).map((l) => JSON.stringify(l)).join('\n');
+      const tail = child
+        .logs()
+        .slice(-8)
+        .map((l) => JSON.stringify(l))
+        .join('\n');
       expect([0, 'SIGKILL'], `a worker ended with ${exit}:\n${tail}`).toContain(exit);
     }
 
@@ -197,6 +223,8 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
     const committers = new Set(audit.map((a) => a.committer));
     // the original leader, then one per kill at least
     expect(committers.size).toBeGreaterThanOrEqual(KILLS + 1);
-    console.log(`pgbouncer: ${audit.length} pages committed by ${committers.size} workers through the pooler, ${KILLS} leaders killed, 0 pages by a non-holder`);
+    console.log(
+      `pgbouncer: ${audit.length} pages committed by ${committers.size} workers through the pooler, ${KILLS} leaders killed, 0 pages by a non-holder`,
+    );
   }, 300_000);
 });

@@ -16,7 +16,11 @@ import { findExecutable, skipReason } from './helpers/tools.js';
 const prometheusBinary = findExecutable('prometheus');
 const hasPostgres = await postgresReachable();
 const skip = !prometheusBinary || !hasPostgres;
-const reason = !prometheusBinary ? skipReason('prometheus', 'apt-get install prometheus; .ci/run installs it') : !hasPostgres ? NEEDS_POSTGRES : '';
+const reason = !prometheusBinary
+  ? skipReason('prometheus', 'apt-get install prometheus; .ci/run installs it')
+  : !hasPostgres
+    ? NEEDS_POSTGRES
+    : '';
 
 interface Dashboard {
   panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
@@ -26,13 +30,11 @@ const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/intake-s
 
 /** A dashboard query as Grafana would send it: variables and its interval macros substituted. */
 function grafanaToPromql(expr: string): string {
-  return expr
-    .replaceAll('$__rate_interval', '30s')
-    .replaceAll('$__interval', '15s')
-    .replaceAll('$__range', '1h')
-    .replaceAll('$feed', '.*');
+  return expr.replaceAll('$__rate_interval', '30s').replaceAll('$__interval', '15s').replaceAll('$__range', '1h').replaceAll('$feed', '.*');
 }
-const dashboardQueries = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: grafanaToPromql(target.expr) })));
+const dashboardQueries = dashboard.panels.flatMap((panel) =>
+  (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: grafanaToPromql(target.expr) })),
+);
 
 /** Names of the metric families and samples in a /metrics body. */
 function exposedNames(body: string): Set<string> {
@@ -90,7 +92,10 @@ describe.skipIf(skip)(`the alerts and the dashboard against a real Prometheus${r
       },
       { timeoutMs: 60_000, what: 'the daemon health endpoint' },
     );
-    prometheus = await startPrometheus(prometheusBinary as string, { targets: [`127.0.0.1:${healthPort}`], ruleFile: fileURLToPath(ALERTS_FILE) });
+    prometheus = await startPrometheus(prometheusBinary as string, {
+      targets: [`127.0.0.1:${healthPort}`],
+      ruleFile: fileURLToPath(ALERTS_FILE),
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -112,7 +117,11 @@ describe.skipIf(skip)(`the alerts and the dashboard against a real Prometheus${r
     });
     const rules = await prometheus.api<{ groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string }> }> }>('rules');
     const loaded = rules.groups.flatMap((g) => g.rules);
-    expect(loaded.map((r) => r.name).sort()).toEqual(allAlerts().map((a) => a.alert).sort());
+    expect(loaded.map((r) => r.name).sort()).toEqual(
+      allAlerts()
+        .map((a) => a.alert)
+        .sort(),
+    );
     // evaluated at least once, without error
     await waitFor(
       async () => (await prometheus.api<typeof rules>('rules')).groups.flatMap((g) => g.rules).every((r) => r.health === 'ok'),
@@ -140,7 +149,13 @@ describe.skipIf(skip)(`the alerts and the dashboard against a real Prometheus${r
     const feeds = await prometheus.api<string[]>('label/feed/values');
     expect(feeds).toContain('default');
     // the series the rules select are really there (not just parseable)
-    for (const name of ['intake_sync_leader', 'intake_sync_backlog', 'intake_sync_last_success_timestamp_seconds', 'intake_sync_ready_max_poll_age_seconds', 'up']) {
+    for (const name of [
+      'intake_sync_leader',
+      'intake_sync_backlog',
+      'intake_sync_last_success_timestamp_seconds',
+      'intake_sync_ready_max_poll_age_seconds',
+      'up',
+    ]) {
       expect((await prometheus.query(name)).data?.result.length, name).toBeGreaterThan(0);
     }
     // healthy so far: once the rules were evaluated on scraped data (the first evaluation can come
@@ -174,8 +189,13 @@ describe.skipIf(skip)(`the alerts and the dashboard against a real Prometheus${r
       },
       { timeoutMs: 60_000, what: 'IntakeSyncFeedStalled to go pending', intervalMs: 250 },
     );
-    console.log(`IntakeSyncFeedStalled ${pending?.state} ${Date.now() - stoppedAt} ms after the upstream stopped (READY_MAX_POLL_AGE_MS 4000, scrape every 2 s, evaluation every 1 s)`);
-    expect(pending).toMatchObject({ state: 'pending', labels: { alertname: 'IntakeSyncFeedStalled', feed: 'default', severity: 'page', job: 'intake-sync' } });
+    console.log(
+      `IntakeSyncFeedStalled ${pending?.state} ${Date.now() - stoppedAt} ms after the upstream stopped (READY_MAX_POLL_AGE_MS 4000, scrape every 2 s, evaluation every 1 s)`,
+    );
+    expect(pending).toMatchObject({
+      state: 'pending',
+      labels: { alertname: 'IntakeSyncFeedStalled', feed: 'default', severity: 'page', job: 'intake-sync' },
+    });
     // the quiet-feed variant stays out: a backlog is there
     const { alerts } = await prometheus.api<{ alerts: Array<{ labels: Record<string, string> }> }>('alerts');
     expect(alerts.map((a) => a.labels.alertname)).not.toContain('IntakeSyncPollHeartbeatStale');

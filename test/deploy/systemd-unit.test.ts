@@ -85,28 +85,36 @@ describe('deploy/systemd/intake-sync.service', () => {
     }
   });
 
-  it.skipIf(!systemdAnalyze)(systemdAnalyze ? 'systemd-analyze verify accepts it' : skipReason('systemd-analyze', 'part of systemd'), () => {
-    let unit = text;
-    // verify checks that ExecStart's binary exists: on a machine with node elsewhere, point it there
-    if (!existsSync('/usr/bin/node')) {
-      console.warn(`systemd-analyze verify: /usr/bin/node is absent here; verifying with ExecStart=${process.execPath}`);
-      unit = unit.replace('ExecStart=/usr/bin/node', `ExecStart=${process.execPath}`);
-    }
-    const dir = mkdtempSync(join(tmpdir(), 'intake-sync-unit-'));
-    try {
-      writeFileSync(join(dir, 'intake-sync.service'), unit);
-      let output = '';
-      try {
-        output = execFileSync(systemdAnalyze as string, ['verify', join(dir, 'intake-sync.service')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      } catch (error) {
-        const { stdout, stderr, status } = error as { stdout?: string; stderr?: string; status?: number };
-        throw new Error(`systemd-analyze verify exited ${status}:\n${stdout ?? ''}${stderr ?? ''}`);
+  it.skipIf(!systemdAnalyze)(
+    systemdAnalyze ? 'systemd-analyze verify accepts it' : skipReason('systemd-analyze', 'part of systemd'),
+    () => {
+      let unit = text;
+      // verify checks that ExecStart's binary exists: on a machine with node elsewhere, point it there
+      if (!existsSync('/usr/bin/node')) {
+        console.warn(`systemd-analyze verify: /usr/bin/node is absent here; verifying with ExecStart=${process.execPath}`);
+        unit = unit.replace('ExecStart=/usr/bin/node', `ExecStart=${process.execPath}`);
       }
-      // warnings (an unknown key, a bad value) go to stderr with exit 0: execFileSync hid them, so rerun capturing both
-      const warnings = execFileSync('sh', ['-c', `"${systemdAnalyze}" verify "${join(dir, 'intake-sync.service')}" 2>&1`], { encoding: 'utf8' });
-      expect(output + warnings).toBe('');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+      const dir = mkdtempSync(join(tmpdir(), 'intake-sync-unit-'));
+      try {
+        writeFileSync(join(dir, 'intake-sync.service'), unit);
+        let output = '';
+        try {
+          output = execFileSync(systemdAnalyze as string, ['verify', join(dir, 'intake-sync.service')], {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+        } catch (error) {
+          const { stdout, stderr, status } = error as { stdout?: string; stderr?: string; status?: number };
+          throw new Error(`systemd-analyze verify exited ${status}:\n${stdout ?? ''}${stderr ?? ''}`);
+        }
+        // warnings (an unknown key, a bad value) go to stderr with exit 0: execFileSync hid them, so rerun capturing both
+        const warnings = execFileSync('sh', ['-c', `"${systemdAnalyze}" verify "${join(dir, 'intake-sync.service')}" 2>&1`], {
+          encoding: 'utf8',
+        });
+        expect(output + warnings).toBe('');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

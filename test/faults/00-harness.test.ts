@@ -78,9 +78,21 @@ describe('snapshot comparison', () => {
   test.each([
     ['identical', base, { lost: 0, duplicated: 0, changed: 0 }],
     ['an event missing', { ...base, events: { e1: base.events.e1! } }, { lost: 1, duplicated: 0, changed: 0 }],
-    ['an extra event', { ...base, events: { ...base.events, e3: { name: 'x', externalId: null } } }, { lost: 0, duplicated: 1, changed: 0 }],
-    ['a status moved back', { ...base, prescriptions: { a: { status: 'accepted', statusOccurredAt: null, statusEventId: 'e1' } } }, { lost: 0, duplicated: 0, changed: 1 }],
-    ['a quarantine reason changed', { ...base, quarantine: { q1: { reason: 'unmatched', eventId: null } } }, { lost: 0, duplicated: 0, changed: 1 }],
+    [
+      'an extra event',
+      { ...base, events: { ...base.events, e3: { name: 'x', externalId: null } } },
+      { lost: 0, duplicated: 1, changed: 0 },
+    ],
+    [
+      'a status moved back',
+      { ...base, prescriptions: { a: { status: 'accepted', statusOccurredAt: null, statusEventId: 'e1' } } },
+      { lost: 0, duplicated: 0, changed: 1 },
+    ],
+    [
+      'a quarantine reason changed',
+      { ...base, quarantine: { q1: { reason: 'unmatched', eventId: null } } },
+      { lost: 0, duplicated: 0, changed: 1 },
+    ],
   ])('%s', (_label, actual, counts) => {
     const d = compareSnapshots(base, actual);
     expect({ lost: d.lost.length, duplicated: d.duplicated.length, changed: d.changed.length }).toEqual(counts);
@@ -97,7 +109,12 @@ describe('locating an iterator window in the feed', () => {
     [[], 6],
     [['x'], undefined],
   ])('window %j is at %s', (ids, position) => {
-    expect(locateWindow(feed, ids.map((id) => toEntry({ id })))).toBe(position);
+    expect(
+      locateWindow(
+        feed,
+        ids.map((id) => toEntry({ id })),
+      ),
+    ).toBe(position);
   });
 });
 

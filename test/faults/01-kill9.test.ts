@@ -86,25 +86,36 @@ describe.skipIf(!available)(SCENARIO, () => {
           } else {
             await Promise.race([
               exited,
-              waitFor('this life to commit a page', async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > versionAtSpawn, {
-                timeoutMs: 60_000,
-                intervalMs: 20,
-              }),
+              waitFor(
+                'this life to commit a page',
+                async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > versionAtSpawn,
+                {
+                  timeoutMs: 60_000,
+                  intervalMs: 20,
+                },
+              ),
             ]);
             midDrainKills++;
             await Promise.race([exited, pause(random() * KILL_AFTER_COMMIT_MS)]);
           }
           if (!worker.child.isRunning()) {
             const exit = await worker.child.exited;
-            throw new Error(`worker exited on its own (code ${exit.code}) after ${kills} kills: lengthen the feed or shorten the kill delays; stderr tail: ${worker.child.stderr().slice(-800)}`);
+            throw new Error(
+              `worker exited on its own (code ${exit.code}) after ${kills} kills: lengthen the feed or shorten the kill delays; stderr tail: ${worker.child.stderr().slice(-800)}`,
+            );
           }
           worker.child.signal('SIGKILL');
           await worker.child.exited;
           kills++;
         }
         const checkpoint = await readCheckpoint(db.sql, 'default');
-        const positionAtLastKill = checkpoint?.iterator ? await new FeedPositions(kit.sandbox, prepared.feed).positionOf(checkpoint.iterator) : 0;
-        trial.set({ trials: kills, note: `${midDrainKills} kills after a commit; position after the last kill ${positionAtLastKill}/${prepared.feed.length}; seed ${seed}` });
+        const positionAtLastKill = checkpoint?.iterator
+          ? await new FeedPositions(kit.sandbox, prepared.feed).positionOf(checkpoint.iterator)
+          : 0;
+        trial.set({
+          trials: kills,
+          note: `${midDrainKills} kills after a commit; position after the last kill ${positionAtLastKill}/${prepared.feed.length}; seed ${seed}`,
+        });
         expect(positionAtLastKill, 'kills must land mid-drain').toBeGreaterThan(0);
         expect(positionAtLastKill).toBeLessThan(prepared.feed.length);
 

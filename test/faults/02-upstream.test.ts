@@ -21,7 +21,11 @@ const HTTP_TIMEOUT_MS = 700;
 
 /** Each fault alone at rate 1: the worker must keep retrying and the checkpoint must not move. */
 const SOLO_FAULTS: Array<{ label: string; faults: Partial<FaultSettings>; seen: (r: RecordedRequest) => boolean }> = [
-  { label: '500/502/503 (JSON and HTML bodies)', faults: { errorRate: 1, retryAfterSeconds: 1 }, seen: (r) => typeof r.outcome === 'number' && r.outcome >= 500 },
+  {
+    label: '500/502/503 (JSON and HTML bodies)',
+    faults: { errorRate: 1, retryAfterSeconds: 1 },
+    seen: (r) => typeof r.outcome === 'number' && r.outcome >= 500,
+  },
   { label: '429 with Retry-After: 1', faults: { rateLimitRate: 1, retryAfterSeconds: 1 }, seen: (r) => r.outcome === 429 },
   { label: 'hang past HTTP_TIMEOUT_MS', faults: { hangRate: 1 }, seen: (r) => r.outcome === 'aborted' },
   { label: 'connection reset', faults: { dropRate: 1 }, seen: (r) => r.outcome === 'reset' },
@@ -46,8 +50,17 @@ describe.skipIf(!available)('2. upstream faults', () => {
         const db = await kit.database('main');
         await importPrescriptions(kit, db, prepared);
         proxy = await startRecordingProxy(kit.sandbox.baseUrl);
-        const setup: WorkerSetup = { ...kit.setup(db, { HTTP_TIMEOUT_MS: String(HTTP_TIMEOUT_MS) }), api: { ...kit.sandbox, baseUrl: proxy.baseUrl } };
-        const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(kit.sandbox, prepared.feed), new Set(Object.keys(expected.events)));
+        const setup: WorkerSetup = {
+          ...kit.setup(db, { HTTP_TIMEOUT_MS: String(HTTP_TIMEOUT_MS) }),
+          api: { ...kit.sandbox, baseUrl: proxy.baseUrl },
+        };
+        const sampler = new CheckpointSampler(
+          db.sql,
+          'default',
+          prepared.feed,
+          new FeedPositions(kit.sandbox, prepared.feed),
+          new Set(Object.keys(expected.events)),
+        );
         sampler.start();
 
         // every fault alone at rate 1 from the very first request: nothing may be applied
@@ -146,10 +159,14 @@ describe.skipIf(!available)('2. upstream faults', () => {
 async function sigtermDuringBackoff(setup: WorkerSetup, metric: string): Promise<number> {
   const worker = await startWorker(setup);
   await waitUntilLive(worker);
-  await waitFor(`${worker.label} to be backing off (${metric} >= 1)`, async () => (metricValue((await worker.health('/metrics')).body, metric) ?? 0) >= 1, {
-    timeoutMs: 40_000,
-    intervalMs: 100,
-  });
+  await waitFor(
+    `${worker.label} to be backing off (${metric} >= 1)`,
+    async () => (metricValue((await worker.health('/metrics')).body, metric) ?? 0) >= 1,
+    {
+      timeoutMs: 40_000,
+      intervalMs: 100,
+    },
+  );
   const sent = Date.now();
   worker.child.signal('SIGTERM');
   const exit = await worker.child.exited;

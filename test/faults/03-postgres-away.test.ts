@@ -36,7 +36,13 @@ describe.skipIf(!available)('3. Postgres goes away', () => {
         outage = new PostgresOutage(db.name);
         // slow pages keep the drain going while the database is taken away
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 120 });
-        const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(kit.sandbox, prepared.feed), new Set(Object.keys(expected.events)));
+        const sampler = new CheckpointSampler(
+          db.sql,
+          'default',
+          prepared.feed,
+          new FeedPositions(kit.sandbox, prepared.feed),
+          new Set(Object.keys(expected.events)),
+        );
         sampler.start();
         const worker = await startWorker(kit.setup(db, { READY_MAX_FAILURES: '2' }));
         await waitUntilLive(worker);

@@ -39,10 +39,20 @@ describe.skipIf(!available)(SCENARIO, () => {
         outage = new PostgresOutage(db.name);
         await importPrescriptions(kit, db, prepared);
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 100 });
-        const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(kit.sandbox, prepared.feed), new Set(Object.keys(expected.events)));
+        const sampler = new CheckpointSampler(
+          db.sql,
+          'default',
+          prepared.feed,
+          new FeedPositions(kit.sandbox, prepared.feed),
+          new Set(Object.keys(expected.events)),
+        );
         sampler.start();
         const env = { LEASE_RETRY_MS: String(LEASE_RETRY_MS), LEASE_TTL_MS: String(LEASE_TTL_MS) };
-        const workers = [await startWorker(kit.setup(db, env)), await startWorker(kit.setup(db, env)), await startWorker(kit.setup(db, env))];
+        const workers = [
+          await startWorker(kit.setup(db, env)),
+          await startWorker(kit.setup(db, env)),
+          await startWorker(kit.setup(db, env)),
+        ];
         await Promise.all(workers.map((w) => waitUntilLive(w)));
         monitor = new FleetMonitor(workers);
         monitor.start();
@@ -75,16 +85,24 @@ describe.skipIf(!available)(SCENARIO, () => {
         const thirdPages = await pagesOf(third);
         await waitFor('the new leader to commit 3 more pages', async () => (await pagesOf(third)) >= thirdPages + 3, { timeoutMs: 30_000 });
         second.child.signal('SIGCONT');
-        await waitFor('the resumed worker to report standby', async () => {
-          const body = (await second.health('/metrics', 1_000)).body;
-          return /^intake_sync_leader\{feed="default"\} 0$/m.test(body);
-        }, { timeoutMs: 15_000, intervalMs: 100 });
+        await waitFor(
+          'the resumed worker to report standby',
+          async () => {
+            const body = (await second.health('/metrics', 1_000)).body;
+            return /^intake_sync_leader\{feed="default"\} 0$/m.test(body);
+          },
+          { timeoutMs: 15_000, intervalMs: 100 },
+        );
         const zombiePages = await pagesOf(second);
 
-        await waitFor('all events stored', async () => {
-          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
-          return row?.n === Object.keys(expected.events).length;
-        }, { timeoutMs: 120_000, intervalMs: 250 });
+        await waitFor(
+          'all events stored',
+          async () => {
+            const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
+            return row?.n === Object.keys(expected.events).length;
+          },
+          { timeoutMs: 120_000, intervalMs: 250 },
+        );
         expect(await pagesOf(second), 'the resumed zombie committed pages while standby').toBe(zombiePages);
         await monitor.stop();
         for (const w of workers) if (w.child.isRunning()) await stopWorker(w);

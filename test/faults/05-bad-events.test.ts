@@ -20,7 +20,11 @@ const KILLS = 3;
 const available = await postgresReachable();
 
 /** An identity of our own, derived from a real one so every field stays valid. */
-const twin = (base: Identity, n: number): Identity => ({ ...base, patient_first_name: `Injpat${'abcdefghij'[n % 10]}${'klmnopqrst'[Math.floor(n / 10) % 10]}`, patient_last_name: `Hostile${n}` });
+const twin = (base: Identity, n: number): Identity => ({
+  ...base,
+  patient_first_name: `Injpat${'abcdefghij'[n % 10]}${'klmnopqrst'[Math.floor(n / 10) % 10]}`,
+  patient_last_name: `Hostile${n}`,
+});
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 12, minute)).toISOString();
 
 describe.skipIf(!available)(SCENARIO, () => {
@@ -31,13 +35,22 @@ describe.skipIf(!available)(SCENARIO, () => {
       const kit = await openScenario('badevents');
       try {
         // content faults are baked into the feed at publish time: both runs read the same entries
-        await kit.sandbox.admin.setFaults({ duplicateRate: 0.05, malformedRate: 0.03, unknownNameRate: 0.03, reorderWindow: 20, iteratorMode: 'at', seed });
+        await kit.sandbox.admin.setFaults({
+          duplicateRate: 0.05,
+          malformedRate: 0.03,
+          unknownNameRate: 0.03,
+          reorderWindow: 20,
+          iteratorMode: 'at',
+          seed,
+        });
         await kit.sandbox.admin.seed({ count: 600, reject_every: 9, prefix: 'bd' });
         const first = (await fetchPage(kit.sandbox, undefined, 5)).entries.find((e) => e.id && identityOf(e));
         if (!first) throw new Error('the seeded feed has no well-formed event to copy');
         const base = identityOf(first) as Identity;
         const template = first.raw as Record<string, unknown>;
-        const [pair, reversed, late, unknownName, big, unmatched, ambiguous, dup] = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => twin(base, n)) as Identity[];
+        const [pair, reversed, late, unknownName, big, unmatched, ambiguous, dup] = [0, 1, 2, 3, 4, 5, 6, 7].map((n) =>
+          twin(base, n),
+        ) as Identity[];
         const fillers = Array.from({ length: 260 }, (_, n) => twin(base, 100 + n));
         const malformed = malformedEntries(template, 'bad');
 
@@ -65,9 +78,18 @@ describe.skipIf(!available)(SCENARIO, () => {
         const prepared = await readFeedAndPrescriptions(kit, 'at', 'bd', (derived) => {
           const kept = derived.filter((p) => identityText(p.prescription_identity) !== identityText(unmatched!));
           const ambiguousTwin = kept.find((p) => identityText(p.prescription_identity) === identityText(ambiguous!));
-          return ambiguousTwin ? [...kept, { external_id: 'bd-ambiguous-twin', prescription_identity: ambiguousTwin.prescription_identity } satisfies LocalPrescription] : kept;
+          return ambiguousTwin
+            ? [
+                ...kept,
+                {
+                  external_id: 'bd-ambiguous-twin',
+                  prescription_identity: ambiguousTwin.prescription_identity,
+                } satisfies LocalPrescription,
+              ]
+            : kept;
         });
-        const externalOf = (identity: Identity) => prepared.prescriptions.find((p) => identityText(p.prescription_identity) === identityText(identity))?.external_id;
+        const externalOf = (identity: Identity) =>
+          prepared.prescriptions.find((p) => identityText(p.prescription_identity) === identityText(identity))?.external_id;
 
         // the reference: a clean drain of this very feed into its own database
         const reference = await kit.database('reference');
@@ -85,8 +107,16 @@ describe.skipIf(!available)(SCENARIO, () => {
         expect(expected.events['inj-unknown-2']).toEqual({ name: 'refill_requested', externalId: externalOf(unknownName!) });
         expect(expected.events['inj-big']).toEqual({ name: 'ordered', externalId: externalOf(big!) });
         expect(expected.events['inj-dup']).toEqual({ name: 'ordered', externalId: externalOf(dup!) });
-        expect(Object.values(expected.quarantine).filter((q) => q.eventId === 'inj-unmatched').map((q) => q.reason)).toEqual(['unmatched']);
-        expect(Object.values(expected.quarantine).filter((q) => q.eventId === 'inj-ambiguous').map((q) => q.reason)).toEqual(['ambiguous']);
+        expect(
+          Object.values(expected.quarantine)
+            .filter((q) => q.eventId === 'inj-unmatched')
+            .map((q) => q.reason),
+        ).toEqual(['unmatched']);
+        expect(
+          Object.values(expected.quarantine)
+            .filter((q) => q.eventId === 'inj-ambiguous')
+            .map((q) => q.reason),
+        ).toEqual(['ambiguous']);
         await expectMalformedKept(reference, malformed.length);
 
         // the hostile run: transport faults on, kill -9 a few times, then drain to done
@@ -95,7 +125,14 @@ describe.skipIf(!available)(SCENARIO, () => {
         const applicable = new Set(Object.keys(expected.events));
         const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(kit.sandbox, prepared.feed), applicable);
         sampler.start();
-        await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, errorRate: 0.1, truncatedRate: 0.05, wrongShapeRate: 0.03, dropRate: 0.03, retryAfterSeconds: 0 });
+        await kit.sandbox.admin.setFaults({
+          ...TRANSPORT_CALM,
+          errorRate: 0.1,
+          truncatedRate: 0.05,
+          wrongShapeRate: 0.03,
+          dropRate: 0.03,
+          retryAfterSeconds: 0,
+        });
         for (let kill = 0; kill < KILLS; kill++) {
           const worker = await startWorker(kit.setup(db), ['--once']);
           await new Promise((resolve) => setTimeout(resolve, 1_000 + random() * 1_500));
@@ -131,7 +168,9 @@ async function expectMalformedKept(db: ScenarioDatabase, injected: number): Prom
       from intake_sync.quarantine where reason = 'malformed'`;
   expect(rows[0]?.n ?? 0).toBeGreaterThanOrEqual(injected);
   expect(rows[0]?.with_detail).toBe(rows[0]?.n);
-  const keyed = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.quarantine where reason = 'malformed' and raw::text like '%bad-noid%'`;
+  const keyed = await db.sql<
+    { n: number }[]
+  >`select count(*)::int as n from intake_sync.quarantine where reason = 'malformed' and raw::text like '%bad-noid%'`;
   expect(keyed[0]?.n, 'the event without an id is kept under a key of its own').toBe(1);
 }
 

@@ -36,12 +36,21 @@ describe.skipIf(!available)(SCENARIO, () => {
         await importPrescriptions(kit, db, prepared);
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 80 });
         proxy = await startRecordingProxy(kit.sandbox.baseUrl);
-        const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(kit.sandbox, prepared.feed), new Set(Object.keys(expected.events)));
+        const sampler = new CheckpointSampler(
+          db.sql,
+          'default',
+          prepared.feed,
+          new FeedPositions(kit.sandbox, prepared.feed),
+          new Set(Object.keys(expected.events)),
+        );
         sampler.start();
         const setup: WorkerSetup = { ...kit.setup(db), api: { ...kit.sandbox, baseUrl: proxy.baseUrl } };
         const worker = await startWorker(setup);
         await waitUntilLive(worker);
-        await waitFor('a few pages applied', async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) >= 3, { timeoutMs: 60_000, intervalMs: 50 });
+        await waitFor('a few pages applied', async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) >= 3, {
+          timeoutMs: 60_000,
+          intervalMs: 50,
+        });
 
         await kit.sandbox.admin.revokeKey(kit.sandbox.key);
         const readyBody = await waitFor(
@@ -75,14 +84,24 @@ describe.skipIf(!available)(SCENARIO, () => {
         const rotated = `secret-${randomBytes(18).toString('hex')}`;
         kit.addNeedles(secretNeedles(kit.sandbox.key, rotated));
         await kit.sandbox.admin.addCredential(kit.sandbox.key, rotated);
-        const resumedSampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions({ ...kit.sandbox, secret: rotated }, prepared.feed), new Set(Object.keys(expected.events)));
+        const resumedSampler = new CheckpointSampler(
+          db.sql,
+          'default',
+          prepared.feed,
+          new FeedPositions({ ...kit.sandbox, secret: rotated }, prepared.feed),
+          new Set(Object.keys(expected.events)),
+        );
         resumedSampler.start();
         const resumed = await startWorker({ ...setup, api: { ...setup.api, secret: rotated } });
         await waitUntilLive(resumed);
-        await waitFor('all events stored after the restart', async () => {
-          const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
-          return row?.n === Object.keys(expected.events).length;
-        }, { timeoutMs: 120_000, intervalMs: 250 });
+        await waitFor(
+          'all events stored after the restart',
+          async () => {
+            const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
+            return row?.n === Object.keys(expected.events).length;
+          },
+          { timeoutMs: 120_000, intervalMs: 250 },
+        );
         await stopWorker(resumed);
         const resumedReport = await resumedSampler.stop();
 

@@ -66,26 +66,46 @@ describe.skipIf(!available)(SCENARIO, () => {
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, errorRate: 0.3, truncatedRate: 0.2, retryAfterSeconds: 0 });
         const worker = await startWorker(setup);
         await waitUntilLive(worker);
-        await waitFor('some events applied', async () => ((await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`)[0]?.n ?? 0) > 0, { timeoutMs: 60_000 });
+        await waitFor(
+          'some events applied',
+          async () => ((await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`)[0]?.n ?? 0) > 0,
+          { timeoutMs: 60_000 },
+        );
         await outage.terminateBackends();
         await kit.sandbox.admin.setFaults(TRANSPORT_CALM);
         await waitFor(
           'the canary prescriptions to reach their final statuses',
           async () => {
-            const rows = await db.sql<{ status: string | null }[]>`select status from intake_sync.prescriptions where external_id like 'canary-%' and external_id not like 'canary-ambiguous%'`;
-            return rows.length === SENT && rows.filter((r) => r.status === 'delivered').length === SENT - 1 && rows.some((r) => r.status === 'rejected');
+            const rows = await db.sql<
+              { status: string | null }[]
+            >`select status from intake_sync.prescriptions where external_id like 'canary-%' and external_id not like 'canary-ambiguous%'`;
+            return (
+              rows.length === SENT &&
+              rows.filter((r) => r.status === 'delivered').length === SENT - 1 &&
+              rows.some((r) => r.status === 'rejected')
+            );
           },
           { timeoutMs: 90_000, intervalMs: 250 },
         );
-        await waitFor('quarantine to hold the unmatched, ambiguous and malformed canaries', async () => {
-          const rows = await db.sql<{ reason: string }[]>`select reason from intake_sync.quarantine`;
-          const reasons = new Set(rows.map((r) => r.reason));
-          return rows.length >= 4 && reasons.has('unmatched') && reasons.has('ambiguous') && reasons.has('malformed');
-        }, { timeoutMs: 30_000, intervalMs: 250 });
+        await waitFor(
+          'quarantine to hold the unmatched, ambiguous and malformed canaries',
+          async () => {
+            const rows = await db.sql<{ reason: string }[]>`select reason from intake_sync.quarantine`;
+            const reasons = new Set(rows.map((r) => r.reason));
+            return rows.length >= 4 && reasons.has('unmatched') && reasons.has('ambiguous') && reasons.has('malformed');
+          },
+          { timeoutMs: 30_000, intervalMs: 250 },
+        );
         for (const path of ['/healthz', '/readyz', '/metrics'] as const) await worker.health(path);
 
         // the operator-facing reports are health output too
-        for (const args of [['status', '--json'], ['checkpoint', 'show', '--json'], ['quarantine', 'list', '--json'], ['rematch'], ['prescriptions', 'list', '--json']]) {
+        for (const args of [
+          ['status', '--json'],
+          ['checkpoint', 'show', '--json'],
+          ['quarantine', 'list', '--json'],
+          ['rematch'],
+          ['prescriptions', 'list', '--json'],
+        ]) {
           const result = await runCommand(setup, args);
           expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
           if (args[0] === 'status' || args[0] === 'checkpoint') kit.capture.add(`cli-${args.join('-')}:stdout`, 'health', result.stdout);
@@ -97,7 +117,10 @@ describe.skipIf(!available)(SCENARIO, () => {
         const control = findLeaks([{ source: 'db:quarantine.raw', kind: 'log', text: JSON.stringify(stored) }], kit.needles());
         expect(control.length, 'the canary needles match the stored PHI (positive control)').toBeGreaterThan(0);
 
-        trial.set({ trials: kit.needles().length, note: `${kit.needles().length} needles over ${kit.capture.all().length} captured sources (${kit.capture.size()} chars)` });
+        trial.set({
+          trials: kit.needles().length,
+          note: `${kit.needles().length} needles over ${kit.capture.all().length} captured sources (${kit.capture.size()} chars)`,
+        });
         expectNoLeaks(kit.capture, kit.needles());
       } finally {
         await outage?.close();

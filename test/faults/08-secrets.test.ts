@@ -43,7 +43,10 @@ describe.skipIf(!available)(SCENARIO, () => {
         await new Promise<void>((resolve) => listener.listen(0, '0.0.0.0', resolve));
         const port = (listener.address() as { port: number }).port;
         const remote = nonLoopbackAddress();
-        const insecureUrls = [`http://example.invalid/intake_api/2024-12-10`, ...(remote ? [`http://${remote}:${port}/intake_api/2024-12-10`] : [])];
+        const insecureUrls = [
+          `http://example.invalid/intake_api/2024-12-10`,
+          ...(remote ? [`http://${remote}:${port}/intake_api/2024-12-10`] : []),
+        ];
         try {
           for (const url of insecureUrls) {
             for (const args of [['run', '--once'], ['run'], ['events', 'list']]) {
@@ -66,10 +69,14 @@ describe.skipIf(!available)(SCENARIO, () => {
         kit.addNeedles(secretNeedles(kit.sandbox.key, wrongSecret));
         const refused = await startWorker({ ...kit.setup(db), api: { ...kit.sandbox, secret: wrongSecret } });
         await waitUntilLive(refused);
-        await waitFor('readyz to report the refused credential', async () => {
-          const ready = await refused.health('/readyz');
-          return ready.status === 503 && /401|unauthori[sz]ed|credential/i.test(ready.body);
-        }, { timeoutMs: 30_000, intervalMs: 200 });
+        await waitFor(
+          'readyz to report the refused credential',
+          async () => {
+            const ready = await refused.health('/readyz');
+            return ready.status === 503 && /401|unauthori[sz]ed|credential/i.test(ready.body);
+          },
+          { timeoutMs: 30_000, intervalMs: 200 },
+        );
         await refused.health('/metrics');
         await stopWorker(refused);
         trials++;
@@ -80,7 +87,10 @@ describe.skipIf(!available)(SCENARIO, () => {
         expect(drained.code, drained.stderr.slice(-1000)).toBe(0);
         trials++;
         await kit.sandbox.admin.setFaults(TRANSPORT_CALM);
-        for (const args of [['events', 'list', '--limit', '2'], ['status', '--json']]) {
+        for (const args of [
+          ['events', 'list', '--limit', '2'],
+          ['status', '--json'],
+        ]) {
           const result = await runCommand(kit.setup(db), args);
           expect(result.code, result.stderr).toBe(0);
           kit.capture.add(`cli-${args.join('-')}:stdout`, 'health', result.stdout);
@@ -94,7 +104,10 @@ describe.skipIf(!available)(SCENARIO, () => {
         expect(noDb.code).not.toBe(0);
         trials++;
 
-        trial.set({ trials, note: `${insecureUrls.length} refused URLs x 3 commands, 401 run, faulty drain, CLI reports, bad DB URL, Dockerfile` });
+        trial.set({
+          trials,
+          note: `${insecureUrls.length} refused URLs x 3 commands, 401 run, faulty drain, CLI reports, bad DB URL, Dockerfile`,
+        });
         expectNoLeaks(kit.capture, kit.needles());
 
         // 5. the image runs as a non-root user (static check of the final stage)

@@ -84,7 +84,10 @@ function badInputCases(kit: ScenarioKit): BadInputCase[] {
   };
   const missing = join(kit.tempDir, 'does-not-exist.json');
   const notJson = file('not-json.txt', 'this is { not json\n<html>\n');
-  const wrongShapeNdjson = file('wrong-shape.ndjson', '{"external_id": "x-1"}\n{"prescription_identity": {"patient_first_name": 3}}\n[1,2]\n');
+  const wrongShapeNdjson = file(
+    'wrong-shape.ndjson',
+    '{"external_id": "x-1"}\n{"prescription_identity": {"patient_first_name": 3}}\n[1,2]\n',
+  );
   const wrongShapeJson = file('wrong-shape.json', '{"prescription": {"external_id": 7, "patient": "nobody"}}\n');
   const wrongShapeIdentity = file('wrong-identity.json', '{"subscription": {"prescription_identity": {"patient_dob": 19500101}}}\n');
   const fileCases: BadInputCase[] = [
@@ -93,12 +96,24 @@ function badInputCases(kit: ScenarioKit): BadInputCase[] {
       ['prescriptions', 'send'],
       ['subscriptions', 'create'],
     ].flatMap(([group, command]) => [
-      { label: `${group} ${command}: missing file`, args: [group!, command!, missing], names: [/does-not-exist\.json/, /ENOENT|not found|no such file|cannot read/i] },
+      {
+        label: `${group} ${command}: missing file`,
+        args: [group!, command!, missing],
+        names: [/does-not-exist\.json/, /ENOENT|not found|no such file|cannot read/i],
+      },
       { label: `${group} ${command}: not JSON`, args: [group!, command!, notJson], names: [/JSON/i] },
     ]),
-    { label: 'prescriptions import: wrong shape', args: ['prescriptions', 'import', wrongShapeNdjson], names: [/:1\b|line 1/i, /:3\b|line 3/i, /prescription_identity/] },
+    {
+      label: 'prescriptions import: wrong shape',
+      args: ['prescriptions', 'import', wrongShapeNdjson],
+      names: [/:1\b|line 1/i, /:3\b|line 3/i, /prescription_identity/],
+    },
     { label: 'prescriptions send: wrong shape', args: ['prescriptions', 'send', wrongShapeJson], names: [/external_id|patient/] },
-    { label: 'subscriptions create: wrong shape', args: ['subscriptions', 'create', wrongShapeIdentity], names: [/patient_dob|prescription_identity|patient_first_name/] },
+    {
+      label: 'subscriptions create: wrong shape',
+      args: ['subscriptions', 'create', wrongShapeIdentity],
+      names: [/patient_dob|prescription_identity|patient_first_name/],
+    },
   ];
   const envCases: BadInputCase[] = [
     { label: 'POLL_INTERVAL_MS=abc', args: ['run', '--once'], env: { POLL_INTERVAL_MS: 'abc' }, names: [/POLL_INTERVAL_MS/] },
@@ -109,9 +124,19 @@ function badInputCases(kit: ScenarioKit): BadInputCase[] {
     { label: 'FEED_NAME with spaces', args: ['run', '--once'], env: { FEED_NAME: 'Main Feed!' }, names: [/FEED_NAME/] },
     { label: 'DATABASE_SCHEMA=public', args: ['run', '--once'], env: { DATABASE_SCHEMA: 'public' }, names: [/DATABASE_SCHEMA/, /public/] },
     { label: 'DATABASE_SCHEMA=pg_sync', args: ['migrate'], env: { DATABASE_SCHEMA: 'pg_sync' }, names: [/DATABASE_SCHEMA/, /pg_/] },
-    { label: 'DATABASE_SCHEMA not lowercase', args: ['status', '--json'], env: { DATABASE_SCHEMA: 'Intake-Sync' }, names: [/DATABASE_SCHEMA/, /lowercase/] },
+    {
+      label: 'DATABASE_SCHEMA not lowercase',
+      args: ['status', '--json'],
+      env: { DATABASE_SCHEMA: 'Intake-Sync' },
+      names: [/DATABASE_SCHEMA/, /lowercase/],
+    },
     { label: 'MIGRATE_ON_START=yes', args: ['run', '--once'], env: { MIGRATE_ON_START: 'yes' }, names: [/MIGRATE_ON_START/] },
-    { label: 'INTAKE_API_BASE_URL not a URL', args: ['run', '--once'], env: { INTAKE_API_BASE_URL: 'not a url' }, names: [/INTAKE_API_BASE_URL/] },
+    {
+      label: 'INTAKE_API_BASE_URL not a URL',
+      args: ['run', '--once'],
+      env: { INTAKE_API_BASE_URL: 'not a url' },
+      names: [/INTAKE_API_BASE_URL/],
+    },
   ];
   const iteratorCases: BadInputCase[] = [
     { label: '--to empty', args: ['checkpoint', 'reset', '--to', ''], names: [/--to/] },

@@ -9,7 +9,13 @@ import { expectNoLeaks } from './harness/leaks.js';
 import { identityOf, type Identity } from './harness/local-prescriptions.js';
 import { runSeed, seededRandom } from './harness/rng.js';
 import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { importPrescriptions, openScenario, readFeedAndPrescriptions, type PreparedFeed, type ScenarioDatabase } from './harness/scenario-kit.js';
+import {
+  importPrescriptions,
+  openScenario,
+  readFeedAndPrescriptions,
+  type PreparedFeed,
+  type ScenarioDatabase,
+} from './harness/scenario-kit.js';
 import { readCheckpoint, snapshotStore } from './harness/store.js';
 import { recordSkip, runScenario } from './harness/trials.js';
 import { waitFor } from './harness/wait-for.js';
@@ -57,7 +63,9 @@ describe.skipIf(!available)(SCENARIO, () => {
           wellFormedEvent('hx-reused', 'ordered', base, new Date(Date.UTC(2025, 0, 1, 12, 2)).toISOString()),
         ]);
         await kit.sandbox.admin.seed({ count: 200, reject_every: rejectEvery, prefix: 'hy' });
-        await kit.sandbox.admin.inject([wellFormedEvent('hx-reused', 'delivered', base, new Date(Date.UTC(2025, 0, 1, 12, 9)).toISOString())]);
+        await kit.sandbox.admin.inject([
+          wellFormedEvent('hx-reused', 'delivered', base, new Date(Date.UTC(2025, 0, 1, 12, 9)).toISOString()),
+        ]);
         const prepared = await readFeedAndPrescriptions(kit, 'at', 'hx');
 
         const reference = await kit.database('reference');
@@ -90,10 +98,14 @@ describe.skipIf(!available)(SCENARIO, () => {
           const versionAtSpawn = (await readCheckpoint(db.sql, 'default'))?.version ?? 0;
           const worker = await startWorker(kit.setup(db));
           await waitUntilLive(worker);
-          await waitFor('this life to commit a page', async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > versionAtSpawn, {
-            timeoutMs: 60_000,
-            intervalMs: 20,
-          });
+          await waitFor(
+            'this life to commit a page',
+            async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > versionAtSpawn,
+            {
+              timeoutMs: 60_000,
+              intervalMs: 20,
+            },
+          );
           if (life === replayLife) {
             // a replay while the daemon runs: it must notice the moved checkpoint and start over from the beginning
             reports.push(await sampler.stop());
@@ -101,10 +113,14 @@ describe.skipIf(!available)(SCENARIO, () => {
             expect(reset.code, `checkpoint reset failed: ${reset.stderr.slice(-800)}`).toBe(0);
             replayedAt = (await readCheckpoint(db.sql, 'default'))?.version ?? -1;
             sampler = startSampler(db, kit.sandbox, prepared, expected);
-            await waitFor('the daemon to apply past the reset', async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > replayedAt, {
-              timeoutMs: 60_000,
-              intervalMs: 20,
-            });
+            await waitFor(
+              'the daemon to apply past the reset',
+              async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > replayedAt,
+              {
+                timeoutMs: 60_000,
+                intervalMs: 20,
+              },
+            );
           }
           await new Promise((resolve) => setTimeout(resolve, between(0, 400)));
           if (random() < 0.5) {
@@ -148,7 +164,13 @@ function startSampler(
   prepared: PreparedFeed,
   expected: { events: Record<string, unknown> },
 ): CheckpointSampler {
-  const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(sandbox, prepared.feed), new Set(Object.keys(expected.events)));
+  const sampler = new CheckpointSampler(
+    db.sql,
+    'default',
+    prepared.feed,
+    new FeedPositions(sandbox, prepared.feed),
+    new Set(Object.keys(expected.events)),
+  );
   sampler.start();
   return sampler;
 }

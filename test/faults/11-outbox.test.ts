@@ -100,27 +100,39 @@ describe.skipIf(!available)(SCENARIO, () => {
             intervalMs: 10,
           });
           await pause(random() * KILL_WITHIN_MS);
-          if (!worker.child.isRunning()) throw new Error(`worker exited on its own after ${kills} kills; stderr tail: ${worker.child.stderr().slice(-800)}`);
+          if (!worker.child.isRunning())
+            throw new Error(`worker exited on its own after ${kills} kills; stderr tail: ${worker.child.stderr().slice(-800)}`);
           worker.child.signal('SIGKILL');
           await worker.child.exited;
           kills++;
-          const [doubt] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.outbox where state = 'pending' and in_doubt`;
+          const [doubt] = await db.sql<
+            { n: number }[]
+          >`select count(*)::int as n from intake_sync.outbox where state = 'pending' and in_doubt`;
           inDoubtAtKill += doubt?.n ?? 0;
         }
         const openAfterKills = (await progress()).open;
         expect(openAfterKills, 'the kills must land before the outbox is drained').toBeGreaterThan(0);
 
         const last = await startWorker(setup);
-        await waitFor('every outbox row to be delivered or failed', async () => (await progress()).open === 0, { timeoutMs: 90_000, intervalMs: 100 });
+        await waitFor('every outbox row to be delivered or failed', async () => (await progress()).open === 0, {
+          timeoutMs: 90_000,
+          intervalMs: 100,
+        });
         await stopWorker(last);
 
         // the operator's side: exactly one creation per sent external_id, never a blind resend
         const ledger = await kit.sandbox.admin.prescriptionRequests(`${PREFIX}-`);
-        const sentIds = [...Array.from({ length: GOOD_SENDS }, (_, i) => good(i)), ...Array.from({ length: TAKEN_SENDS }, (_, i) => taken(i))];
+        const sentIds = [
+          ...Array.from({ length: GOOD_SENDS }, (_, i) => good(i)),
+          ...Array.from({ length: TAKEN_SENDS }, (_, i) => taken(i)),
+        ];
         const creations = sentIds.map((id) => ledger[id]?.created ?? 0);
         const lost = creations.filter((n) => n === 0).length;
         const duplicated = creations.filter((n) => n > 1).length;
-        const blindResends = Array.from({ length: GOOD_SENDS }, (_, i) => ledger[good(i)]?.duplicates_refused ?? 0).reduce((a, b) => a + b, 0);
+        const blindResends = Array.from({ length: GOOD_SENDS }, (_, i) => ledger[good(i)]?.duplicates_refused ?? 0).reduce(
+          (a, b) => a + b,
+          0,
+        );
         trial.set({
           trials: kills,
           lost,
@@ -134,7 +146,9 @@ describe.skipIf(!available)(SCENARIO, () => {
         for (let k = 0; k < CANCELS_BEHIND_TAKEN; k++) expect(ledger[taken(k)]?.cancellations ?? 0).toBe(0);
 
         // the vendor's side: every row settled, with its reason
-        const rows = await db.sql<{ id: number; external_id: string; kind: string; state: string; last_error: string | null; attempts: number }[]>`
+        const rows = await db.sql<
+          { id: number; external_id: string; kind: string; state: string; last_error: string | null; attempts: number }[]
+        >`
           select id, external_id, kind, state, last_error, attempts from intake_sync.outbox_status order by id`;
         const byState = (kind: string, predicate: (id: string) => boolean) =>
           rows.filter((r) => r.kind === kind && predicate(r.external_id)).map((r) => r.state);
@@ -161,7 +175,9 @@ describe.skipIf(!available)(SCENARIO, () => {
         const maxAttempts = Math.max(...rows.map((r) => r.attempts));
         const [reconciled] = await db.sql<{ n: number }[]>`
           select count(*)::int as n from intake_sync.outbox where kind = 'send' and state = 'delivered' and response_status = 200`;
-        console.info(`[${SCENARIO}] kills ${kills}, rows in doubt after kills ${inDoubtAtKill}, open after the last kill ${openAfterKills}, max attempts of a row ${maxAttempts}, sends found by GET after an ambiguous failure ${reconciled?.n}`);
+        console.info(
+          `[${SCENARIO}] kills ${kills}, rows in doubt after kills ${inDoubtAtKill}, open after the last kill ${openAfterKills}, max attempts of a row ${maxAttempts}, sends found by GET after an ambiguous failure ${reconciled?.n}`,
+        );
         expectNoLeaks(kit.capture, kit.needles());
       } finally {
         await kit.close();

@@ -46,7 +46,10 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     await runMigrations(database);
     return { url: undefined, database, drop: () => database.close() };
   }
-  const name = `t_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase().slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const name = `t_${label
+    .replace(/[^a-z0-9]/gi, '_')
+    .toLowerCase()
+    .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
   const url = new URL(ADMIN_URL);
@@ -75,7 +78,10 @@ export interface EmptyDatabase {
 
 /** A fresh, unmigrated database on the real server (callers skip on PGlite: pg_dump and roles need one). */
 export async function createEmptyDatabase(label: string): Promise<EmptyDatabase> {
-  const name = `t_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase().slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const name = `t_${label
+    .replace(/[^a-z0-9]/gi, '_')
+    .toLowerCase()
+    .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
   const url = new URL(ADMIN_URL);

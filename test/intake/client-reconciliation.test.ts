@@ -76,13 +76,11 @@ describe('POST /prescriptions reconciliation', () => {
     ]);
   });
 
-  it('a 422 on a first attempt is the caller\'s error, not reconciled', async () => {
+  it("a 422 on a first attempt is the caller's error, not reconciled", async () => {
     const proxy = await proxyWith({});
     const { client } = observedClient(proxy.baseUrl, credential());
     await client.createPrescription(samplePrescription(4, { prefix: 'recon' }));
-    await expect(client.createPrescription(samplePrescription(4, { prefix: 'recon' }))).rejects.toBeInstanceOf(
-      UnprocessableEntityError,
-    );
+    await expect(client.createPrescription(samplePrescription(4, { prefix: 'recon' }))).rejects.toBeInstanceOf(UnprocessableEntityError);
     expect(trail(proxy)).toEqual(['POST /prescriptions', 'POST /prescriptions']);
   });
 

@@ -1,12 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  NetworkError,
-  RequestTimeoutError,
-  ResponseSchemaError,
-  UpstreamError,
-} from '../../src/intake/errors/index.js';
+import { NetworkError, RequestTimeoutError, ResponseSchemaError, UpstreamError } from '../../src/intake/errors/index.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -62,8 +57,8 @@ describe('retries over real sockets', () => {
     sandbox.setFaults({ rateLimitRate: 1, retryAfterSeconds: 3 });
     const { client, retries, sleeps } = observedClient(sandbox.baseUrl, credential(), { onRetry: healAfter(1) });
     await client.listEvents();
-    expect((retries[0]?.error as UpstreamError).status).toBe(429);
-    expect((retries[0]?.error as UpstreamError).retryAfterMs).toBe(3_000);
+    expect((retries[0]!.error as UpstreamError).status).toBe(429);
+    expect((retries[0]!.error as UpstreamError).retryAfterMs).toBe(3_000);
     expect(sleeps).toHaveLength(1);
     expect(sleeps[0]).toBeGreaterThanOrEqual(3_000);
     expect(sleeps[0]).toBeLessThan(3_000 + 20);
@@ -105,7 +100,7 @@ describe('retries over real sockets', () => {
     const { client, retries } = observedClient(sandbox.baseUrl, credential(), { onRetry: healAfter(2) });
     await client.listEvents({ limit: 10 });
     expect(retries.map((r) => r.error.name)).toEqual(['NetworkError', 'NetworkError']);
-    expect((retries[0]?.error as NetworkError).code).toEqual(expect.any(String));
+    expect((retries[0]!.error as NetworkError).code).toEqual(expect.any(String));
   });
 
   it.each([

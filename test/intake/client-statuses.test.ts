@@ -54,7 +54,9 @@ describe('IntakeClient against the sandbox', () => {
     const page = await client.listEvents({ limit: 250 });
     expect(page.meta).toMatchObject({ limit: 250, done: true, iterator: expect.any(String) });
     const events = page.events.map((raw) => eventSchema.parse(raw));
-    const accepted = events.find((e) => e.prescription_identity.patient_first_name === identityOf(samplePrescription(2, { prefix: 'statuses' })).patient_first_name);
+    const accepted = events.find(
+      (e) => e.prescription_identity.patient_first_name === identityOf(samplePrescription(2, { prefix: 'statuses' })).patient_first_name,
+    );
     expect(accepted?.name).toBe('accepted');
     expect(await client.getEvent(accepted?.id ?? '')).toMatchObject({ id: accepted?.id, name: 'accepted' });
     const after = await client.listEvents({ iterator: page.meta.iterator, limit: 1 });
@@ -126,7 +128,10 @@ describe('IntakeClient against the sandbox', () => {
     // untyped input, as from a file: the client must not trust its caller's types
     const error = await client.createPrescription(bad as unknown as PrescriptionRequestInput).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestValidationError);
-    expect((error as RequestValidationError).issues.map((i) => i.path)).toEqual(['prescription.written_date', 'prescription.medication.ndc']);
+    expect((error as RequestValidationError).issues.map((i) => i.path)).toEqual([
+      'prescription.written_date',
+      'prescription.medication.ndc',
+    ]);
     expect(proxy.seen.length).toBe(before);
   });
 

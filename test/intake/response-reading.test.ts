@@ -60,7 +60,9 @@ describe('interpretResponse', () => {
   });
 
   it('carries the 422 errors object and names its paths only', () => {
-    const body = JSON.stringify({ errors: { 'prescription.patient.dob': ['1990-13-01 is not a date'], 'prescription.medication.ndc': ['x'] } });
+    const body = JSON.stringify({
+      errors: { 'prescription.patient.dob': ['1990-13-01 is not a date'], 'prescription.medication.ndc': ['x'] },
+    });
     const error = thrown(() => read(422, body)) as UnprocessableEntityError;
     expect(error.errors).toEqual(JSON.parse(body).errors);
     expect(error.fieldPaths).toEqual(['prescription.patient.dob', 'prescription.medication.ndc']);

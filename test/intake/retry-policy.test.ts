@@ -12,12 +12,7 @@ import {
   UpstreamError,
   isRetryable,
 } from '../../src/intake/errors/index.js';
-import {
-  decideRetry,
-  mayHaveBeenProcessed,
-  wasSurelyNotProcessed,
-  type RetryMode,
-} from '../../src/intake/retry-policy.js';
+import { decideRetry, mayHaveBeenProcessed, wasSurelyNotProcessed, type RetryMode } from '../../src/intake/retry-policy.js';
 
 const ctx = { method: 'GET', path: '/events' };
 const errors = {

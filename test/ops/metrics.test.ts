@@ -178,14 +178,24 @@ describe('createSyncMetrics', () => {
 });
 
 describe('several feeds on one registry', () => {
-  it('each series once per feed; one feed\'s 401 and pages show under its own label only', async () => {
+  it("each series once per feed; one feed's 401 and pages show under its own label only", async () => {
     const clock = { now: () => T0 };
     const west = new WorkerState(clock);
     const east = new WorkerState(clock);
     const metrics = createFeedsMetrics(
       [
-        { feed: 'west', state: west, quarantine: async () => ({ malformed: 0, unmatched: 2, ambiguous: 0, unsupported_version: 0 }), outbox: async () => ({ pending: 3, oldestAgeSeconds: 7 }) },
-        { feed: 'east', state: east, quarantine: async () => ({ malformed: 1, unmatched: 0, ambiguous: 0, unsupported_version: 0 }), outbox: async () => ({ pending: 0, oldestAgeSeconds: 0 }) },
+        {
+          feed: 'west',
+          state: west,
+          quarantine: async () => ({ malformed: 0, unmatched: 2, ambiguous: 0, unsupported_version: 0 }),
+          outbox: async () => ({ pending: 3, oldestAgeSeconds: 7 }),
+        },
+        {
+          feed: 'east',
+          state: east,
+          quarantine: async () => ({ malformed: 1, unmatched: 0, ambiguous: 0, unsupported_version: 0 }),
+          outbox: async () => ({ pending: 0, oldestAgeSeconds: 0 }),
+        },
       ],
       clock,
       { pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000 },

@@ -35,10 +35,17 @@ describe('evaluateReadiness', () => {
     { name: 'new leader inside its allowance', state: { leaderSince: NOW - 10_000, lastSuccessAt: null }, reasons: [] },
     { name: 'database down', state: {}, db: false, reasons: [/database unreachable/] },
     { name: 'stale poll', state: { lastSuccessAt: NOW - 61_000 }, reasons: [/last successful poll 61s ago \(limit 60s\)/] },
-    { name: 'new leader never polled', state: { leaderSince: NOW - 90_000, lastSuccessAt: null }, reasons: [/no successful poll since taking the lease 90s ago/] },
+    {
+      name: 'new leader never polled',
+      state: { leaderSince: NOW - 90_000, lastSuccessAt: null },
+      reasons: [/no successful poll since taking the lease 90s ago/],
+    },
     {
       name: 'failures at the threshold',
-      state: { consecutiveFailures: 5, lastFailure: { source: 'upstream', summary: 'UpstreamError: GET /events: 503 from the operator', at: NOW } },
+      state: {
+        consecutiveFailures: 5,
+        lastFailure: { source: 'upstream', summary: 'UpstreamError: GET /events: 503 from the operator', at: NOW },
+      },
       reasons: [/5 consecutive poll failures \(last, upstream: UpstreamError/],
     },
     { name: 'failures under the threshold', state: { consecutiveFailures: 4 }, reasons: [] },

@@ -44,7 +44,9 @@ describe.skipIf(!reachable)(`the packed package as a dependency (${reachable ? '
   });
 
   it('exports typed entry points: the package.json exports map and the declarations', async () => {
-    const pkg = JSON.parse(await readFile(join(dir, 'node_modules/intake-sync/package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const pkg = JSON.parse(await readFile(join(dir, 'node_modules/intake-sync/package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
     expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
     const types = await readFile(join(dir, 'node_modules/intake-sync/dist/index.d.ts'), 'utf8');
     for (const name of ['intakeSyncApi', 'followStatusChanges', 'IntakeClient', 'PrescriptionRequest']) expect(types).toContain(name);
@@ -65,7 +67,13 @@ describe.skipIf(!reachable)(`the packed package as a dependency (${reachable ? '
     // the fax prescription's events reach the feed before the vendor registers it: held as unmatched
     const fax = samplePrescription(1, { prefix: 'fax' });
     fax.external_id = 'fax-op-1';
-    fax.patient = { ...fax.patient, first_name: 'Ada', last_name: 'Lovelace', dob: '1990-12-10', address: { ...fax.patient.address, state: 'NY' } };
+    fax.patient = {
+      ...fax.patient,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      dob: '1990-12-10',
+      address: { ...fax.patient.address, state: 'NY' },
+    };
     fax.prescriber = { ...fax.prescriber, npi: '1234567893' };
     fax.written_date = '2026-11-20';
     fax.medication = { ...fax.medication, ndc: '00002015204' };
@@ -77,7 +85,7 @@ describe.skipIf(!reachable)(`the packed package as a dependency (${reachable ? '
     await writeFile(join(dir, 'prescription.json'), JSON.stringify(samplePrescription(2, { prefix: 'vendor' })));
     await writeFile(join(dir, 'example.mjs'), await readFile(EXAMPLE, 'utf8'));
     const { stdout } = await run(process.execPath, ['example.mjs'], { cwd: dir, env, timeout: 60_000 });
-    expect(stdout).toContain('outbox [ \'pending\' ]');
+    expect(stdout).toContain("outbox [ 'pending' ]");
     expect(stdout).toContain('status delivered');
     expect(stdout).toContain('change fax-1001 null -> delivered');
   });

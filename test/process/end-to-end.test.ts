@@ -66,7 +66,12 @@ describe('worker end to end: sandbox → Postgres', () => {
 
     clock.advance(3 * FIVE_MINUTES);
     const second = await worker().worker.drain();
-    expect(second).toMatchObject({ drained: true, received: 3, inserted: 3, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 } });
+    expect(second).toMatchObject({
+      drained: true,
+      received: 3,
+      inserted: 3,
+      quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 },
+    });
     expect(await statuses()).toEqual({ 'e2e-1': ['delivered', 4], 'e2e-2': ['rejected', 1] });
 
     const third = await worker().worker.drain();
@@ -77,7 +82,10 @@ describe('worker end to end: sandbox → Postgres', () => {
     const { state, worker: daemon } = worker();
     const running = daemon.run();
     try {
-      await waitFor(() => state.snapshot().role === 'leader' && state.snapshot().lastSuccessAt !== null, { timeoutMs: 5_000, what: 'a first poll' });
+      await waitFor(() => state.snapshot().role === 'leader' && state.snapshot().lastSuccessAt !== null, {
+        timeoutMs: 5_000,
+        what: 'a first poll',
+      });
       const before = await loadCheckpoint(test.database.db, settings.feed);
       const reset = await resetCheckpoint(test.database.db, settings.feed, { to: null, by: 'runtime-test' });
       // the daemon replays the whole feed from the beginning: 5 events, all duplicates
@@ -127,7 +135,20 @@ describe('worker end to end: sandbox → Postgres', () => {
       const { worker: runner } = worker(state);
       await runner.drain();
       state.becameLeader(); // drain() ends as 'stopped'; a daemon stays leader
-      state.pageApplied({ received: 0, inserted: 0, duplicates: 0, statusChanges: 0, matched: 0, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 }, durationMs: 1, done: true }, { iterator: 'x', version: 1 }, false);
+      state.pageApplied(
+        {
+          received: 0,
+          inserted: 0,
+          duplicates: 0,
+          statusChanges: 0,
+          matched: 0,
+          quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 },
+          durationMs: 1,
+          done: true,
+        },
+        { iterator: 'x', version: 1 },
+        false,
+      );
       expect((await get('/healthz')).status).toBe(200);
       const ready = await get('/readyz');
       expect(ready.status, ready.text).toBe(200);
@@ -147,7 +168,13 @@ describe('worker end to end: sandbox → Postgres', () => {
       ]) {
         expect(text).toContain(name);
       }
-      const phi = [happy.patient.first_name, happy.patient.last_name, happy.patient.dob, happy.patient.primary_phone, happy.patient.address.address1];
+      const phi = [
+        happy.patient.first_name,
+        happy.patient.last_name,
+        happy.patient.dob,
+        happy.patient.primary_phone,
+        happy.patient.address.address1,
+      ];
       for (const body of [text, ready.text, (await get('/healthz')).text]) {
         for (const value of phi) expect(body).not.toContain(value);
       }
@@ -158,7 +185,9 @@ describe('worker end to end: sandbox → Postgres', () => {
       expect((await get('/healthz')).status).toBe(200);
       let ready = await get('/readyz');
       expect(ready.status).toBe(503);
-      expect(JSON.parse(ready.text).reasons).toEqual([expect.stringMatching(/^3 consecutive poll failures \(last, upstream: UpstreamError/)]);
+      expect(JSON.parse(ready.text).reasons).toEqual([
+        expect.stringMatching(/^3 consecutive poll failures \(last, upstream: UpstreamError/),
+      ]);
 
       databaseUp = false;
       ready = await get('/readyz');
@@ -188,7 +217,9 @@ describe('worker end to end: sandbox → Postgres', () => {
       try {
         const response = await fetch(`http://127.0.0.1:${staleServer.port}/readyz`);
         expect(response.status).toBe(503);
-        expect(((await response.json()) as { reasons: string[] }).reasons).toEqual([expect.stringMatching(/^no successful poll since taking the lease 120s ago/)]);
+        expect(((await response.json()) as { reasons: string[] }).reasons).toEqual([
+          expect.stringMatching(/^no successful poll since taking the lease 120s ago/),
+        ]);
       } finally {
         await staleServer.close();
       }

@@ -21,7 +21,14 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
   async function cli(args: string[], extra: Record<string, string> = {}) {
     const child = spawnCli(args, { ...env, ...extra });
     const code = await child.exited;
-    return { code, stdout: child.stdout(), stderr: child.logs().map((l) => String(l.raw ?? JSON.stringify(l))).join('\n') };
+    return {
+      code,
+      stdout: child.stdout(),
+      stderr: child
+        .logs()
+        .map((l) => String(l.raw ?? JSON.stringify(l)))
+        .join('\n'),
+    };
   }
 
   beforeAll(async () => {
@@ -34,8 +41,12 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
         { key: 'east-key', secret: 'east-secret-0123456789' },
       ],
     });
-    await registerLocalPrescriptions(test.database.db, [{ external_id: 'w-1', prescription_identity: sampleIdentity(1) }], { feed: 'west' });
-    await registerLocalPrescriptions(test.database.db, [{ external_id: 'e-1', prescription_identity: sampleIdentity(1) }], { feed: 'east' });
+    await registerLocalPrescriptions(test.database.db, [{ external_id: 'w-1', prescription_identity: sampleIdentity(1) }], {
+      feed: 'west',
+    });
+    await registerLocalPrescriptions(test.database.db, [{ external_id: 'e-1', prescription_identity: sampleIdentity(1) }], {
+      feed: 'east',
+    });
     const file = join(dir, 'feeds.json');
     writeFileSync(
       file,
@@ -55,7 +66,12 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
   it('acts on the named feed only', async () => {
     const listed = await cli(['prescriptions', 'list', '--feed', 'east', '--json']);
     expect(listed.code).toBe(0);
-    expect(listed.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { external_id: string; feed: string }).external_id)).toEqual(['e-1']);
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { external_id: string; feed: string }).external_id),
+    ).toEqual(['e-1']);
 
     const reset = await cli(['checkpoint', 'reset', '--feed', 'east', '--beginning', '--json']);
     expect(reset.code).toBe(0);
@@ -90,8 +106,16 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
   });
 
   it.each<[string, string[], RegExp]>([
-    ['no --feed with several feeds, none named default', ['checkpoint', 'show'], /--feed: required when several feeds are configured and none is named default \(known feeds: west, east\)/],
-    ['an unknown feed', ['prescriptions', 'list', '--feed', 'north'], /--feed: "north" is not a configured feed \(known feeds: west, east\)/],
+    [
+      'no --feed with several feeds, none named default',
+      ['checkpoint', 'show'],
+      /--feed: required when several feeds are configured and none is named default \(known feeds: west, east\)/,
+    ],
+    [
+      'an unknown feed',
+      ['prescriptions', 'list', '--feed', 'north'],
+      /--feed: "north" is not a configured feed \(known feeds: west, east\)/,
+    ],
     ['an unknown feed on resync', ['resync', '--feed', 'north'], /--feed: "north" is not a configured feed/],
     ['an unknown feed on quarantine list', ['quarantine', 'list', '--feed', 'north'], /--feed: "north" is not a configured feed/],
   ])('%s: refused (exit 2), naming --feed and the known feeds', async (_label, args, message) => {
@@ -101,7 +125,13 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
   });
 
   it('single-feed variables: --feed defaults to FEED_NAME; another name is refused', async () => {
-    const single = { FEEDS_FILE: '', INTAKE_API_BASE_URL: sandbox.baseUrl, INTAKE_API_KEY: 'west-key', INTAKE_API_SECRET: 'west-secret-0123456789', FEED_NAME: 'west' };
+    const single = {
+      FEEDS_FILE: '',
+      INTAKE_API_BASE_URL: sandbox.baseUrl,
+      INTAKE_API_KEY: 'west-key',
+      INTAKE_API_SECRET: 'west-secret-0123456789',
+      FEED_NAME: 'west',
+    };
     const shown = await cli(['checkpoint', 'show', '--json'], single);
     expect(JSON.parse(shown.stdout)).toMatchObject({ feed: 'west' });
     const refused = await cli(['checkpoint', 'show', '--feed', 'east'], single);

@@ -99,7 +99,12 @@ describe.skipIf(!hasPostgres)(`several feeds in one process (${NEEDS_POSTGRES})`
   });
 
   it('a feed refused with 401 stops in its own /readyz detail and metrics; the other drains; one lock connection', async () => {
-    const daemon = start(['run'], { ...baseEnv(), FEEDS_FILE: feedsFile('bad-east.json'), EAST_SECRET: 'not-the-secret', SHUTDOWN_GRACE_MS: '5000' });
+    const daemon = start(['run'], {
+      ...baseEnv(),
+      FEEDS_FILE: feedsFile('bad-east.json'),
+      EAST_SECRET: 'not-the-secret',
+      SHUTDOWN_GRACE_MS: '5000',
+    });
     let port = 0;
     await waitFor(
       () => {
@@ -175,7 +180,10 @@ describe.skipIf(!hasPostgres)(`several feeds in one process (${NEEDS_POSTGRES})`
     writeFileSync(path, JSON.stringify([{ name: 'west', base_url: west.baseUrl, api_key: 'k', api_secret: 'env:NOT_SET_ANYWHERE' }]));
     const refused = start(['run', '--once'], { ...baseEnv(), FEEDS_FILE: path });
     expect(await refused.exited).toBe(2);
-    const text = refused.logs().map((l) => String(l.raw ?? '')).join('\n');
+    const text = refused
+      .logs()
+      .map((l) => String(l.raw ?? ''))
+      .join('\n');
     expect(text).toContain(`FEEDS_FILE: ${path} [0].api_secret: names the environment variable NOT_SET_ANYWHERE, which is not set`);
   });
 });

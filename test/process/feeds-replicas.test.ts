@@ -74,7 +74,10 @@ describe.skipIf(!hasPostgres)(`replicas spread the feeds (${NEEDS_POSTGRES})`, (
   it('a lone replica leads every feed; a second one gets half; kill -9 of one and the other takes its feeds within the TTL', async () => {
     const first = start();
     const firstPid = first.child.pid ?? -1;
-    await waitFor(async () => (await spread()).get(firstPid) === FEEDS.length, { timeoutMs: 30_000, what: 'the lone replica to lead all 4 feeds' });
+    await waitFor(async () => (await spread()).get(firstPid) === FEEDS.length, {
+      timeoutMs: 30_000,
+      what: 'the lone replica to lead all 4 feeds',
+    });
 
     const second = start();
     const secondPid = second.child.pid ?? -1;
@@ -92,9 +95,14 @@ describe.skipIf(!hasPostgres)(`replicas spread the feeds (${NEEDS_POSTGRES})`, (
 
     const killedAt = Date.now();
     first.child.kill('SIGKILL');
-    await waitFor(async () => (await spread()).get(secondPid) === FEEDS.length, { timeoutMs: LEASE_TTL_MS + 10_000, what: 'the survivor to lead all 4 feeds' });
+    await waitFor(async () => (await spread()).get(secondPid) === FEEDS.length, {
+      timeoutMs: LEASE_TTL_MS + 10_000,
+      what: 'the survivor to lead all 4 feeds',
+    });
     const takeoverMs = Date.now() - killedAt;
-    process.stdout.write(`[feeds-replicas] takeover of 2 feeds after kill -9: ${takeoverMs} ms (TTL ${LEASE_TTL_MS} ms, retry ${LEASE_RETRY_MS} ms)\n`);
+    process.stdout.write(
+      `[feeds-replicas] takeover of 2 feeds after kill -9: ${takeoverMs} ms (TTL ${LEASE_TTL_MS} ms, retry ${LEASE_RETRY_MS} ms)\n`,
+    );
     expect(takeoverMs).toBeLessThan(LEASE_TTL_MS);
 
     second.child.kill('SIGTERM');

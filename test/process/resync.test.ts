@@ -47,8 +47,10 @@ async function side(label: string): Promise<Side> {
   return { clock, sandbox, client, test: await createTestDatabase(label) };
 }
 
-const worker = (s: Side, state = new WorkerState({ now: () => Date.now() })) =>
-  ({ state, worker: composeWorker({ database: s.test.database, databaseUrl: s.test.url, client: s.client, settings, state, log: silent }) });
+const worker = (s: Side, state = new WorkerState({ now: () => Date.now() })) => ({
+  state,
+  worker: composeWorker({ database: s.test.database, databaseUrl: s.test.url, client: s.client, settings, state, log: silent }),
+});
 
 const drain = (s: Side) => worker(s).worker.drain();
 
@@ -63,7 +65,10 @@ async function send(s: Side, i: number, options: { rejected?: boolean; local?: b
 async function storeView(s: Side) {
   const db = s.test.database.db;
   const n = namesOf(db);
-  const statuses = await queryRows(db, sql`select external_id, status, status_rank, status_occurred_at from ${n.prescriptions} order by external_id`);
+  const statuses = await queryRows(
+    db,
+    sql`select external_id, status, status_rank, status_occurred_at from ${n.prescriptions} order by external_id`,
+  );
   const history = await queryRows(
     db,
     sql`select distinct p.external_id, e.name, e.occurred_at from ${n.events} e left join ${n.prescriptions} p on p.id = e.prescription_id
@@ -128,7 +133,9 @@ describe.skipIf(!hasPostgres)('resync after a worker stopped for longer than the
 
     // B comes back: the operator refuses its iterator; run --once fails naming the fix
     await expect(drain(b)).rejects.toThrow(DrainIncompleteError);
-    await expect(drain(b)).rejects.toThrow(/feed default stopped consuming: the operator says the stored iterator expired.*resync --feed default/);
+    await expect(drain(b)).rejects.toThrow(
+      /feed default stopped consuming: the operator says the stored iterator expired.*resync --feed default/,
+    );
 
     // the daemon holds the feed (no request until the checkpoint moves), /readyz says why
     const daemon = worker(b);
@@ -172,8 +179,14 @@ describe.skipIf(!hasPostgres)('resync after a worker stopped for longer than the
     const viewB = await storeView(b);
     expect(viewB.statuses).toEqual(viewA.statuses);
     expect(viewA.statuses.map((r: any) => [r.external_id, r.status])).toEqual([
-      ['rt-0', 'delivered'], ['rt-1', 'delivered'], ['rt-2', 'delivered'], ['rt-3', 'rejected'],
-      ['rt-4', 'delivered'], ['rt-5', 'delivered'], ['rt-6', 'delivered'], ['rt-7', 'delivered'],
+      ['rt-0', 'delivered'],
+      ['rt-1', 'delivered'],
+      ['rt-2', 'delivered'],
+      ['rt-3', 'rejected'],
+      ['rt-4', 'delivered'],
+      ['rt-5', 'delivered'],
+      ['rt-6', 'delivered'],
+      ['rt-7', 'delivered'],
     ]);
     expect(viewB.history).toEqual(viewA.history);
     expect(viewB.quarantine).toEqual(viewA.quarantine);

@@ -70,9 +70,13 @@ async function deliverDue(w: World): Promise<void> {
   for (const row of await dueRows(w.test.database.db, FEED, 10)) await deliverRow(delivery(w), row, new AbortController().signal);
 }
 
-const enqueue = (w: World, request: PrescriptionRequest) => w.test.database.db.execute(sql`select intake_sync.send_prescription(${JSON.stringify(request)}::jsonb)`);
+const enqueue = (w: World, request: PrescriptionRequest) =>
+  w.test.database.db.execute(sql`select intake_sync.send_prescription(${JSON.stringify(request)}::jsonb)`);
 const outboxRows = (w: World) =>
-  rows<{ external_id: string; state: string; sent_through: string | null }>(w, sql`select external_id, state, sent_through from intake_sync.outbox order by id`);
+  rows<{ external_id: string; state: string; sent_through: string | null }>(
+    w,
+    sql`select external_id, state, sent_through from intake_sync.outbox order by id`,
+  );
 
 describe.skipIf(!hasPostgres)('a migration and the subscriptions created through the old version', () => {
   it('(a) an outbox send through the old URL in flight at the start joins the set; the old source retires only after a rerun moved it', async () => {
@@ -101,17 +105,32 @@ describe.skipIf(!hasPostgres)('a migration and the subscriptions created through
     w.clock.advance(5 * MINUTE);
     await waitFor(
       async () =>
-        (await rows(w, sql`select 1 from intake_sync.events e join intake_sync.prescriptions p on p.id = e.prescription_id
-          where p.external_id = 'lj-1' and e.api_version = ${V1}`)).length === 1,
+        (
+          await rows(
+            w,
+            sql`select 1 from intake_sync.events e join intake_sync.prescriptions p on p.id = e.prescription_id
+          where p.external_id = 'lj-1' and e.api_version = ${V1}`,
+          )
+        ).length === 1,
       { timeoutMs: 10_000, what: "lj-1's V1 event" },
     );
     const polled = w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0;
-    await waitFor(() => (w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0) > polled + 5, { timeoutMs: 10_000, what: 'more V1 polls' });
+    await waitFor(() => (w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0) > polled + 5, {
+      timeoutMs: 10_000,
+      what: 'more V1 polls',
+    });
     expect(await sourceStates(w)).toEqual([`${V1}:draining`, `${V2}:current`]);
 
     const rerun = await finished(migrate(w, ['--json']));
     expect(rerun.code).toBe(0);
-    expect(JSON.parse(rerun.stdout)).toMatchObject({ prescriptions: 2, already_done: 1, created: 1, cancelled: 1, awaiting_send: 0, complete: true });
+    expect(JSON.parse(rerun.stdout)).toMatchObject({
+      prescriptions: 2,
+      already_done: 1,
+      created: 1,
+      cancelled: 1,
+      awaiting_send: 0,
+      complete: true,
+    });
     expect(await progress(w)).toEqual(['lj-0:done', 'lj-1:done']);
     await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
     expect(operatorSubscriptions(w)).toEqual({ 'lj-0': [`${V1}:cancelled`, `${V2}:active`], 'lj-1': [`${V1}:cancelled`, `${V2}:active`] });
@@ -159,7 +178,10 @@ describe.skipIf(!hasPostgres)('a migration and the subscriptions created through
     // the CLI's POST through V1 (no source recorded yet: the configured URL) is applied, its answer held
     const held = w.sandbox.hold({ method: 'POST', resource: 'prescriptions', version: V1, nth: 1, phase: 'after' });
     const sending = cliProcess(w, ['prescriptions', 'send', file, '--json']);
-    await Promise.race([held.reached, sending.exited.then((code) => Promise.reject(new Error(`send exited ${String(code)} before the hold`)))]);
+    await Promise.race([
+      held.reached,
+      sending.exited.then((code) => Promise.reject(new Error(`send exited ${String(code)} before the hold`))),
+    ]);
     // meanwhile a whole migration: cf-1 is not local, so not in its set; V1 retires
     const first = await finished(migrate(w, ['--json']));
     expect(JSON.parse(first.stdout)).toMatchObject({ prescriptions: 1, complete: true });
@@ -168,7 +190,9 @@ describe.skipIf(!hasPostgres)('a migration and the subscriptions created through
     held.release();
     const sent = await finished(sending);
     expect(sent.code).toBe(0);
-    expect(sent.stderr).toContain(`external_id cf-1 was sent through ${w.sandbox.baseUrlFor(V1)} while feed default moved to another version`);
+    expect(sent.stderr).toContain(
+      `external_id cf-1 was sent through ${w.sandbox.baseUrlFor(V1)} while feed default moved to another version`,
+    );
     expect(await sourceStates(w)).toEqual([`${V1}:draining`, `${V2}:current`]);
     expect(await progress(w)).toEqual(['cf-0:done', 'cf-1:pending']);
 
@@ -176,8 +200,13 @@ describe.skipIf(!hasPostgres)('a migration and the subscriptions created through
     w.clock.advance(5 * MINUTE);
     await waitFor(
       async () =>
-        (await rows(w, sql`select 1 from intake_sync.events e join intake_sync.prescriptions p on p.id = e.prescription_id
-          where p.external_id = 'cf-1' and e.api_version = ${V1}`)).length === 1,
+        (
+          await rows(
+            w,
+            sql`select 1 from intake_sync.events e join intake_sync.prescriptions p on p.id = e.prescription_id
+          where p.external_id = 'cf-1' and e.api_version = ${V1}`,
+          )
+        ).length === 1,
       { timeoutMs: 10_000, what: "cf-1's V1 event" },
     );
     const rerun = await finished(migrate(w, ['--json']));
@@ -193,17 +222,26 @@ describe.skipIf(!hasPostgres)('a migration and the subscriptions created through
     w.dir = mkdtempSync(join(tmpdir(), 'vm-late-import-'));
     const file = join(w.dir, 'import.ndjson');
     const identities = [1, 2, 3].map((i) => sampleIdentity(800 + i));
-    writeFileSync(file, identities.map((identity, i) => JSON.stringify({ external_id: `im-${i + 1}`, prescription_identity: identity })).join('\n'));
+    writeFileSync(
+      file,
+      identities.map((identity, i) => JSON.stringify({ external_id: `im-${i + 1}`, prescription_identity: identity })).join('\n'),
+    );
     const subscriptionsOf = (i: number) =>
       [...tenantOf(w).subscriptions.values()]
-        .filter((s) => s.identity.patient_first_name === identities[i]!.patient_first_name && s.identity.patient_dob === identities[i]!.patient_dob)
+        .filter(
+          (s) =>
+            s.identity.patient_first_name === identities[i]!.patient_first_name && s.identity.patient_dob === identities[i]!.patient_dob,
+        )
         .map((s) => `${s.apiVersion}:${s.cancelledAt === null ? 'active' : 'cancelled'}`)
         .sort();
 
     // im-2's POST through V1 is applied, its answer held; meanwhile a migration starts and moves what it can
     const held = w.sandbox.hold({ method: 'POST', resource: 'subscriptions', version: V1, nth: 2, phase: 'after' });
     const importing = cliProcess(w, ['prescriptions', 'import', file, '--subscribe', '--json']);
-    await Promise.race([held.reached, importing.exited.then((code) => Promise.reject(new Error(`import exited ${String(code)} before the hold`)))]);
+    await Promise.race([
+      held.reached,
+      importing.exited.then((code) => Promise.reject(new Error(`import exited ${String(code)} before the hold`))),
+    ]);
     const first = await finished(migrate(w, ['--json']));
     expect(JSON.parse(first.stdout)).toMatchObject({ prescriptions: 3, complete: false });
     // im-1 moved; im-2 and im-3 got their V2 subscription and await an old one
@@ -215,7 +253,10 @@ describe.skipIf(!hasPostgres)('a migration and the subscriptions created through
     // im-2's V1 subscription joined with its id; im-3 already had its V2 one: not subscribed again
     expect(imported.stderr).toContain('1 subscription(s) were created through a source feed default moved away from meanwhile (im-2)');
     expect(await progress(w)).toEqual(['im-1:done', 'im-2:created', 'im-3:awaiting_old_subscription']);
-    const recorded = await rows<{ external_id: string; subscription_id: string }>(w, sql`select external_id, subscription_id from intake_sync.prescriptions order by external_id`);
+    const recorded = await rows<{ external_id: string; subscription_id: string }>(
+      w,
+      sql`select external_id, subscription_id from intake_sync.prescriptions order by external_id`,
+    );
     for (const r of recorded) expect(tenantOf(w).subscriptions.get(r.subscription_id)).toMatchObject({ apiVersion: V2, cancelledAt: null });
 
     // the rerun cancels im-2's V1 subscription at once; im-3 never had one at V1: released
@@ -255,6 +296,9 @@ describe.skipIf(!hasPostgres)('a migration and the subscriptions created through
       values ('fd-2', 'send', '{}'::jsonb, ${w.sandbox.baseUrlFor(V1)}, 1, true)`);
     const draining = (await listFeedSources(w.test.database.db, FEED)).find((s) => s.state === 'draining')!;
     expect(await retireSource(w.test.database.db, FEED, draining.baseUrl, draining.version)).toBe(false);
-    expect((await listFeedSources(w.test.database.db, FEED)).find((s) => s.apiVersion === V1)).toMatchObject({ state: 'draining', migrationCompletedAt: null });
+    expect((await listFeedSources(w.test.database.db, FEED)).find((s) => s.apiVersion === V1)).toMatchObject({
+      state: 'draining',
+      migrationCompletedAt: null,
+    });
   }, 60_000);
 });

@@ -51,7 +51,10 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     // 1. the third POST /subscriptions is applied by the operator, its answer held: the kill lands while it is in flight
     const inFlight = w.sandbox.hold({ method: 'POST', resource: 'subscriptions', version: V2, nth: 3, phase: 'after' });
     const first = migrate(w);
-    await Promise.race([inFlight.reached, first.exited.then((code) => Promise.reject(new Error(`migrate exited ${String(code)} before the hold`)))]);
+    await Promise.race([
+      inFlight.reached,
+      first.exited.then((code) => Promise.reject(new Error(`migrate exited ${String(code)} before the hold`))),
+    ]);
     // 'creating' was committed before the request was sent
     expect(await progress(w)).toEqual(['cm-0:done', 'cm-1:done', 'cm-2:creating', 'cm-3:pending', 'cm-4:pending']);
     first.child.kill('SIGKILL');
@@ -63,15 +66,21 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
 
     // ordered comes under both versions; the worker stores cm-2's V2 copy, which names its unrecorded subscription
     w.clock.advance(5 * MINUTE);
-    await waitFor(async () => (await rows(w, sql`select 1 from intake_sync.events where api_version = ${V2} and name = 'ordered'`)).length === 3, {
-      timeoutMs: 10_000,
-      what: 'the V2 ordered events of cm-0..2',
-    });
+    await waitFor(
+      async () => (await rows(w, sql`select 1 from intake_sync.events where api_version = ${V2} and name = 'ordered'`)).length === 3,
+      {
+        timeoutMs: 10_000,
+        what: 'the V2 ordered events of cm-0..2',
+      },
+    );
 
     // 2. the rerun adopts cm-2's, creates cm-3's; cm-4's POST is held before the operator sees it and the process killed
     const notYet = w.sandbox.hold({ method: 'POST', resource: 'subscriptions', version: V2, nth: 2, phase: 'before' });
     const second = migrate(w);
-    await Promise.race([notYet.reached, second.exited.then((code) => Promise.reject(new Error(`rerun exited ${String(code)} before the hold`)))]);
+    await Promise.race([
+      notYet.reached,
+      second.exited.then((code) => Promise.reject(new Error(`rerun exited ${String(code)} before the hold`))),
+    ]);
     expect(await progress(w)).toEqual(['cm-0:done', 'cm-1:done', 'cm-2:done', 'cm-3:done', 'cm-4:creating']);
     second.child.kill('SIGKILL');
     expect(await second.exited).toBe('SIGKILL');
@@ -82,7 +91,14 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     // 3. the last rerun: cm-4's outcome is unknown and no event shows a subscription: sent again, marked duplicate_possible
     const last = await finished(migrate(w, ['--json']));
     expect(last.code).toBe(0);
-    expect(JSON.parse(last.stdout)).toMatchObject({ prescriptions: 5, already_done: 4, created: 1, adopted: 0, duplicate_possible: 1, complete: true });
+    expect(JSON.parse(last.stdout)).toMatchObject({
+      prescriptions: 5,
+      already_done: 4,
+      created: 1,
+      adopted: 0,
+      duplicate_possible: 1,
+      complete: true,
+    });
     expect(last.stderr).toContain('subscriptions migrate: 5/5 cm-4');
 
     // every prescription: exactly one subscription at V2 (none created twice at the operator), active; the V1 one cancelled
@@ -114,10 +130,15 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     // sent now, its automatic subscription unknown locally (no event yet)
     await send(w, samplePrescription(1, { prefix: 'ak' }), false);
     runWorker(w);
-    await waitFor(async () => (await rows(w, sql`select 1 from intake_sync.events where name = 'accepted'`)).length === 1, { timeoutMs: 10_000, what: 'ak-0 accepted' });
+    await waitFor(async () => (await rows(w, sql`select 1 from intake_sync.events where name = 'accepted'`)).length === 1, {
+      timeoutMs: 10_000,
+      what: 'ak-0 accepted',
+    });
 
     const dry = await finished(migrate(w, ['--dry-run']));
-    expect(dry.stdout).toContain('2 prescription(s) in the migration, 0 already moved, 2 to move (1 whose old subscription is not known yet)');
+    expect(dry.stdout).toContain(
+      '2 prescription(s) in the migration, 0 already moved, 2 to move (1 whose old subscription is not known yet)',
+    );
 
     const run = await finished(migrate(w));
     expect(run.code).toBe(0);
@@ -135,7 +156,9 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     // resync would restart the current position and re-subscribe: refused while the old source drains
     const resync = await finished(cliProcess(w, ['resync']));
     expect(resync.code).toBe(2);
-    expect(resync.stderr).toMatch(/resync: feed default is migrating API versions \(.*2024-12-10 still draining\); finish 'intake-sync subscriptions migrate' first/);
+    expect(resync.stderr).toMatch(
+      /resync: feed default is migrating API versions \(.*2024-12-10 still draining\); finish 'intake-sync subscriptions migrate' first/,
+    );
     const statusText = await finished(cliProcess(w, ['status']));
     expect(statusText.stdout).toMatch(/^migration {7}to 2025-06-01: .*1 await their old subscription: rerun 'subscriptions migrate'/m);
 
@@ -150,15 +173,28 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     await waitFor(async () => (await oldEvent()).length === 1, { timeoutMs: 10_000, what: "ak-1's V1 event" });
     // V1 is still read and not retired: the migration is not complete (many polls of it, observed, not slept)
     const polled = w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0;
-    await waitFor(() => (w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0) > polled + 5, { timeoutMs: 10_000, what: 'more V1 polls' });
+    await waitFor(() => (w.sandbox.store.apiRequests.get(V1)?.get('events') ?? 0) > polled + 5, {
+      timeoutMs: 10_000,
+      what: 'more V1 polls',
+    });
     expect(await sourceStates(w)).toEqual([`${V1}:draining`, `${V2}:current`]);
 
     const rerun = await finished(migrate(w, ['--json']));
     expect(rerun.code).toBe(0);
-    expect(JSON.parse(rerun.stdout)).toMatchObject({ prescriptions: 2, already_done: 1, created: 0, cancelled: 1, awaiting_old_subscription: 0, complete: true });
+    expect(JSON.parse(rerun.stdout)).toMatchObject({
+      prescriptions: 2,
+      already_done: 1,
+      created: 0,
+      cancelled: 1,
+      awaiting_old_subscription: 0,
+      complete: true,
+    });
     expect(operatorSubscriptions(w)).toEqual({ 'ak-0': [`${V1}:cancelled`, `${V2}:active`], 'ak-1': [`${V1}:cancelled`, `${V2}:active`] });
     const [cancelled] = await oldEvent();
-    const [row] = await rows<{ old_subscription_ids: string[] }>(w, sql`select old_subscription_ids from intake_sync.subscription_migrations where external_id = 'ak-1'`);
+    const [row] = await rows<{ old_subscription_ids: string[] }>(
+      w,
+      sql`select old_subscription_ids from intake_sync.subscription_migrations where external_id = 'ak-1'`,
+    );
     expect(row!.old_subscription_ids).toEqual([cancelled!.subscription_id]);
     await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
   }, 60_000);
@@ -177,11 +213,21 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
 
     const released = await finished(migrate(w, ['--release-awaiting', '--json']));
     expect(released.code).toBe(0);
-    expect(JSON.parse(released.stdout)).toMatchObject({ already_done: 1, created: 0, cancelled: 0, released: 1, awaiting_old_subscription: 0, complete: true });
+    expect(JSON.parse(released.stdout)).toMatchObject({
+      already_done: 1,
+      created: 0,
+      cancelled: 0,
+      released: 1,
+      awaiting_old_subscription: 0,
+      complete: true,
+    });
     expect(released.stderr).toContain('rl-fax (released: no old subscription to cancel was ever seen)');
     expect(await progress(w)).toEqual(['rl-0:done', 'rl-fax:released']);
     // its new subscription publishes its events from now on
-    const [fax] = await rows<{ subscription_id: string }>(w, sql`select subscription_id from intake_sync.prescriptions where external_id = 'rl-fax'`);
+    const [fax] = await rows<{ subscription_id: string }>(
+      w,
+      sql`select subscription_id from intake_sync.prescriptions where external_id = 'rl-fax'`,
+    );
     expect(tenantOf(w).subscriptions.get(fax!.subscription_id)).toMatchObject({ apiVersion: V2, cancelledAt: null });
     await waitFor(async () => (await sourceStates(w)).includes(`${V1}:retired`), { timeoutMs: 10_000, what: 'V1 retired' });
   }, 60_000);
@@ -193,7 +239,10 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     // the first run stops at its first POST (killed while held before the operator sees it)
     const held = w.sandbox.hold({ method: 'POST', resource: 'subscriptions', version: V2, nth: 1, phase: 'before' });
     const first = migrate(w);
-    await Promise.race([held.reached, first.exited.then((code) => Promise.reject(new Error(`migrate exited ${String(code)} before the hold`)))]);
+    await Promise.race([
+      held.reached,
+      first.exited.then((code) => Promise.reject(new Error(`migrate exited ${String(code)} before the hold`))),
+    ]);
     first.child.kill('SIGKILL');
     await first.exited;
     held.drop();
@@ -258,7 +307,12 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     );
     const dryJson = await cli([...to(w.sandbox.baseUrlFor(V2)), '--dry-run', '--json']);
     expect(dryJson.code).toBe(0);
-    expect(JSON.parse(dryJson.stdout)).toMatchObject({ dry_run: true, prescriptions: 3, external_ids: ['cl-0', 'cl-1', 'cl-2'], complete: false });
+    expect(JSON.parse(dryJson.stdout)).toMatchObject({
+      dry_run: true,
+      prescriptions: 3,
+      external_ids: ['cl-0', 'cl-1', 'cl-2'],
+      complete: false,
+    });
     await nothingWritten();
     expect(requestCounts(w)).toBe(sent);
 
@@ -268,7 +322,9 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     w.sandbox.setFaults({ errorRate: 0 });
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe('');
-    expect(failed.stderr).toMatch(/intake-sync: subscriptions migrate of feed default: creating the 2025-06-01 subscription of external_id cl-0 failed \(it may have been created/);
+    expect(failed.stderr).toMatch(
+      /intake-sync: subscriptions migrate of feed default: creating the 2025-06-01 subscription of external_id cl-0 failed \(it may have been created/,
+    );
     expect(failed.stderr).toContain('rerun the same command to continue');
 
     const done = await cli(to(w.sandbox.baseUrlFor(V2)));
@@ -300,7 +356,14 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     await send(w, samplePrescription(0, { prefix: 'so' }), true);
     // its old subscription unknown: keeps the migration open (draining) until the rerun
     await send(w, samplePrescription(1, { prefix: 'so' }), false);
-    const daemonEnv = { ...w.env, PAGE_LIMIT: '5', POLL_INTERVAL_MS: '50', LEASE_RETRY_MS: '200', HEALTH_HOST: '127.0.0.1', HEALTH_PORT: '0' };
+    const daemonEnv = {
+      ...w.env,
+      PAGE_LIMIT: '5',
+      POLL_INTERVAL_MS: '50',
+      LEASE_RETRY_MS: '200',
+      HEALTH_HOST: '127.0.0.1',
+      HEALTH_PORT: '0',
+    };
     const daemon = cliProcess(w, ['run'], daemonEnv);
     let port = 0;
     await waitFor(
@@ -315,7 +378,8 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
         .split('\n')
         .filter((l) => l.startsWith('intake_sync_feed_source_info{'))
         .sort();
-    const gauge = (version: string, state: string) => `intake_sync_feed_source_info{feed="default",api_version="${version}",state="${state}"} 1`;
+    const gauge = (version: string, state: string) =>
+      `intake_sync_feed_source_info{feed="default",api_version="${version}",state="${state}"} 1`;
     const status = async (args: string[] = []) => {
       const result = await finished(cliProcess(w, ['status', ...args]));
       expect(result.code).toBe(0);
@@ -341,21 +405,33 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     expect(JSON.parse(await status(['--json'])).sources).toEqual(during);
     expect(JSON.parse(await status(['--all-feeds', '--json'])).feeds[0].sources).toEqual(during);
     const text = await status();
-    expect(text.split('\n').filter((l) => l.startsWith('source '))).toEqual([`source          ${V1} draining ${v1}`, `source          ${V2} current ${v2}`]);
+    expect(text.split('\n').filter((l) => l.startsWith('source '))).toEqual([
+      `source          ${V1} draining ${v1}`,
+      `source          ${V2} current ${v2}`,
+    ]);
     expect((await status(['--all-feeds'])).split('\n').filter((l) => l.startsWith('source '))).toHaveLength(2);
 
     // after: so-1's accepted event names its old subscription, the rerun completes, the daemon retires V1
     w.clock.advance(5 * MINUTE);
     // (so-0's V1 subscription is cancelled already: only so-1's accepted comes under V1)
-    await waitFor(async () => (await rows(w, sql`select 1 from intake_sync.events where api_version = ${V1}`)).length === 1, { timeoutMs: 10_000, what: "so-1's V1 accepted event" });
+    await waitFor(async () => (await rows(w, sql`select 1 from intake_sync.events where api_version = ${V1}`)).length === 1, {
+      timeoutMs: 10_000,
+      what: "so-1's V1 accepted event",
+    });
     expect((await finished(migrate(w))).code).toBe(0);
     await waitFor(async () => (await sourceInfo()).includes(gauge(V1, 'retired')), { timeoutMs: 10_000, what: 'the retired gauge' });
     expect(await sourceInfo()).toEqual([gauge(V1, 'retired'), gauge(V2, 'current')].sort());
     const after = JSON.parse(await status(['--json'])).sources as Array<Record<string, unknown>>;
-    expect(after.map((s) => [s.api_version, s.state])).toEqual([[V1, 'retired'], [V2, 'current']]);
+    expect(after.map((s) => [s.api_version, s.state])).toEqual([
+      [V1, 'retired'],
+      [V2, 'current'],
+    ]);
     expect(after[0]!.migration_completed_at).toEqual(expect.any(String));
     expect(after[0]!.retired_at).toEqual(expect.any(String));
-    expect((await status()).split('\n').filter((l) => l.startsWith('source '))).toEqual([`source          ${V1} retired ${v1}`, `source          ${V2} current ${v2}`]);
+    expect((await status()).split('\n').filter((l) => l.startsWith('source '))).toEqual([
+      `source          ${V1} retired ${v1}`,
+      `source          ${V2} current ${v2}`,
+    ]);
 
     // run refuses a configured base URL that is none of the recorded sources (the daemon stopped first: one leader)
     daemon.child.kill('SIGTERM');
@@ -363,6 +439,8 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     const elsewhere = `${w.sandbox.origin}/intake_api/2025-06-01-mirror`;
     const refused = await finished(cliProcess(w, ['run'], { ...daemonEnv, INTAKE_API_BASE_URL: elsewhere }));
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`feed default: the configured base URL ${elsewhere} is none of the feed's recorded sources (${v1} (retired), ${v2} (current))`);
+    expect(refused.stderr).toContain(
+      `feed default: the configured base URL ${elsewhere} is none of the feed's recorded sources (${v1} (retired), ${v2} (current))`,
+    );
   }, 90_000);
 });

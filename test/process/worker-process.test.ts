@@ -65,7 +65,10 @@ describe.skipIf(!hasPostgres)(`worker process (${NEEDS_POSTGRES})`, () => {
     });
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
-    const [{ count: partial } = { count: 0 }] = await queryRows<{ count: number }>(test.database.db, sql`select count(*)::int as count from intake_sync.events`);
+    const [{ count: partial } = { count: 0 }] = await queryRows<{ count: number }>(
+      test.database.db,
+      sql`select count(*)::int as count from intake_sync.events`,
+    );
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(expectedEvents);
 
@@ -119,7 +122,10 @@ describe.skipIf(!hasPostgres)(`worker process (${NEEDS_POSTGRES})`, () => {
   it('refuses the embedded fallbacks when INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG=1', async () => {
     const refused = start(['run', '--once'], { DATABASE_URL: '', INTAKE_API_BASE_URL: '', INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: '1' });
     expect(await refused.exited).toBe(2);
-    const text = refused.logs().map((l) => String(l.raw ?? '')).join('\n');
+    const text = refused
+      .logs()
+      .map((l) => String(l.raw ?? ''))
+      .join('\n');
     expect(text).toMatch(/INTAKE_API_BASE_URL: is required here/);
     expect(text).toMatch(/DATABASE_URL: is required here/);
   });

@@ -33,7 +33,7 @@ describe('authentication', () => {
     }
   });
 
-  it('a credential does not see another credential\'s prescriptions, subscriptions or events', async () => {
+  it("a credential does not see another credential's prescriptions, subscriptions or events", async () => {
     const created = await call(sandbox, 'POST', '/prescriptions', { body: { prescription: samplePrescription(900, { prefix: 'iso' }) } });
     expect(created.status).toBe(201);
     const own = await call(sandbox, 'GET', '/prescriptions/iso-900');
@@ -48,14 +48,24 @@ describe('authentication', () => {
     expect(bobFeed.body.events).toEqual([]);
     expect((await call(sandbox, 'GET', `/events/${aliceFeed.body.events[0].id}`, { credential: BOB })).status).toBe(404);
     // the same external_id is free for another credential
-    const bobCreate = await call(sandbox, 'POST', '/prescriptions', { credential: BOB, body: { prescription: samplePrescription(900, { prefix: 'iso' }) } });
+    const bobCreate = await call(sandbox, 'POST', '/prescriptions', {
+      credential: BOB,
+      body: { prescription: samplePrescription(900, { prefix: 'iso' }) },
+    });
     expect(bobCreate.status).toBe(201);
   });
 
   it('a revoked credential gets 401; re-adding it restores its data', async () => {
     sandbox.store.addCredential({ key: 'dave', secret: 'd' });
     const dave = { key: 'dave', secret: 'd' };
-    expect((await call(sandbox, 'POST', '/prescriptions', { credential: dave, body: { prescription: samplePrescription(1, { prefix: 'dave' }) } })).status).toBe(201);
+    expect(
+      (
+        await call(sandbox, 'POST', '/prescriptions', {
+          credential: dave,
+          body: { prescription: samplePrescription(1, { prefix: 'dave' }) },
+        })
+      ).status,
+    ).toBe(201);
     sandbox.store.revokeCredential('dave');
     expect((await call(sandbox, 'GET', '/prescriptions/dave-1', { credential: dave })).status).toBe(401);
     sandbox.store.addCredential(dave);
@@ -82,7 +92,12 @@ describe('POST /prescriptions', () => {
   it.each([
     ['bad dob', { patient: { ...valid.patient, dob: '01/02/1980' } }, 'prescription.patient.dob', 'must be a date in YYYY-MM-DD format'],
     ['missing external_id', { external_id: undefined }, 'prescription.external_id', 'is required'],
-    ['bad state', { patient: { ...valid.patient, address: { ...valid.patient.address, state: 'PR' } } }, 'prescription.patient.address.state', undefined],
+    [
+      'bad state',
+      { patient: { ...valid.patient, address: { ...valid.patient.address, state: 'PR' } } },
+      'prescription.patient.address.state',
+      undefined,
+    ],
     ['unknown ndc', { medication: { ...valid.medication, ndc: '12345678901' } }, 'prescription.medication.ndc', undefined],
     ['bad npi check digit', { prescriber: { ...valid.prescriber, npi: '1000000005' } }, 'prescription.prescriber.npi', undefined],
     ['wrong pharmacy', { pharmacy: { ...valid.pharmacy, ncpdpid: '1' } }, 'prescription.pharmacy.ncpdpid', undefined],
@@ -98,7 +113,9 @@ describe('POST /prescriptions', () => {
   it('creates, answers the response shape, and refuses a duplicate external_id', async () => {
     const request = {
       ...samplePrescription(2, { prefix: 'shape' }),
-      allergies: [{ source_of_information: 'P', adverse_event: { text: 'rash', code: null }, drug_product: { code: null, text: 'penicillin' } }],
+      allergies: [
+        { source_of_information: 'P', adverse_event: { text: 'rash', code: null }, drug_product: { code: null, text: 'penicillin' } },
+      ],
     };
     const res = await call(sandbox, 'POST', '/prescriptions', { body: { prescription: request } });
     expect(res.status).toBe(201);
@@ -178,9 +195,24 @@ describe('subscriptions', () => {
 
   it.each([
     ['missing identity', { backfill_previous_events: true }, 'subscription.prescription_identity', 'is required'],
-    ['bad npi', { prescription_identity: { ...identity, prescriber_npi: '123' } }, 'subscription.prescription_identity.prescriber_npi', undefined],
-    ['empty first name', { prescription_identity: { ...identity, patient_first_name: ' ' } }, 'subscription.prescription_identity.patient_first_name', undefined],
-    ['backfill not boolean', { backfill_previous_events: 'yes', prescription_identity: identity }, 'subscription.backfill_previous_events', undefined],
+    [
+      'bad npi',
+      { prescription_identity: { ...identity, prescriber_npi: '123' } },
+      'subscription.prescription_identity.prescriber_npi',
+      undefined,
+    ],
+    [
+      'empty first name',
+      { prescription_identity: { ...identity, patient_first_name: ' ' } },
+      'subscription.prescription_identity.patient_first_name',
+      undefined,
+    ],
+    [
+      'backfill not boolean',
+      { backfill_previous_events: 'yes', prescription_identity: identity },
+      'subscription.backfill_previous_events',
+      undefined,
+    ],
   ])('%s → 422 keyed by %s', async (_, subscription, path, message) => {
     const res = await call(sandbox, 'POST', '/subscriptions', { body: { subscription } });
     expect(res.status).toBe(422);

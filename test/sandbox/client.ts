@@ -24,7 +24,8 @@ export async function call(
 ): Promise<ApiResponse> {
   const credential = options.credential ?? sandbox.credentials[0]!;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (options.authorization !== null) headers.authorization = options.authorization ?? `Bearer ${bearerToken(credential.key, credential.secret)}`;
+  if (options.authorization !== null)
+    headers.authorization = options.authorization ?? `Bearer ${bearerToken(credential.key, credential.secret)}`;
   const base = options.version === undefined ? sandbox.baseUrl : sandbox.baseUrlFor(options.version);
   const res = await fetch(`${base}${path}`, {
     method,
@@ -46,7 +47,12 @@ export async function readFeed(sandbox: Sandbox, limit: number, version?: string
   const events: any[] = [];
   let iterator: string | undefined;
   for (let page = 0; page < 10_000; page++) {
-    const res = await call(sandbox, 'GET', `/events?limit=${limit}${iterator ? `&iterator=${iterator}` : ''}`, version === undefined ? {} : { version });
+    const res = await call(
+      sandbox,
+      'GET',
+      `/events?limit=${limit}${iterator ? `&iterator=${iterator}` : ''}`,
+      version === undefined ? {} : { version },
+    );
     if (res.status !== 200) throw new Error(`GET /events answered ${res.status}`);
     events.push(...res.body.events);
     iterator = res.body.meta.iterator;

@@ -28,7 +28,9 @@ describe('dropAfterProcessingRate and the per-external_id request ledger', () =>
 
   it('DELETE: the cancellation is applied, then the connection drops; GET is never dropped', async () => {
     sandbox = await startSandbox({ clock: new ManualClock() });
-    expect((await call(sandbox, 'POST', '/prescriptions', { body: { prescription: samplePrescription(2, { prefix: 'dap' }) } })).status).toBe(201);
+    expect(
+      (await call(sandbox, 'POST', '/prescriptions', { body: { prescription: samplePrescription(2, { prefix: 'dap' }) } })).status,
+    ).toBe(201);
     sandbox.setFaults({ dropAfterProcessingRate: 1 });
     await expect(call(sandbox, 'DELETE', '/prescriptions/dap-2')).rejects.toThrow(/fetch failed/);
     const found = await call(sandbox, 'GET', '/prescriptions/dap-2');

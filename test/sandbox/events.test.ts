@@ -70,10 +70,15 @@ describe('sandbox schedule', () => {
     const events = await readFeed(sandbox, 250);
     const tags = events.map((e) => `${e.prescription_identity.patient_first_name}:${e.name}`);
     expect(tags).toEqual([
-      'Testpatb:accepted', 'Testpatc:accepted', 'Testpatd:rejected',
-      'Testpatb:ordered', 'Testpatc:ordered',
-      'Testpatb:dispensed', 'Testpatc:dispensed',
-      'Testpatb:delivered', 'Testpatc:delivered',
+      'Testpatb:accepted',
+      'Testpatc:accepted',
+      'Testpatd:rejected',
+      'Testpatb:ordered',
+      'Testpatc:ordered',
+      'Testpatb:dispensed',
+      'Testpatc:dispensed',
+      'Testpatb:delivered',
+      'Testpatc:delivered',
     ]);
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
   });
@@ -99,10 +104,16 @@ describe('subscriptions and publication', () => {
   it('a second matching subscription gets its own copies with its subscription_id (identity matched case-insensitively)', async () => {
     await send(1);
     const identity = identityOf(samplePrescription(1));
-    const shouting = { ...identity, patient_first_name: ` ${identity.patient_first_name.toUpperCase()} `, patient_last_name: identity.patient_last_name.toLowerCase() };
+    const shouting = {
+      ...identity,
+      patient_first_name: ` ${identity.patient_first_name.toUpperCase()} `,
+      patient_last_name: identity.patient_last_name.toLowerCase(),
+    };
     const created = await call(sandbox, 'POST', '/subscriptions', { body: { subscription: { prescription_identity: shouting } } });
     expect(created.status).toBe(201);
-    const mismatch = await call(sandbox, 'POST', '/subscriptions', { body: { subscription: { prescription_identity: { ...identity, patient_state: 'ZZ' } } } });
+    const mismatch = await call(sandbox, 'POST', '/subscriptions', {
+      body: { subscription: { prescription_identity: { ...identity, patient_state: 'ZZ' } } },
+    });
     expect(mismatch.status).toBe(201);
     clock.advance(5 * MINUTE);
     const events = await readFeed(sandbox, 250);
@@ -119,9 +130,13 @@ describe('subscriptions and publication', () => {
     const before = await readFeed(sandbox, 250);
     expect(names(before)).toEqual(['accepted', 'ordered']);
     const identity = identityOf(samplePrescription(1));
-    const plain = await call(sandbox, 'POST', '/subscriptions', { body: { subscription: { backfill_previous_events: false, prescription_identity: identity } } });
+    const plain = await call(sandbox, 'POST', '/subscriptions', {
+      body: { subscription: { backfill_previous_events: false, prescription_identity: identity } },
+    });
     expect((await readFeed(sandbox, 250)).length).toBe(2);
-    const backfilled = await call(sandbox, 'POST', '/subscriptions', { body: { subscription: { backfill_previous_events: true, prescription_identity: identity } } });
+    const backfilled = await call(sandbox, 'POST', '/subscriptions', {
+      body: { subscription: { backfill_previous_events: true, prescription_identity: identity } },
+    });
     expect(backfilled.body.subscription.backfill_previous_events).toBe(true);
     const after = await readFeed(sandbox, 250);
     const copies = after.slice(2);
@@ -176,11 +191,14 @@ describe('GET /events', () => {
     expect(typeof res.body.error).toBe('string');
   });
 
-  it.each(['garbage', '', encodeIterator(5), Buffer.from('p1:x').toString('base64url')])('iterator %s (unparseable or beyond the feed) → 400', async (iterator) => {
-    const res = await call(sandbox, 'GET', `/events?iterator=${encodeURIComponent(iterator)}`);
-    expect(res.status).toBe(400);
-    expect(typeof res.body.error).toBe('string');
-  });
+  it.each(['garbage', '', encodeIterator(5), Buffer.from('p1:x').toString('base64url')])(
+    'iterator %s (unparseable or beyond the feed) → 400',
+    async (iterator) => {
+      const res = await call(sandbox, 'GET', `/events?iterator=${encodeURIComponent(iterator)}`);
+      expect(res.status).toBe(400);
+      expect(typeof res.body.error).toBe('string');
+    },
+  );
 
   it('GET /events/{id}: 200 {event} for a published id, 404 otherwise', async () => {
     sandbox.store.seedBulk({ count: 2 });

@@ -118,7 +118,9 @@ describe('content faults', () => {
     expect(feed).toHaveLength(200);
     const order = ['accepted', 'ordered', 'dispensed', 'delivered'];
     const outOfOrder = feed.some((event, i) =>
-      feed.slice(i + 1).some((later) => later.subscription_id === event.subscription_id && order.indexOf(later.name) < order.indexOf(event.name)),
+      feed
+        .slice(i + 1)
+        .some((later) => later.subscription_id === event.subscription_id && order.indexOf(later.name) < order.indexOf(event.name)),
     );
     expect(outOfOrder).toBe(true);
   });
@@ -165,7 +167,10 @@ describe('seedBulk and admin endpoints', () => {
     expect((await admin(sb, 'credentials', { add: { key: 'k2', secret: 's2' }, revoke: 'k' })).body).toEqual({ keys: ['k2'] });
     expect((await call(sb, 'GET', '/events')).status).toBe(401);
     const stats = await admin(sb, 'stats');
-    expect(stats.body.credentials.map((c: any) => [c.key, c.active])).toEqual([['k', false], ['k2', true]]);
+    expect(stats.body.credentials.map((c: any) => [c.key, c.active])).toEqual([
+      ['k', false],
+      ['k2', true],
+    ]);
     expect((await admin(sb, 'nope', {})).status).toBe(404);
   });
 

@@ -9,7 +9,11 @@ import { HAPPY_PATH, REJECTION_PATH, sandboxPath, stepDueAt, takesRejectionPath 
 import { parseLimit } from '../../src/sandbox/routes-events.js';
 import { errorsByField } from '../../src/sandbox/validation-errors.js';
 
-const person = (first: string, middle: string | null | undefined, last: string) => ({ first_name: first, middle_name: middle, last_name: last });
+const person = (first: string, middle: string | null | undefined, last: string) => ({
+  first_name: first,
+  middle_name: middle,
+  last_name: last,
+});
 
 describe('rules', () => {
   it.each([
@@ -28,7 +32,10 @@ describe('rules', () => {
   });
 
   it.each([
-    [0, 5], [1, 10], [2, 15], [3, 20],
+    [0, 5],
+    [1, 10],
+    [2, 15],
+    [3, 20],
   ])('step %i is due %i minutes after receipt', (step, minutes) => {
     expect(stepDueAt(1_000, step)).toBe(1_000 + minutes * 60_000);
   });
@@ -153,8 +160,17 @@ describe('faults', () => {
 
 describe('limit', () => {
   it.each([
-    [null, 250], ['1', 1], ['250', 250], ['100', 100],
-    ['0', undefined], ['251', undefined], ['abc', undefined], ['', undefined], ['1.5', undefined], ['-1', undefined], ['1e2', undefined],
+    [null, 250],
+    ['1', 1],
+    ['250', 250],
+    ['100', 100],
+    ['0', undefined],
+    ['251', undefined],
+    ['abc', undefined],
+    ['', undefined],
+    ['1.5', undefined],
+    ['-1', undefined],
+    ['1e2', undefined],
   ])('%s → %s', (raw, expected) => {
     expect(parseLimit(raw)).toBe(expected);
   });

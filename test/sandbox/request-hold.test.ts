@@ -15,7 +15,9 @@ describe('sandbox request holds', () => {
     call(sandbox, 'POST', '/subscriptions', {
       body: { subscription: { prescription_identity: identityOf(samplePrescription(1)), backfill_previous_events: false } },
     });
-  const subscriptions = () => [...sandbox.store.authenticate(sandbox.credentials[0]!.key, sandbox.credentials[0]!.secret)!.subscriptions.values()];
+  const subscriptions = () => [
+    ...sandbox.store.authenticate(sandbox.credentials[0]!.key, sandbox.credentials[0]!.secret)!.subscriptions.values(),
+  ];
 
   it('before, released: the operator applies it then', async () => {
     sandbox = await startSandbox({ clock: new ManualClock() });

@@ -71,7 +71,9 @@ describe('sandbox retention', () => {
     // a position at the oldest retained entry is still served
     expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(4)}`)).status).toBe(200);
     // an iterator this feed never issued stays the other 400
-    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(99)}`)).body).toEqual({ error: 'iterator is not valid for this feed' });
+    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(99)}`)).body).toEqual({
+      error: 'iterator is not valid for this feed',
+    });
   });
 
   it('jump mode: the same iterator silently reads from the oldest retained event', async () => {

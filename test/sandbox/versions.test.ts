@@ -57,7 +57,9 @@ describe.each<VersionListing>(['separate', 'shared'])('sandbox serving two versi
     expect(created.status).toBe(201);
     expect(created.body.subscription.api_version).toBe(V2);
     // a prescription sent through V2 gets its automatic subscription at V2
-    expect((await call(sandbox, 'POST', '/prescriptions', { version: V2, body: { prescription: samplePrescription(2) } })).status).toBe(201);
+    expect((await call(sandbox, 'POST', '/prescriptions', { version: V2, body: { prescription: samplePrescription(2) } })).status).toBe(
+      201,
+    );
     clock.advance(5 * MINUTE);
 
     const underV1 = await readFeed(sandbox, 250, V1);

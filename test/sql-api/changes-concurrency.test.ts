@@ -62,7 +62,9 @@ async function writeRounds(url: string, random: () => number): Promise<{ rounds:
         const size = Math.min(remaining, 1 + Math.floor(random() * 30));
         const label = `r${r}w${w}`;
         await writers[w]!.unsafe('begin');
-        await writers[w]!.unsafe(`update intake_sync.prescriptions set status = '${label}' where id between ${offset + 1} and ${offset + size}`);
+        await writers[w]!.unsafe(
+          `update intake_sync.prescriptions set status = '${label}' where id between ${offset + 1} and ${offset + size}`,
+        );
         started.push(label);
         sizes.set(label, size);
         offset += size;
@@ -120,7 +122,10 @@ test.skipIf(!onPostgres)(
       const table = await admin<{ cursor: string }[]>`select cursor from intake_sync.status_changes_since(null, 10000)`;
       expect(table).toHaveLength(TOTAL_CHANGES);
       const lastCursor = table.at(-1)!.cursor;
-      await waitFor(() => received.some((c) => c.cursor === lastCursor), { timeoutMs: 120_000, what: 'the follower to reach the last change' });
+      await waitFor(() => received.some((c) => c.cursor === lastCursor), {
+        timeoutMs: 120_000,
+        what: 'the follower to reach the last change',
+      });
 
       expect(reconnects).toBeGreaterThanOrEqual(1);
       expect(rounds.filter((r) => r.committed && r.committed[r.committed.length - 1] === r.started[0]).length).toBeGreaterThan(10);
@@ -130,7 +135,11 @@ test.skipIf(!onPostgres)(
       expect(new Set(received.map((c) => c.cursor)).size).toBe(received.length);
       expect(new Set(keys).size).toBe(received.length);
       expect(received).toHaveLength(TOTAL_CHANGES);
-      for (const [label, size] of sizes) expect(received.filter((c) => c.new_status === label), label).toHaveLength(size);
+      for (const [label, size] of sizes)
+        expect(
+          received.filter((c) => c.new_status === label),
+          label,
+        ).toHaveLength(size);
 
       // commit order: each transaction's changes together, transactions in the order they committed
       const feedOrder: string[] = [];

@@ -126,7 +126,10 @@ describe('writers append their changes in their own transaction', () => {
       { external_id: 'rx-bob', prescription_identity: identity({ patient_first_name: 'Bob', erx_message_id: 'ERX-B' }) },
     ]);
     const names = namesOf(db);
-    const page = preparePage([event('e1', 'accepted', '2024-12-10T10:00:00Z'), event('e3', 'ordered', '2024-12-10T10:00:00Z', { patient_first_name: 'Bob', erx_message_id: 'ERX-B' })]);
+    const page = preparePage([
+      event('e1', 'accepted', '2024-12-10T10:00:00Z'),
+      event('e3', 'ordered', '2024-12-10T10:00:00Z', { patient_first_name: 'Bob', erx_message_id: 'ERX-B' }),
+    ]);
     const statement = applyPageSql(names, {
       feed: FEED,
       expectedVersion: 0,
@@ -188,45 +191,52 @@ describe('writers append their changes in their own transaction', () => {
     await db.execute(sql`insert into intake_sync.prescriptions (external_id, patient_first_name, patient_last_name, patient_state,
         patient_dob, prescriber_npi, written_date, drug_ndc, identity_key, status, status_rank, status_event_id)
       values ('rx-restored', 'First', 'Last', 'NY', '1990-01-01', '1234567893', '2024-12-01', '00002015204', 'k', 'dispensed', 3, 'e9')`);
-    expect((await since(null)).map((r) => [r.external_id, r.previous_status, r.new_status, r.event_id])).toEqual([['rx-restored', null, 'dispensed', 'e9']]);
+    expect((await since(null)).map((r) => [r.external_id, r.previous_status, r.new_status, r.event_id])).toEqual([
+      ['rx-restored', null, 'dispensed', 'e9'],
+    ]);
   });
 });
 
 describe.skipIf(!onPostgres)('NOTIFY intake_sync_status', () => {
-  test.skipIf(!onPostgres)(`after each commit that changed a status, with a payload naming only the commit (${NEEDS_POSTGRES})`, async () => {
-    await insertPrescriptions(3);
-    const listener = postgres(tdb.url!, { max: 1, onnotice: () => {} });
-    const payloads: string[] = [];
-    try {
-      await listener.listen('intake_sync_status', (payload) => payloads.push(payload));
-      await expect(
-        db.transaction(async (tx) => {
-          await tx.execute(sql`update intake_sync.prescriptions set status = 'accepted' where id = 1`);
-          throw new Error('roll back');
-        }),
-      ).rejects.toThrow('roll back');
-      await db.transaction(async (tx) => {
-        await tx.execute(sql`update intake_sync.prescriptions set status = 'accepted' where id <= 2`);
-        await tx.execute(sql`update intake_sync.prescriptions set status = 'ordered' where id = 1`);
-        // nothing is delivered before the commit
-        await listener`select 1`;
-        expect(payloads).toEqual([]);
-      });
-      await waitFor(() => payloads.length > 0, { timeoutMs: 10_000, what: 'the notification' });
-      const [commit] = await queryRows<{ commit_seq: string }>(db, sql`select commit_seq::text from intake_sync.change_commits`);
-      // the rolled-back transaction sent none: the only notification is the committed one's, with its three changes
-      expect(payloads.map((p) => JSON.parse(p) as unknown)).toEqual([{ commit_seq: Number(commit?.commit_seq), changes: 3 }]);
-      expect(payloads[0]).not.toMatch(/rx-|First|Last|accepted|ordered/);
-    } finally {
-      await listener.end({ timeout: 1 });
-    }
-  });
+  test.skipIf(!onPostgres)(
+    `after each commit that changed a status, with a payload naming only the commit (${NEEDS_POSTGRES})`,
+    async () => {
+      await insertPrescriptions(3);
+      const listener = postgres(tdb.url!, { max: 1, onnotice: () => {} });
+      const payloads: string[] = [];
+      try {
+        await listener.listen('intake_sync_status', (payload) => payloads.push(payload));
+        await expect(
+          db.transaction(async (tx) => {
+            await tx.execute(sql`update intake_sync.prescriptions set status = 'accepted' where id = 1`);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
+        await db.transaction(async (tx) => {
+          await tx.execute(sql`update intake_sync.prescriptions set status = 'accepted' where id <= 2`);
+          await tx.execute(sql`update intake_sync.prescriptions set status = 'ordered' where id = 1`);
+          // nothing is delivered before the commit
+          await listener`select 1`;
+          expect(payloads).toEqual([]);
+        });
+        await waitFor(() => payloads.length > 0, { timeoutMs: 10_000, what: 'the notification' });
+        const [commit] = await queryRows<{ commit_seq: string }>(db, sql`select commit_seq::text from intake_sync.change_commits`);
+        // the rolled-back transaction sent none: the only notification is the committed one's, with its three changes
+        expect(payloads.map((p) => JSON.parse(p) as unknown)).toEqual([{ commit_seq: Number(commit?.commit_seq), changes: 3 }]);
+        expect(payloads[0]).not.toMatch(/rx-|First|Last|accepted|ordered/);
+      } finally {
+        await listener.end({ timeout: 1 });
+      }
+    },
+  );
 
   test.skipIf(!onPostgres)('status_changes_since is index-driven: no scan of all changes per call', async () => {
     await insertPrescriptions(500);
     for (const status of ['accepted', 'ordered', 'dispensed', 'delivered']) {
       for (let from = 1; from <= 500; from += 50) {
-        await db.execute(sql`update intake_sync.prescriptions set status = ${status}::text where id between ${from}::int and ${from + 49}::int`);
+        await db.execute(
+          sql`update intake_sync.prescriptions set status = ${status}::text where id between ${from}::int and ${from + 49}::int`,
+        );
       }
     }
     await db.execute(sql`analyze intake_sync.status_changes`);
@@ -237,7 +247,9 @@ describe.skipIf(!onPostgres)('NOTIFY intake_sync_status', () => {
     const plans: string[] = [];
     try {
       await explainer.unsafe(`load 'auto_explain'`);
-      await explainer.unsafe(`set auto_explain.log_min_duration = 0; set auto_explain.log_nested_statements = on; set client_min_messages = log`);
+      await explainer.unsafe(
+        `set auto_explain.log_min_duration = 0; set auto_explain.log_nested_statements = on; set client_min_messages = log`,
+      );
       await explainer`select * from intake_sync.status_changes_since(${all[1000]!.cursor}, 100)`;
     } finally {
       await explainer.end({ timeout: 1 });

@@ -40,7 +40,11 @@ const statuses = () =>
 describe('the feed argument', () => {
   test('the same external_id in two feeds is two prescriptions; the two-argument call is feed default', async () => {
     await app.query(`select * from "intake_sync".register_prescription($1::text, $2::text::jsonb)`, ['rx-1', json(identity())]);
-    await app.query(`select * from "intake_sync".register_prescription($1::text, $2::text::jsonb, $3::text)`, ['rx-1', json(identity()), 'clinic-b']);
+    await app.query(`select * from "intake_sync".register_prescription($1::text, $2::text::jsonb, $3::text)`, [
+      'rx-1',
+      json(identity()),
+      'clinic-b',
+    ]);
     // named argument form too
     await app.query(`select * from "intake_sync".register_prescription('rx-2', $1::text::jsonb, feed => 'clinic-b')`, [json(identity())]);
     expect(await statuses()).toEqual([
@@ -50,7 +54,7 @@ describe('the feed argument', () => {
     ]);
   });
 
-  test('an event of one feed matches only its own feed\'s prescription, through the page apply and the registration', async () => {
+  test("an event of one feed matches only its own feed's prescription, through the page apply and the registration", async () => {
     await app.query(`select * from "intake_sync".register_prescription('rx-a', $1::text::jsonb, 'clinic-a')`, [json(identity())]);
     await app.query(`select * from "intake_sync".register_prescription('rx-b', $1::text::jsonb, 'clinic-b')`, [json(identity())]);
     // identical identities in two feeds: not ambiguous, each event goes to its own feed's prescription
@@ -67,11 +71,13 @@ describe('the feed argument', () => {
     expect(await rematch(tdb.database.db, { feed: 'default' })).toMatchObject({ examined: 0 });
     expect(await rematch(tdb.database.db)).toMatchObject({ examined: 1, matched: 0, stillUnmatched: 1 });
     // registered in its own feed, it matches at once
-    const [registered] = await app.query(`select * from "intake_sync".register_prescription('rx-c', $1::text::jsonb, 'clinic-c')`, [json(identity())]);
+    const [registered] = await app.query(`select * from "intake_sync".register_prescription('rx-c', $1::text::jsonb, 'clinic-c')`, [
+      json(identity()),
+    ]);
     expect(registered).toMatchObject({ external_id: 'rx-c', rematched: 1, status: 'ordered' });
   });
 
-  test('the change feed names each change\'s feed', async () => {
+  test("the change feed names each change's feed", async () => {
     await app.query(`select * from "intake_sync".register_prescription('rx-a', $1::text::jsonb, 'clinic-a')`, [json(identity())]);
     await applyEvents('clinic-a', [event('a-1', 'accepted', '2024-12-10T10:00:00Z')]);
     const changes = await app.query(`select feed, external_id, new_status from "intake_sync".status_changes_since(null, 10)`);
@@ -82,7 +88,9 @@ describe('the feed argument', () => {
     const body = json(samplePrescription(1));
     await app.query(`select "intake_sync".send_prescription($1::text::jsonb)`, [body]);
     await app.query(`select "intake_sync".send_prescription($1::text::jsonb, 'clinic-b')`, [body]);
-    expect(await sqlError(app.query(`select "intake_sync".send_prescription($1::text::jsonb, 'clinic-b')`, [body]))).toMatchObject({ code: '23505' });
+    expect(await sqlError(app.query(`select "intake_sync".send_prescription($1::text::jsonb, 'clinic-b')`, [body]))).toMatchObject({
+      code: '23505',
+    });
     await app.query(`select "intake_sync".cancel_prescription($1::text, 'clinic-b')`, [samplePrescription(1).external_id]);
     expect(await app.query(`select feed, kind from "intake_sync".outbox_status order by id`)).toEqual([
       { feed: 'default', kind: 'send' },
@@ -103,8 +111,10 @@ describe('the feed argument', () => {
     ] as const) {
       expect(await sqlError(app.query(statement, [...args, feed]))).toEqual({ code, message });
     }
-    expect(await app.query(`select (select count(*) from "intake_sync".prescriptions)::int as p, (select count(*) from "intake_sync".outbox)::int as o`)).toEqual([
-      { p: 0, o: 0 },
-    ]);
+    expect(
+      await app.query(
+        `select (select count(*) from "intake_sync".prescriptions)::int as p, (select count(*) from "intake_sync".outbox)::int as o`,
+      ),
+    ).toEqual([{ p: 0, o: 0 }]);
   });
 });

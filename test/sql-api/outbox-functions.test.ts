@@ -48,7 +48,8 @@ describe('send_prescription / cancel_prescription', () => {
       ['fn-1', 'cancel', 'pending', 0, null],
     ]);
     expect(Object.keys(rows[0] ?? {})).not.toContain('body');
-    for (const column of ['created_at', 'updated_at', 'last_attempt_at', 'completed_at']) expect(Object.keys(rows[0] ?? {})).toContain(column);
+    for (const column of ['created_at', 'updated_at', 'last_attempt_at', 'completed_at'])
+      expect(Object.keys(rows[0] ?? {})).toContain(column);
   });
 
   test("the vendor's transaction rolled back: neither its own row nor the outbox row remains", async () => {
@@ -86,10 +87,22 @@ describe('send_prescription / cancel_prescription', () => {
       code: '23502',
       message: 'prescription.patient: is required',
     });
-    expect(await failure('select intake_sync.send_prescription(null)')).toMatchObject({ code: '23502', message: 'prescription: is required' });
-    expect(await failure(`select intake_sync.send_prescription('[1]'::jsonb)`)).toMatchObject({ code: '22023', message: 'prescription: must be an object' });
-    expect(await failure('select intake_sync.cancel_prescription(null)')).toMatchObject({ code: '23502', message: 'external_id: is required' });
-    expect(await failure(`select intake_sync.cancel_prescription(' ')`)).toMatchObject({ code: '22023', message: 'external_id: must not be empty' });
+    expect(await failure('select intake_sync.send_prescription(null)')).toMatchObject({
+      code: '23502',
+      message: 'prescription: is required',
+    });
+    expect(await failure(`select intake_sync.send_prescription('[1]'::jsonb)`)).toMatchObject({
+      code: '22023',
+      message: 'prescription: must be an object',
+    });
+    expect(await failure('select intake_sync.cancel_prescription(null)')).toMatchObject({
+      code: '23502',
+      message: 'external_id: is required',
+    });
+    expect(await failure(`select intake_sync.cancel_prescription(' ')`)).toMatchObject({
+      code: '22023',
+      message: 'external_id: must not be empty',
+    });
     expect(await outboxCount()).toBe(0);
   });
 
@@ -122,7 +135,8 @@ describe('send_prescription / cancel_prescription', () => {
   });
 
   test('the functions are SECURITY DEFINER with a fixed search_path, and not executable by PUBLIC', async () => {
-    const rows = await run(`select p.proname, p.prosecdef, to_jsonb(p.proconfig) as proconfig, has_function_privilege('public', p.oid, 'execute') as public_exec
+    const rows =
+      await run(`select p.proname, p.prosecdef, to_jsonb(p.proconfig) as proconfig, has_function_privilege('public', p.oid, 'execute') as public_exec
       from pg_proc p join pg_namespace n on n.oid = p.pronamespace
       where n.nspname = 'intake_sync' and p.proname in ('send_prescription', 'cancel_prescription') order by 1`);
     expect(rows).toEqual([

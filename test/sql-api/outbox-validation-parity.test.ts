@@ -29,10 +29,21 @@ function at(path: string, value: unknown): Edit {
     return p;
   };
 }
-const whole = (value: unknown): Edit => () => value;
-const both = (...edits: Edit[]): Edit => (p) => edits.reduce<unknown>((acc, edit) => edit(acc as Json), p);
+const whole =
+  (value: unknown): Edit =>
+  () =>
+    value;
+const both =
+  (...edits: Edit[]): Edit =>
+  (p) =>
+    edits.reduce<unknown>((acc, edit) => edit(acc as Json), p);
 
-const allergy = { source_of_information: 'P', effective_date: null, adverse_event: { text: 'rash', code: null }, drug_product: { code: null, text: 'x' } };
+const allergy = {
+  source_of_information: 'P',
+  effective_date: null,
+  adverse_event: { text: 'rash', code: null },
+  drug_product: { code: null, text: 'x' },
+};
 const diagnosis = { primary_icd10_code: 'E11.9', primary_icd10_description: 'Type 2 diabetes' };
 
 const CASES: Array<[string, Edit]> = [
@@ -54,8 +65,14 @@ const CASES: Array<[string, Edit]> = [
   ['days_supply null', at('medication.days_supply', null)],
   ['days_supply omitted', at('medication.days_supply', undefined)],
   ['number_of_refills 2.0', at('number_of_refills', 2.0)],
-  ['diagnosis with both secondaries', at('medication.diagnosis', { ...diagnosis, secondary_icd10_code: 'I10', secondary_icd10_description: 'Hypertension' })],
-  ['diagnosis with empty secondaries', at('medication.diagnosis', { ...diagnosis, secondary_icd10_code: '', secondary_icd10_description: null })],
+  [
+    'diagnosis with both secondaries',
+    at('medication.diagnosis', { ...diagnosis, secondary_icd10_code: 'I10', secondary_icd10_description: 'Hypertension' }),
+  ],
+  [
+    'diagnosis with empty secondaries',
+    at('medication.diagnosis', { ...diagnosis, secondary_icd10_code: '', secondary_icd10_description: null }),
+  ],
   ['prescriber sample address', at('prescriber.address', { address1: '1 Main St', city: 'Albany', state: 'NY', zip: '12207' })],
   ['fax given', at('prescriber.fax', '212-555-0199')],
   // refused
@@ -167,7 +184,9 @@ describe('the SQL validator agrees with the zod schema', () => {
       const problem = rows[index]?.problem ?? null;
       const sqlPath = problem?.[0] ?? null;
       if (zod.ok !== (problem === null)) {
-        disagreements.push(`${name}: zod ${zod.ok ? 'accepts' : `refuses (${zod.paths.join(', ')})`}, SQL ${problem ? `refuses (${sqlPath})` : 'accepts'}`);
+        disagreements.push(
+          `${name}: zod ${zod.ok ? 'accepts' : `refuses (${zod.paths.join(', ')})`}, SQL ${problem ? `refuses (${sqlPath})` : 'accepts'}`,
+        );
       } else if (!zod.ok && sqlPath !== zod.first) {
         disagreements.push(`${name}: zod's first issue ${zod.first}, SQL names ${sqlPath}`);
       }

@@ -31,7 +31,8 @@ beforeEach(async () => {
 });
 
 const REGISTER = `select * from "intake_sync".register_prescription($1::text, $2::text::jsonb)`;
-const register = (query: PlainQuery, externalId: string | null, id: unknown) => query(REGISTER, [externalId, id === undefined ? null : JSON.stringify(id)]);
+const register = (query: PlainQuery, externalId: string | null, id: unknown) =>
+  query(REGISTER, [externalId, id === undefined ? null : JSON.stringify(id)]);
 const statusOf = (query: PlainQuery) =>
   query(`select external_id, status, status_occurred_at::text, events from "intake_sync".prescription_status order by external_id`);
 const openFindings = (query: PlainQuery) =>
@@ -56,21 +57,26 @@ describe('register_prescription()', () => {
     expect(await register(app.query, ' rx-1 ', identity({ patient_last_name: 'Byron' }))).toEqual([
       { external_id: 'rx-1', inserted: false, rematched: 0, status: null },
     ]);
-    expect(await app.query(`select patient_last_name, subscription_id, cancellation_requested_at::text from "intake_sync"."prescriptions"`)).toEqual([
-      { patient_last_name: 'Byron', subscription_id: 'sub-9', cancellation_requested_at: '2024-12-10 12:00:00+00' },
-    ]);
+    expect(
+      await app.query(`select patient_last_name, subscription_id, cancellation_requested_at::text from "intake_sync"."prescriptions"`),
+    ).toEqual([{ patient_last_name: 'Byron', subscription_id: 'sub-9', cancellation_requested_at: '2024-12-10 12:00:00+00' }]);
   });
 
   test('a held event moves the status in the registering transaction: rollback leaves it held, commit shows both at once', async () => {
     await applyEvents([event('e1', 'accepted', '2024-12-10T10:00:00Z'), event('e2', 'ordered', '2024-12-10T10:05:00Z')]);
-    expect(await openFindings(app.query)).toEqual([{ event_id: 'e1', reason: 'unmatched' }, { event_id: 'e2', reason: 'unmatched' }]);
+    expect(await openFindings(app.query)).toEqual([
+      { event_id: 'e1', reason: 'unmatched' },
+      { event_id: 'e2', reason: 'unmatched' },
+    ]);
 
     await app
       .transaction(async (query) => {
         expect(await register(query, 'rx-ada', identity({ patient_first_name: ' ADA ' }))).toEqual([
           { external_id: 'rx-ada', inserted: true, rematched: 2, status: 'ordered' },
         ]);
-        expect(await statusOf(query)).toEqual([{ external_id: 'rx-ada', status: 'ordered', status_occurred_at: '2024-12-10 10:05:00+00', events: 2 }]);
+        expect(await statusOf(query)).toEqual([
+          { external_id: 'rx-ada', status: 'ordered', status_occurred_at: '2024-12-10 10:05:00+00', events: 2 },
+        ]);
         expect(await openFindings(query)).toEqual([]);
         throw ROLLBACK;
       })
@@ -86,14 +92,19 @@ describe('register_prescription()', () => {
         expect(await openFindings(observer.query)).toHaveLength(2);
       }
     });
-    expect(await statusOf(observer.query)).toEqual([{ external_id: 'rx-ada', status: 'ordered', status_occurred_at: '2024-12-10 10:05:00+00', events: 2 }]);
+    expect(await statusOf(observer.query)).toEqual([
+      { external_id: 'rx-ada', status: 'ordered', status_occurred_at: '2024-12-10 10:05:00+00', events: 2 },
+    ]);
     expect(await openFindings(observer.query)).toEqual([]);
   });
 
   test('bad input raises naming the field and writes nothing', async () => {
     await applyEvents([event('e1', 'accepted', '2024-12-10T10:00:00Z')]);
     const { patient_last_name: _dropped, ...withoutLastName } = identity();
-    expect(await sqlError(register(app.query, 'rx-1', withoutLastName))).toEqual({ code: '23502', message: 'identity.patient_last_name: required' });
+    expect(await sqlError(register(app.query, 'rx-1', withoutLastName))).toEqual({
+      code: '23502',
+      message: 'identity.patient_last_name: required',
+    });
     expect(await sqlError(register(app.query, 'rx-1', identity({ prescriber_npi: '1234567890' })))).toEqual({
       code: '22023',
       message: 'identity.prescriber_npi: must be a 10-digit NPI with a valid check digit',
@@ -143,7 +154,10 @@ describe('register_prescription()', () => {
     expect(await register(app.query, 'rx-2', identity({ patient_last_name: 'Other' }))).toEqual([
       { external_id: 'rx-2', inserted: false, rematched: 1, status: null },
     ]);
-    expect((await statusOf(app.query)).map((row) => [row.external_id, row.status])).toEqual([['rx-1', 'accepted'], ['rx-2', null]]);
+    expect((await statusOf(app.query)).map((row) => [row.external_id, row.status])).toEqual([
+      ['rx-1', 'accepted'],
+      ['rx-2', null],
+    ]);
   });
 
   test('an eRx id decides over the identity fields', async () => {
@@ -158,17 +172,29 @@ describe('prescription_status', () => {
   test('counts distinct applied events, and is what listLocalPrescriptions() returns', async () => {
     await register(app.query, 'rx-1', identity());
     await register(app.query, 'rx-2', identity({ patient_last_name: 'Byron' }));
-    const page = [event('e1', 'accepted', '2024-12-10T10:00:00Z'), event('e2', 'dispensed', '2024-12-10T10:10:00Z'), event('e3', 'ordered', '2024-12-10T10:05:00Z')];
+    const page = [
+      event('e1', 'accepted', '2024-12-10T10:00:00Z'),
+      event('e2', 'dispensed', '2024-12-10T10:10:00Z'),
+      event('e3', 'ordered', '2024-12-10T10:05:00Z'),
+    ];
     await applyEvents(page);
     await applyEvents(page);
     const rows = await app.query(
       `select external_id, status, status_occurred_at, cancellation_requested_at, events, updated_at, subscription_id
        from "intake_sync".prescription_status order by external_id`,
     );
-    expect(rows.map((r) => [r.external_id, r.status, r.events])).toEqual([['rx-1', 'dispensed', 3], ['rx-2', null, 0]]);
+    expect(rows.map((r) => [r.external_id, r.status, r.events])).toEqual([
+      ['rx-1', 'dispensed', 3],
+      ['rx-2', null, 0],
+    ]);
     const listed = await listLocalPrescriptions(tdb.database.db);
     expect(listed.map((p) => [p.external_id, p.status, p.status_occurred_at, p.events])).toEqual(
-      rows.map((r) => [r.external_id, r.status, r.status_occurred_at ? new Date(r.status_occurred_at as string).toISOString() : null, r.events]),
+      rows.map((r) => [
+        r.external_id,
+        r.status,
+        r.status_occurred_at ? new Date(r.status_occurred_at as string).toISOString() : null,
+        r.events,
+      ]),
     );
   });
 });
@@ -189,7 +215,9 @@ describe.skipIf(!realServer)(`with other sessions (${NEEDS_POSTGRES})`, () => {
       }
     });
     expect(await page).toMatchObject({ matched: 1, quarantined: { unmatched: 0 } });
-    expect(await statusOf(app.query)).toEqual([{ external_id: 'rx-1', status: 'accepted', status_occurred_at: '2024-12-10 10:00:00+00', events: 1 }]);
+    expect(await statusOf(app.query)).toEqual([
+      { external_id: 'rx-1', status: 'accepted', status_occurred_at: '2024-12-10 10:00:00+00', events: 1 },
+    ]);
   });
 
   test('an application role needs EXECUTE on the function and SELECT on the view, not the tables', async () => {

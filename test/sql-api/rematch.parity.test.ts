@@ -25,7 +25,13 @@ afterAll(async () => {
   await tdb.drop();
 });
 
-const NAMES: Array<[string, number | null]> = [['accepted', 1], ['ordered', 2], ['dispensed', 3], ['delivered', 4], ['refilled', null]];
+const NAMES: Array<[string, number | null]> = [
+  ['accepted', 1],
+  ['ordered', 2],
+  ['dispensed', 3],
+  ['delivered', 4],
+  ['refilled', null],
+];
 const pick = <T>(random: Random, items: readonly T[]): T => items[randomIndex(random, items.length)] as T;
 
 interface Local {
@@ -49,7 +55,14 @@ async function seed(random: Random, keys: readonly string[], erxIds: readonly (s
       `insert into "intake_sync"."prescriptions" (external_id, patient_first_name, patient_last_name, patient_state, patient_dob, prescriber_npi,
          written_date, drug_ndc, identity_key, erx_message_id, status, status_rank, status_occurred_at)
        values ($1, 'x', 'x', 'x', 'x', 'x', 'x', 'x', $2, $3, $4, $5, $6)`,
-      [local.externalId, local.key, local.erx, withStatus ? status : null, withStatus ? rank : 0, withStatus ? '2024-12-10T09:00:00Z' : null],
+      [
+        local.externalId,
+        local.key,
+        local.erx,
+        withStatus ? status : null,
+        withStatus ? rank : 0,
+        withStatus ? '2024-12-10T09:00:00Z' : null,
+      ],
     );
   }
   const events = 5 + randomIndex(random, 40);
@@ -118,7 +131,12 @@ describe('rematch_held() and the old TypeScript statement', () => {
     await seed(random, ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'], [null, null, null, 'E1', 'E2', 'E3', 'E4']);
     const reference = await tryOut(async (query) => {
       const [row] = await query<Record<string, number>>(referenceText);
-      return { examined: row?.examined, matched: row?.matched, still_unmatched: row?.still_unmatched, still_ambiguous: row?.still_ambiguous };
+      return {
+        examined: row?.examined,
+        matched: row?.matched,
+        still_unmatched: row?.still_unmatched,
+        still_ambiguous: row?.still_ambiguous,
+      };
     });
     const fn = await tryOut(async (query) => (await query(`select * from "intake_sync".rematch_held()`))[0]);
     expect(fn).toEqual(reference);
@@ -129,20 +147,27 @@ describe("a registration's targeted rematch", () => {
   const lastNames = ['Avery', 'Brook', 'Cole', 'Drake'];
   const keyOf = (lastName: string) => identityKey(identity({ patient_last_name: lastName }));
 
-  test.each(Array.from({ length: 30 }, (_, seed) => seed))('random store %i: a full rematch afterwards changes nothing', async (seedValue) => {
-    const random = createPrng(1000 + seedValue);
-    const locals = await seed(random, lastNames.map(keyOf), [null, null, 'E1', 'E2', 'E3']);
-    // the held set as the worker keeps it: consistent with the local prescriptions
-    await db.query(`select * from "intake_sync".rematch_held()`);
-    const externalId = random() < 0.7 && locals.length > 0 ? pick(random, locals).externalId : 'rx-new';
-    const registration = [externalId, JSON.stringify(identity({ patient_last_name: pick(random, lastNames), erx_message_id: pick(random, [null, 'E1', 'E2', 'E4']) }))];
-    const register = (query: PlainQuery) => query(`select * from "intake_sync".register_prescription($1::text, $2::text::jsonb)`, registration);
-    const targeted = await tryOut(register);
-    const full = await tryOut(async (query) => {
-      const result = await register(query);
-      await query(`select * from "intake_sync".rematch_held()`);
-      return result;
-    });
-    expect(targeted).toEqual(full);
-  });
+  test.each(Array.from({ length: 30 }, (_, seed) => seed))(
+    'random store %i: a full rematch afterwards changes nothing',
+    async (seedValue) => {
+      const random = createPrng(1000 + seedValue);
+      const locals = await seed(random, lastNames.map(keyOf), [null, null, 'E1', 'E2', 'E3']);
+      // the held set as the worker keeps it: consistent with the local prescriptions
+      await db.query(`select * from "intake_sync".rematch_held()`);
+      const externalId = random() < 0.7 && locals.length > 0 ? pick(random, locals).externalId : 'rx-new';
+      const registration = [
+        externalId,
+        JSON.stringify(identity({ patient_last_name: pick(random, lastNames), erx_message_id: pick(random, [null, 'E1', 'E2', 'E4']) })),
+      ];
+      const register = (query: PlainQuery) =>
+        query(`select * from "intake_sync".register_prescription($1::text, $2::text::jsonb)`, registration);
+      const targeted = await tryOut(register);
+      const full = await tryOut(async (query) => {
+        const result = await register(query);
+        await query(`select * from "intake_sync".rematch_held()`);
+        return result;
+      });
+      expect(targeted).toEqual(full);
+    },
+  );
 });

@@ -27,7 +27,15 @@ afterAll(async () => {
 
 const ABSENT = Symbol('absent');
 type Field = keyof ReturnType<typeof identity>;
-const REQUIRED: Field[] = ['patient_first_name', 'patient_last_name', 'patient_state', 'patient_dob', 'prescriber_npi', 'written_date', 'drug_ndc'];
+const REQUIRED: Field[] = [
+  'patient_first_name',
+  'patient_last_name',
+  'patient_state',
+  'patient_dob',
+  'prescriber_npi',
+  'written_date',
+  'drug_ndc',
+];
 
 /** The fixture identity with one field replaced (ABSENT deletes it). */
 function withField(field: string, value: unknown): Record<string, unknown> {
@@ -48,14 +56,35 @@ const IDENTITIES: Array<[string, unknown]> = [
   ['a number', 7],
   ['an empty object', {}],
   ...REQUIRED.flatMap((field) =>
-    ([
-      ['absent', ABSENT], ['null', null], ['a number', 1234567893], ['true', true], ['an object', {}], ['an array', ['x']],
-      ['empty', ''], ['spaces', '   '], ['U+3000 only', '\u3000'], ['U+0085 only (not JS whitespace)', '\u0085'], ['padded', ' x '],
-    ] as const).map(([label, value]): [string, unknown] => [`${field} ${label}`, withField(field, value)]),
+    (
+      [
+        ['absent', ABSENT],
+        ['null', null],
+        ['a number', 1234567893],
+        ['true', true],
+        ['an object', {}],
+        ['an array', ['x']],
+        ['empty', ''],
+        ['spaces', '   '],
+        ['U+3000 only', '\u3000'],
+        ['U+0085 only (not JS whitespace)', '\u0085'],
+        ['padded', ' x '],
+      ] as const
+    ).map(([label, value]): [string, unknown] => [`${field} ${label}`, withField(field, value)]),
   ),
-  ...([
-    ['absent', ABSENT], ['null', null], ['empty', ''], ['spaces', ' '], ['a string', 'ERX-1'], ['a number', 5], ['true', true], ['an object', {}], ['an array', []],
-  ] as const).map(([label, value]): [string, unknown] => [`erx_message_id ${label}`, withField('erx_message_id', value)]),
+  ...(
+    [
+      ['absent', ABSENT],
+      ['null', null],
+      ['empty', ''],
+      ['spaces', ' '],
+      ['a string', 'ERX-1'],
+      ['a number', 5],
+      ['true', true],
+      ['an object', {}],
+      ['an array', []],
+    ] as const
+  ).map(([label, value]): [string, unknown] => [`erx_message_id ${label}`, withField('erx_message_id', value)]),
   ...['1234567893', '1234567890', ' 1234567893', '1234567893\n', '123456789', '12345678930', '١٢٣٤٥٦٧٨٩٣', '12345-7893'].map(
     (npi): [string, unknown] => [`prescriber_npi ${JSON.stringify(npi)}`, withField('prescriber_npi', npi)],
   ),
@@ -63,7 +92,12 @@ const IDENTITIES: Array<[string, unknown]> = [
 ];
 
 const EXTERNAL_IDS: Array<[string, string | undefined]> = [
-  ['rx-1', 'rx-1'], ['padded', ' rx-1 '], ['empty', ''], ['spaces', '  '], ['U+00A0 only', '\u00a0'], ['SQL NULL', undefined],
+  ['rx-1', 'rx-1'],
+  ['padded', ' rx-1 '],
+  ['empty', ''],
+  ['spaces', '  '],
+  ['U+00A0 only', '\u00a0'],
+  ['SQL NULL', undefined],
 ];
 
 /** zod's verdict as the paths of its issues, named as the SQL parameters are: `identity.<field>`. */
@@ -100,7 +134,10 @@ describe('identity_key() validates as prescriptionIdentitySchema', () => {
     for (const [label, value] of IDENTITIES) {
       sqlVerdicts.push([label, await sqlPaths(db.query(`select "intake_sync".identity_key($1::text::jsonb)`, [jsonText(value)]))]);
     }
-    const zodVerdicts = IDENTITIES.map(([label, value]): [string, string[]] => [label, zodPaths(prescriptionIdentitySchema, value).map((p) => (p ? `identity.${p}` : 'identity'))]);
+    const zodVerdicts = IDENTITIES.map(([label, value]): [string, string[]] => [
+      label,
+      zodPaths(prescriptionIdentitySchema, value).map((p) => (p ? `identity.${p}` : 'identity')),
+    ]);
     expect(sqlVerdicts).toEqual(zodVerdicts);
   });
 });
@@ -141,8 +178,22 @@ describe('what register_prescription() stores', () => {
 
   test('is what `prescriptions import` stores for the same line', async () => {
     const lines = [
-      { external_id: ' rx-padded ', prescription_identity: identity({ patient_first_name: '\u00a0 Ada\u3000', patient_last_name: ' LOVELACE\t', patient_state: ' ny ' }) },
-      { external_id: 'rx-dates', prescription_identity: identity({ patient_dob: ' 12/10/1990 ', written_date: '2024-12-01T10:00:00Z ', drug_ndc: ' 00002-0152-04 ' }) },
+      {
+        external_id: ' rx-padded ',
+        prescription_identity: identity({
+          patient_first_name: '\u00a0 Ada\u3000',
+          patient_last_name: ' LOVELACE\t',
+          patient_state: ' ny ',
+        }),
+      },
+      {
+        external_id: 'rx-dates',
+        prescription_identity: identity({
+          patient_dob: ' 12/10/1990 ',
+          written_date: '2024-12-01T10:00:00Z ',
+          drug_ndc: ' 00002-0152-04 ',
+        }),
+      },
       { external_id: 'rx-erx', prescription_identity: identity({ erx_message_id: '  ERX-1 ' }) },
       { external_id: 'rx-blank-erx', prescription_identity: identity({ erx_message_id: ' ' }) },
       { external_id: 'rx-unicode', prescription_identity: identity({ patient_first_name: 'E\u0301LODIE', patient_last_name: 'ΟΔΟΣ' }) },
@@ -152,14 +203,20 @@ describe('what register_prescription() stores', () => {
     const byImport = await stored();
     await truncateStore(tdb.database.db);
     for (const line of lines) {
-      await db.query(`select * from "intake_sync".register_prescription($1::text, $2::text::jsonb)`, [line.external_id, JSON.stringify(line.prescription_identity)]);
+      await db.query(`select * from "intake_sync".register_prescription($1::text, $2::text::jsonb)`, [
+        line.external_id,
+        JSON.stringify(line.prescription_identity),
+      ]);
     }
     expect(await stored()).toEqual(byImport);
   });
 
   test('a rejected registration raises before it writes', async () => {
     const error = await sqlError(
-      db.query(`select * from "intake_sync".register_prescription($1::text, $2::text::jsonb)`, ['rx-1', JSON.stringify(withField('patient_last_name', ABSENT))]),
+      db.query(`select * from "intake_sync".register_prescription($1::text, $2::text::jsonb)`, [
+        'rx-1',
+        JSON.stringify(withField('patient_last_name', ABSENT)),
+      ]),
     );
     expect(error).toEqual({ code: '23502', message: 'identity.patient_last_name: required' });
     expect(await stored()).toEqual([]);

@@ -43,7 +43,7 @@ export async function snapshotStore(db: Db): Promise<Record<string, unknown[]>> 
   const tables = ['events', 'prescriptions', 'quarantine', 'feed_checkpoints', 'checkpoint_resets'];
   const result: Record<string, unknown[]> = {};
   for (const table of tables) {
-    result[table] = await queryRows(db, sql`select * from ${sql.identifier("intake_sync")}.${sql.identifier(table)} order by 1`);
+    result[table] = await queryRows(db, sql`select * from ${sql.identifier('intake_sync')}.${sql.identifier(table)} order by 1`);
   }
   return result;
 }

@@ -85,7 +85,12 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
     duplicates: page.events.length - row.inserted + page.duplicatesInPage,
     statusChanges: row.status_changes,
     matched: row.matched,
-    quarantined: { malformed: page.malformed.length, unmatched: row.unmatched, ambiguous: row.ambiguous, unsupported_version: row.unsupported_version },
+    quarantined: {
+      malformed: page.malformed.length,
+      unmatched: row.unmatched,
+      ambiguous: row.ambiguous,
+      unsupported_version: row.unsupported_version,
+    },
     newestOccurredAt: page.newestOccurredAt,
     timingsMs: {
       prepare: page.prepareMs,

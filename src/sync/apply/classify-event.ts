@@ -68,5 +68,8 @@ export function versionHold(apiVersion: string): { reason: 'unsupported_version'
   if (isSupportedApiVersion(apiVersion)) return null;
   // the version is operator-chosen text, not PHI; bounded so a hostile value cannot bloat the row
   const shown = apiVersion.length > 40 ? `${apiVersion.slice(0, 40)}...` : apiVersion;
-  return { reason: 'unsupported_version', detail: `api_version ${JSON.stringify(shown)} is not one this build reads (${SUPPORTED_API_VERSIONS.join(', ')})` };
+  return {
+    reason: 'unsupported_version',
+    detail: `api_version ${JSON.stringify(shown)} is not one this build reads (${SUPPORTED_API_VERSIONS.join(', ')})`,
+  };
 }

@@ -2,7 +2,6 @@ import type { MalformedEvent, PageRowsJson, PreparedEvent, PreparedPage } from '
 
 export type { PageRowsJson } from './prepared-page.js';
 
-
 function eventRowJson(event: PreparedEvent): string {
   const head = JSON.stringify({
     id: event.id,

@@ -100,7 +100,10 @@ export class SyncWorker {
     this.stopSignal.abort();
     const loopEnded = settlesWithin(Promise.all([this.poller?.stop(), this.running]), this.deps.stopWaitMs ?? DEFAULT_STOP_WAIT_MS);
     if (await loopEnded) return;
-    this.deps.log.warn({ waitedMs: this.deps.stopWaitMs ?? DEFAULT_STOP_WAIT_MS }, 'a database call did not settle while stopping: releasing the lease and leaving it to the server');
+    this.deps.log.warn(
+      { waitedMs: this.deps.stopWaitMs ?? DEFAULT_STOP_WAIT_MS },
+      'a database call did not settle while stopping: releasing the lease and leaving it to the server',
+    );
     await this.deps.lease.release();
   }
 

@@ -126,7 +126,10 @@ export class LeaseSession {
       }
       // more than its share (a replica joined): the most recently taken feed is given up, one per check
       if (mustYieldLease(this.held.size, this.options.feeds.length, Number(row.members)) && [...this.held].at(-1) === feed) {
-        this.options.log?.info({ feed, held: this.held.size, members: Number(row.members) }, 'holding more than this replica\'s share of the feeds: giving one up');
+        this.options.log?.info(
+          { feed, held: this.held.size, members: Number(row.members) },
+          "holding more than this replica's share of the feeds: giving one up",
+        );
         await this.unlock(client, feed);
         return false;
       }
@@ -169,7 +172,8 @@ export class LeaseSession {
       fetch_types: false,
       connection: {
         // the operator's application_name from the URL as given; else ours, saying what this session is
-        application_name: new URL(this.url).searchParams.get('application_name') ||
+        application_name:
+          new URL(this.url).searchParams.get('application_name') ||
           `${applicationName()} lease ${this.options.feeds.length === 1 ? this.options.feeds[0] : `${this.options.feeds.length} feeds`}`,
         idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
       },
@@ -197,7 +201,9 @@ export class LeaseSession {
     const names = [...this.options.feeds.map((feed) => leaseName(this.schema, feed)), membersName(this.schema)];
     const rows = await withDeadline(
       // JSON text, not an array parameter: array types are never looked up (fetch_types: false)
-      client<{ name: string; key: number }[]>`select name, hashtext(name) as key from json_array_elements_text(${JSON.stringify(names)}::text::json) as name`.execute(),
+      client<
+        { name: string; key: number }[]
+      >`select name, hashtext(name) as key from json_array_elements_text(${JSON.stringify(names)}::text::json) as name`.execute(),
       this.deadlineMs,
       'resolving the feed lease keys',
     );

@@ -49,7 +49,10 @@ export interface FeedLeases {
 }
 
 /** One lock connection for all of a process's feeds, spreading them over the replicas. */
-export function createFeedLeases(database: Database, options: { feeds: readonly string[]; url: string | undefined; idleTtlMs: number; log?: Logger }): FeedLeases {
+export function createFeedLeases(
+  database: Database,
+  options: { feeds: readonly string[]; url: string | undefined; idleTtlMs: number; log?: Logger },
+): FeedLeases {
   if (database.kind !== 'postgres') return { lease: () => embeddedLease, close: async () => {} };
   if (!options.url) throw new Error('a Postgres feed lease needs the database URL for its own connection');
   const session = new LeaseSession(options.url, database.names.schema, options);

@@ -125,22 +125,26 @@ export async function recordSentPrescription(
   subscriptionId?: string,
   scope: FeedScope = {},
 ): Promise<void> {
-  await registerLocalPrescriptions(db, [
-    {
-      external_id: request.external_id,
-      prescription_identity: {
-        patient_first_name: request.patient.first_name,
-        patient_last_name: request.patient.last_name,
-        patient_state: request.patient.address.state,
-        patient_dob: request.patient.dob,
-        prescriber_npi: request.prescriber.npi,
-        written_date: request.written_date,
-        drug_ndc: request.medication.ndc,
+  await registerLocalPrescriptions(
+    db,
+    [
+      {
+        external_id: request.external_id,
+        prescription_identity: {
+          patient_first_name: request.patient.first_name,
+          patient_last_name: request.patient.last_name,
+          patient_state: request.patient.address.state,
+          patient_dob: request.patient.dob,
+          prescriber_npi: request.prescriber.npi,
+          written_date: request.written_date,
+          drug_ndc: request.medication.ndc,
+        },
+        subscription_id: subscriptionId ?? null,
+        cancellation_requested_at: response.cancellation_requested_at,
       },
-      subscription_id: subscriptionId ?? null,
-      cancellation_requested_at: response.cancellation_requested_at,
-    },
-  ], scope);
+    ],
+    scope,
+  );
 }
 
 /** Mirrors a cancellation request on the local row; false when there is no such row. */
@@ -157,7 +161,12 @@ export async function markCancellationRequested(db: Db, externalId: string, at: 
  * Sets the subscription created for an already registered prescription; `onlyIfNone`: unless one was
  * recorded meanwhile (an API version migration gives it its new-version subscription).
  */
-export async function setSubscriptionId(db: Db, externalId: string, subscriptionId: string, scope: FeedScope & { onlyIfNone?: boolean } = {}): Promise<void> {
+export async function setSubscriptionId(
+  db: Db,
+  externalId: string,
+  subscriptionId: string,
+  scope: FeedScope & { onlyIfNone?: boolean } = {},
+): Promise<void> {
   await db.execute(
     sql`update ${namesOf(db).prescriptions} set subscription_id = ${subscriptionId}::text, updated_at = now()
         where feed = ${scope.feed ?? DEFAULT_FEED}::text and external_id = ${externalId}::text

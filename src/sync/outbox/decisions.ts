@@ -54,7 +54,11 @@ export function outcomeOfError(kind: OutboxKind, error: unknown, aborted: boolea
     return { kind: 'refused', status: 404, reason: kind === 'cancel' ? 'not found at the operator' : '404 from the operator' };
   }
   if (error instanceof RequestValidationError) {
-    return { kind: 'refused', status: null, reason: clip(`refused by the client before sending: invalid ${error.issues.map((i) => i.path).join(', ')}`) };
+    return {
+      kind: 'refused',
+      status: null,
+      reason: clip(`refused by the client before sending: invalid ${error.issues.map((i) => i.path).join(', ')}`),
+    };
   }
   if (error instanceof UnexpectedStatusError) {
     return { kind: 'refused', status: error.status, reason: `unexpected status ${error.status} from the operator` };
@@ -69,7 +73,12 @@ export function outcomeOfError(kind: OutboxKind, error: unknown, aborted: boolea
   const name = error instanceof Error ? error.name : typeof error;
   const ambiguity = mayHaveBeenProcessed(error) ? ' (the request may have landed: reconciled before any resend)' : '';
   const code = (error as { code?: unknown } | null)?.code;
-  return { kind: 'transient', status: null, reason: clip(`${name}${typeof code === 'string' ? ` ${code}` : ''}${ambiguity}`), retryAfterMs: undefined };
+  return {
+    kind: 'transient',
+    status: null,
+    reason: clip(`${name}${typeof code === 'string' ? ` ${code}` : ''}${ambiguity}`),
+    retryAfterMs: undefined,
+  };
 }
 
 /**

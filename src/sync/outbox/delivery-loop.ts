@@ -79,7 +79,10 @@ export class OutboxLoop {
           // a database error around one row: it stays pending (in doubt) and is retried
           errors++;
           lastError = error;
-          this.deps.log.warn({ outbox_id: row.id, external_id: row.externalId, error: summarizeFailure(error) }, 'outbox row could not be recorded');
+          this.deps.log.warn(
+            { outbox_id: row.id, external_id: row.externalId, error: summarizeFailure(error) },
+            'outbox row could not be recorded',
+          );
         }
       }
     };

@@ -4,13 +4,7 @@ import { schemaIssuesFrom } from '../../intake/errors/schema-issues.js';
 import { prescriptionRequestSchema } from '../../intake/prescription.js';
 import type { Logger } from '../../log.js';
 import { markCancellationRequested, recordSentPrescription } from '../matching/local-prescriptions.js';
-import {
-  cancelPrecondition,
-  outcomeOfError,
-  rowAfter,
-  type DeliveryOutcome,
-  type OutboxBackoff,
-} from './decisions.js';
+import { cancelPrecondition, outcomeOfError, rowAfter, type DeliveryOutcome, type OutboxBackoff } from './decisions.js';
 import { claimAttempt, failUnsent, settleRow, type Claim, type DueRow } from './store.js';
 
 export type OutboxClient = Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
@@ -52,7 +46,14 @@ export async function deliverRow(deps: OutboxDeliveryDeps, row: DueRow, signal: 
   const update = rowAfter(outcome, claim.attempt, deps.backoff, deps.random);
   if (!update) return;
   const settled = await settleRow(db, row.id, claim.attempt, update);
-  const context = { outbox_id: row.id, external_id: row.externalId, kind: row.kind, attempt: claim.attempt, state: update.state, status: update.responseStatus };
+  const context = {
+    outbox_id: row.id,
+    external_id: row.externalId,
+    kind: row.kind,
+    attempt: claim.attempt,
+    state: update.state,
+    status: update.responseStatus,
+  };
   if (!settled) log.warn(context, 'outbox row was claimed again meanwhile (another leader): its attempt decides');
   else if (update.state === 'delivered') log.info(context, 'outbox row delivered');
   else if (update.state === 'failed') log.warn({ ...context, reason: update.lastError }, 'outbox row failed: not retried');
@@ -66,7 +67,9 @@ async function attempt(deps: OutboxDeliveryDeps, row: DueRow, claim: Claim, sign
   try {
     if (row.kind === 'cancel') {
       const response = await client.cancelPrescription(row.externalId, { signal });
-      await markCancellationRequested(db, row.externalId, response.cancellation_requested_at ?? new Date().toISOString(), { feed: deps.feed });
+      await markCancellationRequested(db, row.externalId, response.cancellation_requested_at ?? new Date().toISOString(), {
+        feed: deps.feed,
+      });
       return { kind: 'delivered', status: 200 };
     }
     const parsed = prescriptionRequestSchema.safeParse(row.body);

@@ -109,9 +109,21 @@ export async function resetCheckpoint(
 
 /** The feed's reset audit trail, oldest first. */
 export async function listCheckpointResets(db: Db, feed: string): Promise<CheckpointReset[]> {
-  const rows = await queryRows<{ feed: string; from_iterator: string | null; to_iterator: string | null; reset_by: string; reset_at: unknown }>(
+  const rows = await queryRows<{
+    feed: string;
+    from_iterator: string | null;
+    to_iterator: string | null;
+    reset_by: string;
+    reset_at: unknown;
+  }>(
     db,
     sql`select feed, from_iterator, to_iterator, reset_by, reset_at from ${namesOf(db).checkpointResets} where feed = ${feed}::text order by id`,
   );
-  return rows.map((r) => ({ feed: r.feed, from: r.from_iterator, to: r.to_iterator, by: r.reset_by, at: new Date(r.reset_at as string | Date) }));
+  return rows.map((r) => ({
+    feed: r.feed,
+    from: r.from_iterator,
+    to: r.to_iterator,
+    by: r.reset_by,
+    at: new Date(r.reset_at as string | Date),
+  }));
 }

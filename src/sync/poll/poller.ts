@@ -1,4 +1,3 @@
-import type { Logger } from '../../log.js';
 import { UnauthorizedError } from '../../intake/errors/unauthorized-error.js';
 import {
   checkpointNeedsTouch,
@@ -6,16 +5,13 @@ import {
   describeCursorProblem,
   eventsFailureFacts,
   suspectsGap,
-  type CursorProblemKind,
 } from '../state/cursor-problem.js';
 import { CheckpointConflictError } from '../apply/errors/checkpoint-conflict-error.js';
 import { DrainIncompleteError } from './errors/drain-incomplete-error.js';
 import { upstreamFailureReason } from '../state/failure-reason.js';
 import { summarizeFailure } from '../state/failure-summary.js';
 import type { DelayReason } from './next-delay.js';
-import type { PreparedPage } from '../apply/prepare-page.js';
-import type { LoopSleep } from '../../lib/loop-sleep.js';
-import { combineTotals, type ApplyTimings, type FailureSource, type PageCounts, type WorkerState, type WorkerTotals } from '../state/worker-state.js';
+import { combineTotals, type FailureSource } from '../state/worker-state.js';
 
 import type { AppliedPage, DrainSummary, FetchedPage, LoadedCheckpoint, PollerDeps } from './poll-loop.js';
 import type { PassOutcome } from './pass-outcome.js';
@@ -128,7 +124,10 @@ export class Poller {
           wait = { kind: 'caught-up' };
           break;
         case 'no-progress':
-          log.warn({ streak: state.snapshot().noProgressStreak }, 'page made no progress (same iterator, nothing new, not done); backing off');
+          log.warn(
+            { streak: state.snapshot().noProgressStreak },
+            'page made no progress (same iterator, nothing new, not done); backing off',
+          );
           wait = { kind: 'no-progress', streak: state.snapshot().noProgressStreak };
           break;
         case 'conflict':
@@ -322,7 +321,12 @@ export class Poller {
     const signal = AbortSignal.any([parentSignal, abort.signal]);
     const pass = this.passNumber;
     this.pagesAhead++;
-    const handle: PendingFetch = { iterator, startedAt: this.deps.clock.now(), abort, result: Promise.resolve({ ok: false, error: undefined }) };
+    const handle: PendingFetch = {
+      iterator,
+      startedAt: this.deps.clock.now(),
+      abort,
+      result: Promise.resolve({ ok: false, error: undefined }),
+    };
     const prepare = this.deps.preparePage;
     // settled at once so a prefetch that fails while a page commits is never an unhandled rejection
     handle.result = this.deps.fetchPage({ iterator }, signal).then(

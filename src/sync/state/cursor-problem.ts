@@ -50,7 +50,11 @@ export function eventsFailureFacts(error: unknown, iteratorSent: boolean): Event
  * at least every retentionMs / 20, even caught up: see checkpointNeedsTouch) means nobody read the
  * feed for that long.
  */
-export function suspectsGap(checkpoint: { iterator: string | null; updatedAtMs: number }, nowMs: number, retentionMs: number | undefined): boolean {
+export function suspectsGap(
+  checkpoint: { iterator: string | null; updatedAtMs: number },
+  nowMs: number,
+  retentionMs: number | undefined,
+): boolean {
   if (retentionMs === undefined || checkpoint.iterator === null) return false;
   return nowMs - checkpoint.updatedAtMs >= retentionMs;
 }

@@ -13,7 +13,16 @@ export type WorkerRole = 'starting' | 'standby' | 'leader' | 'stopped';
 export type FailureSource = 'upstream' | 'database';
 
 /** Why a request to the operator failed, as a metric label (see failure-reason.ts). */
-export const UPSTREAM_FAILURE_REASONS = ['unauthorized', 'rate_limited', 'server_error', 'timeout', 'network', 'bad_request', 'bad_response', 'other'] as const;
+export const UPSTREAM_FAILURE_REASONS = [
+  'unauthorized',
+  'rate_limited',
+  'server_error',
+  'timeout',
+  'network',
+  'bad_request',
+  'bad_response',
+  'other',
+] as const;
 export type UpstreamFailureReason = (typeof UPSTREAM_FAILURE_REASONS)[number];
 
 export interface QuarantineCounts {
@@ -268,7 +277,9 @@ export function emptyTotals(): WorkerTotals {
 }
 
 const TOTAL_COUNTS = ['pages', 'received', 'inserted', 'duplicates', 'statusChanges', 'matched', 'conflicts', 'upstreamRetries'] as const;
-const QUARANTINE_COUNTS = ['malformed', 'unmatched', 'ambiguous', 'unsupported_version'] as const satisfies ReadonlyArray<keyof QuarantineCounts>;
+const QUARANTINE_COUNTS = ['malformed', 'unmatched', 'ambiguous', 'unsupported_version'] as const satisfies ReadonlyArray<
+  keyof QuarantineCounts
+>;
 
 /** `a + sign × b`, count by count: a drain's share of the totals (sign -1), or several drains summed. */
 export function combineTotals(a: WorkerTotals, b: WorkerTotals, sign: 1 | -1 = 1): WorkerTotals {

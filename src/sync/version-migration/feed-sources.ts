@@ -85,13 +85,26 @@ export async function loadCurrentPosition(db: Db, feed: string): Promise<Sourced
     [row] = await read();
   }
   if (!row) throw new Error(`checkpoint of feed "${feed}" vanished right after it was ensured`);
-  return { iterator: row.iterator, version: Number(row.version), updatedAt: new Date(row.updated_at as string | Date), signature: row.signature, migrationCompleted: false };
+  return {
+    iterator: row.iterator,
+    version: Number(row.version),
+    updatedAt: new Date(row.updated_at as string | Date),
+    signature: row.signature,
+    migrationCompleted: false,
+  };
 }
 
 /** A draining source's own position (its feed_sources row), with the fingerprint. Throws when the row is gone. */
 export async function loadDrainingPosition(db: Db, feed: string, baseUrl: string): Promise<SourcedCheckpoint & { state: SourceState }> {
   const n = namesOf(db);
-  const [row] = await queryRows<{ iterator: string | null; version: unknown; updated_at: unknown; state: unknown; migration_completed_at: unknown; signature: string }>(
+  const [row] = await queryRows<{
+    iterator: string | null;
+    version: unknown;
+    updated_at: unknown;
+    state: unknown;
+    migration_completed_at: unknown;
+    signature: string;
+  }>(
     db,
     sql`select iterator, version, updated_at, state, migration_completed_at, ${signatureSql(n, feed)} as signature
         from ${n.feedSources} where feed = ${feed}::text and base_url = ${baseUrl}::text`,

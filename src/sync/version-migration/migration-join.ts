@@ -12,7 +12,13 @@ import { namesOf } from '../../db/store-names.js';
  * reopened from the position it kept. The outbox needs none of this: its claim fixes the URL under the
  * source lock (source-lock.ts). True when it joined.
  */
-export async function joinMigrationAfterSend(db: Db, feed: string, sentThrough: string, externalId: string, subscriptionId?: string): Promise<boolean> {
+export async function joinMigrationAfterSend(
+  db: Db,
+  feed: string,
+  sentThrough: string,
+  externalId: string,
+  subscriptionId?: string,
+): Promise<boolean> {
   const n = namesOf(db);
   return db.transaction(async (tx) => {
     const reopened = await queryRows<{ base_url: string }>(

@@ -59,11 +59,17 @@ export async function selectPrescriptionsToMove(
         where p.feed = ${feed}::text
         order by p.external_id`,
   );
-  return rows
-    .map((r) => ({ externalId: r.external_id, oldSubscriptionIds: jsonColumn<string[] | null>(r.old_ids) ?? [], atTarget: r.at_target === true }))
-    // nothing known and already publishing at the target: it is there already
-    .filter((r) => !(r.oldSubscriptionIds.length === 0 && r.atTarget))
-    .map(({ externalId, oldSubscriptionIds }) => ({ externalId, oldSubscriptionIds }));
+  return (
+    rows
+      .map((r) => ({
+        externalId: r.external_id,
+        oldSubscriptionIds: jsonColumn<string[] | null>(r.old_ids) ?? [],
+        atTarget: r.at_target === true,
+      }))
+      // nothing known and already publishing at the target: it is there already
+      .filter((r) => !(r.oldSubscriptionIds.length === 0 && r.atTarget))
+      .map(({ externalId, oldSubscriptionIds }) => ({ externalId, oldSubscriptionIds }))
+  );
 }
 
 /**
@@ -75,7 +81,13 @@ export async function selectPrescriptionsToMove(
  * Run by the start (under the exclusive source lock: every claim through the old URL has committed) and
  * by every rerun.
  */
-export async function addLateJoiners(db: Pick<Db, 'execute'>, n: StoreNames, feed: string, oldBaseUrl: string, version: string): Promise<void> {
+export async function addLateJoiners(
+  db: Pick<Db, 'execute'>,
+  n: StoreNames,
+  feed: string,
+  oldBaseUrl: string,
+  version: string,
+): Promise<void> {
   await db.execute(sql`insert into ${n.subscriptionMigrations} (feed, external_id, target_version, old_subscription_ids)
     select distinct o.feed, o.external_id, ${version}::text, '[]'::jsonb from ${n.outbox} o
     where o.feed = ${feed}::text and o.kind = 'send' and o.sent_through = ${oldBaseUrl}::text
@@ -117,7 +129,13 @@ export async function loadMigrationRows(db: Db, feed: string, version: string): 
  * version whose subscription is not the new one (the automatic subscription of a prescription sent
  * through POST /prescriptions, whose id the first event reveals).
  */
-export async function discoverOldSubscriptions(db: Db, feed: string, prescriptionId: number, oldVersion: string, newSubscriptionId: string): Promise<string[]> {
+export async function discoverOldSubscriptions(
+  db: Db,
+  feed: string,
+  prescriptionId: number,
+  oldVersion: string,
+  newSubscriptionId: string,
+): Promise<string[]> {
   const rows = await queryRows<{ subscription_id: string }>(
     db,
     sql`select distinct e.subscription_id from ${namesOf(db).events} e

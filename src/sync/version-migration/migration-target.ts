@@ -15,11 +15,19 @@ export type MigrationTarget =
  * MigrationArgumentError naming the problem: the URL names no supported version, the version is
  * the current one, or another migration still drains. `toBaseUrl` is already checked by base-url.ts.
  */
-export function resolveMigrationTarget(feed: string, configuredBaseUrl: string, recorded: readonly RecordedSource[], toBaseUrl: string): MigrationTarget {
+export function resolveMigrationTarget(
+  feed: string,
+  configuredBaseUrl: string,
+  recorded: readonly RecordedSource[],
+  toBaseUrl: string,
+): MigrationTarget {
   const toVersion = apiVersionOfBaseUrl(toBaseUrl);
-  if (toVersion === undefined) throw new MigrationArgumentError(`--to-base-url ${toBaseUrl} names no API version (its last path segment must be YYYY-MM-DD)`);
+  if (toVersion === undefined)
+    throw new MigrationArgumentError(`--to-base-url ${toBaseUrl} names no API version (its last path segment must be YYYY-MM-DD)`);
   if (!isSupportedApiVersion(toVersion)) {
-    throw new MigrationArgumentError(`--to-base-url: API version ${toVersion} is not one this build reads (${SUPPORTED_API_VERSIONS.join(', ')})`);
+    throw new MigrationArgumentError(
+      `--to-base-url: API version ${toVersion} is not one this build reads (${SUPPORTED_API_VERSIONS.join(', ')})`,
+    );
   }
   const to = { baseUrl: canonicalBaseUrl(toBaseUrl), apiVersion: toVersion };
   const current = recorded.find((source) => source.state === 'current');
@@ -37,6 +45,7 @@ export function resolveMigrationTarget(feed: string, configuredBaseUrl: string, 
   const fromUrl = current?.baseUrl ?? configuredBaseUrl;
   const fromVersion = current?.apiVersion ?? apiVersionOfBaseUrl(fromUrl);
   if (fromVersion === undefined) throw new MigrationArgumentError(`feed ${feed}: the current base URL ${fromUrl} names no API version`);
-  if (fromVersion === toVersion) throw new MigrationArgumentError(`--to-base-url: the feed already reads API version ${toVersion} (${fromUrl})`);
+  if (fromVersion === toVersion)
+    throw new MigrationArgumentError(`--to-base-url: the feed already reads API version ${toVersion} (${fromUrl})`);
   return { kind: 'start', from: { baseUrl: canonicalBaseUrl(fromUrl), apiVersion: fromVersion }, to };
 }

@@ -11,7 +11,8 @@ import type { StoreNames } from '../../db/store-names.js';
 const SOURCE_LOCK_NAMESPACE = 7_307;
 
 // the feed is a bound parameter; the schema keys it like the match lock, so two deployments never wait on each other
-const key = (names: StoreNames, feed: string): SQL => sql`${sql.raw(String(SOURCE_LOCK_NAMESPACE))}, hashtext(${`${names.schema}/${feed}`}::text)`;
+const key = (names: StoreNames, feed: string): SQL =>
+  sql`${sql.raw(String(SOURCE_LOCK_NAMESPACE))}, hashtext(${`${names.schema}/${feed}`}::text)`;
 
 /**
  * A statement of its own, before the transaction reads the sources: a statement's snapshot is taken

@@ -32,7 +32,11 @@ export const sameBaseUrl = (a: string, b: string): boolean => canonicalBaseUrl(a
 export function planSources(feed: string, configuredBaseUrl: string, recorded: readonly RecordedSource[]): PlannedSource[] {
   if (recorded.length === 0) return [{ baseUrl: configuredBaseUrl, apiVersion: undefined, draining: false }];
   if (!recorded.some((source) => sameBaseUrl(source.baseUrl, configuredBaseUrl))) {
-    throw new SourceMismatchError(feed, configuredBaseUrl, recorded.map((source) => `${source.baseUrl} (${source.state})`));
+    throw new SourceMismatchError(
+      feed,
+      configuredBaseUrl,
+      recorded.map((source) => `${source.baseUrl} (${source.state})`),
+    );
   }
   const order = (state: SourceState) => SOURCE_STATES.indexOf(state);
   return [...recorded]

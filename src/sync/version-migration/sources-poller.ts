@@ -55,7 +55,7 @@ export class SourcesPoller implements PollLoop {
         await Promise.allSettled(runs);
         this.pollers = [];
         if (!changed.signal.aborted) return;
-        this.deps.log.info({ sources: set.sources.length }, 'the feed\'s sources changed: reading the new set');
+        this.deps.log.info({ sources: set.sources.length }, "the feed's sources changed: reading the new set");
       }
     });
   }

@@ -174,11 +174,15 @@ async function recordStart(options: MigrateOptions): Promise<void> {
       values (${feed}::text, ${target.to.baseUrl}::text, ${target.to.apiVersion}::text, 'current')
       on conflict (feed, base_url) do update set state = 'current', api_version = excluded.api_version, iterator = null,
         draining_since = null, retired_at = null, migration_completed_at = null, updated_at = now()`);
-    await tx.execute(sql`update ${n.feedCheckpoints} set iterator = null, version = version + 1, updated_at = now() where feed = ${feed}::text`);
+    await tx.execute(
+      sql`update ${n.feedCheckpoints} set iterator = null, version = version + 1, updated_at = now() where feed = ${feed}::text`,
+    );
     await tx.execute(sql`insert into ${n.checkpointResets} (feed, from_iterator, to_iterator, reset_by)
       values (${feed}::text, ${checkpoint?.iterator ?? null}::text, null, ${`subscriptions migrate to ${target.to.apiVersion} by ${options.by}`}::text)`);
     // rows of an earlier migration to the same version belong to that one, not to this set
-    await tx.execute(sql`delete from ${n.subscriptionMigrations} where feed = ${feed}::text and target_version = ${target.to.apiVersion}::text`);
+    await tx.execute(
+      sql`delete from ${n.subscriptionMigrations} where feed = ${feed}::text and target_version = ${target.to.apiVersion}::text`,
+    );
     const set = await selectPrescriptionsToMove(tx, n, feed, target.to.apiVersion);
     count = set.length;
     if (set.length > 0) {
@@ -190,10 +194,19 @@ async function recordStart(options: MigrateOptions): Promise<void> {
     // and every send through the old URL still in flight: its automatic subscription is at the old version
     await addLateJoiners(tx, n, feed, target.from.baseUrl, target.to.apiVersion);
   });
-  options.log?.info({ feed, from: target.from.baseUrl, to: target.to.baseUrl, prescriptions: count }, 'subscriptions migrate: sources and progress recorded');
+  options.log?.info(
+    { feed, from: target.from.baseUrl, to: target.to.baseUrl, prescriptions: count },
+    'subscriptions migrate: sources and progress recorded',
+  );
 }
 
-async function setState(db: Db, feed: string, externalId: string, targetVersion: string, fields: { state: MigrationState; error?: string | null; attempt?: boolean }): Promise<void> {
+async function setState(
+  db: Db,
+  feed: string,
+  externalId: string,
+  targetVersion: string,
+  fields: { state: MigrationState; error?: string | null; attempt?: boolean },
+): Promise<void> {
   await db.execute(sql`update ${namesOf(db).subscriptionMigrations}
     set state = ${fields.state}::text, last_error = ${fields.error ?? null}::text, updated_at = now(),
       attempts = attempts + ${fields.attempt ? 1 : 0}::int
@@ -218,11 +231,17 @@ async function moveOne(options: MigrateOptions, candidate: MigrationRow, summary
     if (newId === null) {
       await setState(db, feed, candidate.externalId, version, { state: 'creating', attempt: true });
       try {
-        ({ id: newId } = await options.newClient.createSubscription({ prescription_identity: candidate.identity, backfill_previous_events: false }));
+        ({ id: newId } = await options.newClient.createSubscription({
+          prescription_identity: candidate.identity,
+          backfill_previous_events: false,
+        }));
       } catch (error) {
         const unknown = mayHaveBeenProcessed(error);
         // a sure failure leaves it pending; an unknown outcome stays 'creating' and is reconciled by the rerun
-        await setState(db, feed, candidate.externalId, version, { state: unknown ? 'creating' : 'pending', error: error instanceof Error ? error.message : String(error) });
+        await setState(db, feed, candidate.externalId, version, {
+          state: unknown ? 'creating' : 'pending',
+          error: error instanceof Error ? error.message : String(error),
+        });
         throw new Error(
           `subscriptions migrate of feed ${feed}: creating the ${version} subscription of external_id ${candidate.externalId} failed` +
             `${unknown ? ' (it may have been created: the rerun looks for it before sending again)' : ''}; rerun the same command to continue ` +
@@ -240,7 +259,10 @@ async function moveOne(options: MigrateOptions, candidate: MigrationRow, summary
       await tx.execute(sql`update ${n.prescriptions} set subscription_id = ${newId}::text, updated_at = now()
         where feed = ${feed}::text and external_id = ${candidate.externalId}::text`);
     });
-    log?.info({ external_id: candidate.externalId, subscription_id: newId, api_version: version }, 'subscriptions migrate: new subscription recorded');
+    log?.info(
+      { external_id: candidate.externalId, subscription_id: newId, api_version: version },
+      'subscriptions migrate: new subscription recorded',
+    );
   }
   let olds = candidate.oldSubscriptionIds.filter((old) => old !== newId);
   if (olds.length === 0) {
@@ -249,12 +271,18 @@ async function moveOne(options: MigrateOptions, candidate: MigrationRow, summary
     if (olds.length === 0 && options.releaseAwaiting) {
       await setState(db, feed, candidate.externalId, version, { state: 'released' });
       summary.released += 1;
-      log?.info({ external_id: candidate.externalId }, 'subscriptions migrate: released without an old subscription to cancel (--release-awaiting)');
+      log?.info(
+        { external_id: candidate.externalId },
+        'subscriptions migrate: released without an old subscription to cancel (--release-awaiting)',
+      );
       return 'released';
     }
     if (olds.length === 0) {
       await setState(db, feed, candidate.externalId, version, { state: 'awaiting_old_subscription' });
-      log?.info({ external_id: candidate.externalId }, 'subscriptions migrate: old subscription not known yet; a rerun cancels it once its first event arrived');
+      log?.info(
+        { external_id: candidate.externalId },
+        'subscriptions migrate: old subscription not known yet; a rerun cancels it once its first event arrived',
+      );
       return 'awaiting_old_subscription';
     }
     await db.execute(sql`update ${n.subscriptionMigrations} set old_subscription_ids = ${JSON.stringify(olds)}::jsonb, updated_at = now()
@@ -266,8 +294,14 @@ async function moveOne(options: MigrateOptions, candidate: MigrationRow, summary
       summary.cancelled += 1;
     } catch (error) {
       if (!(error instanceof NotFoundError)) {
-        await setState(db, feed, candidate.externalId, version, { state: 'created', error: error instanceof Error ? error.message : String(error) });
-        throw new Error(`subscriptions migrate of feed ${feed}: cancelling ${old} of external_id ${candidate.externalId} failed; rerun the same command to continue`, { cause: error });
+        await setState(db, feed, candidate.externalId, version, {
+          state: 'created',
+          error: error instanceof Error ? error.message : String(error),
+        });
+        throw new Error(
+          `subscriptions migrate of feed ${feed}: cancelling ${old} of external_id ${candidate.externalId} failed; rerun the same command to continue`,
+          { cause: error },
+        );
       }
       summary.already_gone += 1;
     }

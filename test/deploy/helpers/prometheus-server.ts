@@ -35,7 +35,12 @@ export async function startPrometheus(binary: string, options: { targets: string
   );
   const child: ChildProcess = spawn(
     binary,
-    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

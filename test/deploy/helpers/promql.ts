@@ -1,5 +1,20 @@
 /** PromQL words that are not metric names (operators, modifiers, literals). */
-const KEYWORDS = new Set(['and', 'or', 'unless', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'offset', 'bool', 'inf', 'nan', 'atan2']);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'offset',
+  'bool',
+  'inf',
+  'nan',
+  'atan2',
+]);
 
 /**
  * The metric names a PromQL expression selects: identifiers outside strings, label matchers,
@@ -18,7 +33,13 @@ export function metricNames(expr: string): string[] {
     // the exponent of a number literal (1e3) or part of a duration
     if (/[0-9.]/.test(before)) continue;
     if (KEYWORDS.has(word.toLowerCase())) continue;
-    if (text.slice(match.index + word.length).trimStart().startsWith('(')) continue;
+    if (
+      text
+        .slice(match.index + word.length)
+        .trimStart()
+        .startsWith('(')
+    )
+      continue;
     names.add(word);
   }
   return [...names].sort();

@@ -111,9 +111,7 @@ export class CheckpointSampler {
       if (entry.id && this.applicable.has(entry.id)) wanted.add(entry.id);
     }
     const ids = [...wanted];
-    const present = ids.length
-      ? await tx<{ id: string }[]>`select id from intake_sync.events where id = any(${tx.array(ids)})`
-      : [];
+    const present = ids.length ? await tx<{ id: string }[]>`select id from intake_sync.events where id = any(${tx.array(ids)})` : [];
     if (present.length !== ids.length) {
       const have = new Set(present.map((r) => r.id));
       const missing = ids.filter((id) => !have.has(id));
@@ -124,7 +122,6 @@ export class CheckpointSampler {
     this.verifiedUpTo = position;
   }
 }
-
 
 /** The shared end-of-scenario check: no sampler saw a checkpoint invariant broken. */
 export function expectCheckpointSound(...reports: SamplerReport[]): void {

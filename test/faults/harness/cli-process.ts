@@ -11,7 +11,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI_PREFIX = ['dist/cli/main.js'];
 
 /** Variables of the test runner's own environment that must not reach the children. */
-const INHERITED_BLOCKLIST = /^(INTAKE_|DATABASE_URL$|DATA_DIR$|HEALTH_|POLL_|PAGE_LIMIT$|HTTP_TIMEOUT|FEED_NAME$|LOG_LEVEL$|READY_|SHUTDOWN_|SANDBOX_|VITEST|NODE_OPTIONS$)/;
+const INHERITED_BLOCKLIST =
+  /^(INTAKE_|DATABASE_URL$|DATA_DIR$|HEALTH_|POLL_|PAGE_LIMIT$|HTTP_TIMEOUT|FEED_NAME$|LOG_LEVEL$|READY_|SHUTDOWN_|SANDBOX_|VITEST|NODE_OPTIONS$)/;
 
 export interface ExitInfo {
   code: number | null;

@@ -93,7 +93,11 @@ export class FleetMonitor {
       const before = this.last.get(entry.label);
       this.last.set(entry.label, entry.reading);
       if (!before || entry.reading.pages <= before.pages) continue;
-      const range = { label: entry.label, from: entry.reading.version - (entry.reading.pages - before.pages) + 1, to: entry.reading.version };
+      const range = {
+        label: entry.label,
+        from: entry.reading.version - (entry.reading.pages - before.pages) + 1,
+        to: entry.reading.version,
+      };
       for (const other of this.ranges) {
         if (other.label !== range.label && other.from <= range.to && range.from <= other.to) {
           this.violations.push(

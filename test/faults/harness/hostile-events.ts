@@ -1,7 +1,13 @@
 import type { Identity } from './local-prescriptions.js';
 
 /** A well-formed event as the operator publishes it. */
-export function wellFormedEvent(id: string, name: string, identity: Identity, occurredAt: string, payload: unknown = {}): Record<string, unknown> {
+export function wellFormedEvent(
+  id: string,
+  name: string,
+  identity: Identity,
+  occurredAt: string,
+  payload: unknown = {},
+): Record<string, unknown> {
   return {
     id,
     name,
@@ -18,7 +24,10 @@ export function wellFormedEvent(id: string, name: string, identity: Identity, oc
 export function malformedEntries(template: Record<string, unknown>, tag: string): Array<{ label: string; raw: unknown }> {
   const without = (key: string) => Object.fromEntries(Object.entries({ ...template, id: `${tag}-no-${key}` }).filter(([k]) => k !== key));
   return [
-    { label: 'missing id', raw: Object.fromEntries(Object.entries({ ...template, subscription_id: `${tag}-noid` }).filter(([k]) => k !== 'id')) },
+    {
+      label: 'missing id',
+      raw: Object.fromEntries(Object.entries({ ...template, subscription_id: `${tag}-noid` }).filter(([k]) => k !== 'id')),
+    },
     { label: 'missing name', raw: without('name') },
     { label: 'missing identity', raw: without('prescription_identity') },
     { label: 'missing occurred_at', raw: without('occurred_at') },

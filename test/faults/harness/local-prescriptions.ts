@@ -57,5 +57,5 @@ export function prescriptionsForFeed(feed: readonly FeedEntry[], prefix: string)
 
 /** NDJSON text for `intake-sync prescriptions import`. */
 export function toImportFile(prescriptions: readonly LocalPrescription[]): string {
-  return prescriptions.map((p) => JSON.stringify(p)).join('\n') + '\n';
+  return `${prescriptions.map((p) => JSON.stringify(p)).join('\n')}\n`;
 }

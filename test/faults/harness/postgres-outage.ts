@@ -34,11 +34,15 @@ export class PostgresOutage {
 
   /** What each of the database's backends is doing (for failure messages): state, wait, age, application, query. */
   async backendStates(): Promise<string[]> {
-    const rows = await this.admin<{ pid: number; state: string | null; wait: string | null; idle_ms: number | null; app: string | null; query: string | null }[]>`
+    const rows = await this.admin<
+      { pid: number; state: string | null; wait: string | null; idle_ms: number | null; app: string | null; query: string | null }[]
+    >`
       select pid, state, wait_event_type || ':' || wait_event as wait, application_name as app,
              (extract(epoch from clock_timestamp() - state_change) * 1000)::int as idle_ms, left(query, 60) as query
         from pg_stat_activity where datname = ${this.database} and pid <> pg_backend_pid()`;
-    return rows.map((r) => `${r.pid}:${r.state ?? '?'}:${r.wait ?? '-'}:${r.idle_ms ?? '?'}ms:${r.app ?? ''}:${(r.query ?? '').replace(/\s+/g, ' ')}`);
+    return rows.map(
+      (r) => `${r.pid}:${r.state ?? '?'}:${r.wait ?? '-'}:${r.idle_ms ?? '?'}ms:${r.app ?? ''}:${(r.query ?? '').replace(/\s+/g, ' ')}`,
+    );
   }
 
   async close(): Promise<void> {

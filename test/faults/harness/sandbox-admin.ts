@@ -61,7 +61,9 @@ export class SandboxAdmin {
   }
 
   /** What POST / DELETE /prescriptions did per external_id starting with `prefix`. */
-  async prescriptionRequests(prefix: string): Promise<Record<string, { created: number; duplicates_refused: number; cancellations: number }>> {
+  async prescriptionRequests(
+    prefix: string,
+  ): Promise<Record<string, { created: number; duplicates_refused: number; cancellations: number }>> {
     const body = (await this.call('GET', `prescription-requests?prefix=${encodeURIComponent(prefix)}`)) as {
       external_ids: Record<string, { created: number; duplicates_refused: number; cancellations: number }>;
     };

@@ -31,10 +31,7 @@ export interface SandboxProcess extends ApiAccess {
  * one-line handshake. The handshake carries the secret by contract, so it is
  * parsed here and deliberately kept out of the leak scan (stdout goes to 'output').
  */
-export async function startSandboxProcess(
-  capture: OutputCapture,
-  credentials: { key: string; secret: string },
-): Promise<SandboxProcess> {
+export async function startSandboxProcess(capture: OutputCapture, credentials: { key: string; secret: string }): Promise<SandboxProcess> {
   const child = spawnCli(['sandbox', '--port', '0', '--key', credentials.key, '--secret', credentials.secret, '--json'], {
     label: 'sandbox',
     capture,

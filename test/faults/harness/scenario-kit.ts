@@ -69,7 +69,13 @@ export async function openScenario(label: string): Promise<ScenarioKit> {
     async close() {
       await killAllChildren();
       mkdirSync(CAPTURE_DIR, { recursive: true });
-      writeFileSync(join(CAPTURE_DIR, `${label}.log`), capture.all().map((c) => `===== ${c.source} (${c.kind})\n${c.text}`).join('\n'));
+      writeFileSync(
+        join(CAPTURE_DIR, `${label}.log`),
+        capture
+          .all()
+          .map((c) => `===== ${c.source} (${c.kind})\n${c.text}`)
+          .join('\n'),
+      );
       await sandbox.stop();
       await Promise.all(sides.map((s) => s.end({ timeout: 2 }).catch(() => {})));
       for (const tdb of databases) await tdb.drop().catch(() => {});

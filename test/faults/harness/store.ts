@@ -37,8 +37,7 @@ export interface StoreSnapshot {
   quarantine: Record<string, QuarantineState>;
 }
 
-const iso = (value: Date | string | null): string | null =>
-  value === null ? null : new Date(value).toISOString();
+const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
 
 /** Reads statuses by external_id, event ids with their links, and open quarantine entries. */
 export async function snapshotStore(sql: postgres.Sql): Promise<StoreSnapshot> {
@@ -61,7 +60,15 @@ export async function snapshotStore(sql: postgres.Sql): Promise<StoreSnapshot> {
   };
 }
 
-export const STORE_TABLES = ['prescriptions', 'events', 'feed_checkpoints', 'checkpoint_resets', 'quarantine', 'status_changes', 'outbox'] as const;
+export const STORE_TABLES = [
+  'prescriptions',
+  'events',
+  'feed_checkpoints',
+  'checkpoint_resets',
+  'quarantine',
+  'status_changes',
+  'outbox',
+] as const;
 
 /** Row count of every store table: "nothing written" means these do not change. */
 export async function rowCounts(sql: postgres.Sql): Promise<Record<string, number>> {

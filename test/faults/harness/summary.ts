@@ -26,5 +26,5 @@ export function formatSummary(rows: readonly TrialRow[]): string {
   const header = ['Scenario', 'Trials', 'Lost', 'Duplicated', 'Result', 'Notes'];
   const body = rows.map((r) => [r.scenario, String(r.trials), String(r.lost), String(r.duplicated), r.result, r.note ?? '']);
   const line = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...body.map(line)].join('\n') + '\n';
+  return `${[line(header), line(header.map(() => '---')), ...body.map(line)].join('\n')}\n`;
 }

@@ -36,4 +36,3 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
 }
-

@@ -30,7 +30,10 @@ export async function leadersByFeed(database: Database, feeds: readonly string[]
       leaders.set(feed, null);
       continue;
     }
-    const [row] = await queryRows<{ application_name: string }>(database.db, sql`select application_name from pg_stat_activity where pid = ${holder.pid}::int`);
+    const [row] = await queryRows<{ application_name: string }>(
+      database.db,
+      sql`select application_name from pg_stat_activity where pid = ${holder.pid}::int`,
+    );
     const pid = /^intake-sync\[(\d+)\]/.exec(row?.application_name ?? '')?.[1];
     leaders.set(feed, pid === undefined ? null : Number(pid));
   }

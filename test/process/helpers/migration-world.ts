@@ -61,7 +61,11 @@ export async function startMigrationWorld(label: string, listing: VersionListing
   const [credential] = sandbox.credentials;
   const clients = new Map<string, IntakeClient>();
   const client = (version: string) => {
-    if (!clients.has(version)) clients.set(version, new IntakeClient({ baseUrl: sandbox.baseUrlFor(version), apiKey: credential!.key, apiSecret: credential!.secret }));
+    if (!clients.has(version))
+      clients.set(
+        version,
+        new IntakeClient({ baseUrl: sandbox.baseUrlFor(version), apiKey: credential!.key, apiSecret: credential!.secret }),
+      );
     return clients.get(version)!;
   };
   const test = await createTestDatabase(label);
@@ -109,23 +113,35 @@ export function cliProcess(w: MigrationWorld, args: string[], env: Record<string
   return child;
 }
 
-export const migrate = (w: MigrationWorld, extra: string[] = []) => cliProcess(w, ['subscriptions', 'migrate', '--to-base-url', w.sandbox.baseUrlFor(V2), ...extra]);
+export const migrate = (w: MigrationWorld, extra: string[] = []) =>
+  cliProcess(w, ['subscriptions', 'migrate', '--to-base-url', w.sandbox.baseUrlFor(V2), ...extra]);
 
 export async function finished(child: WorkerProcess) {
   const code = await child.exited;
-  return { code, stdout: child.stdout(), stderr: child.logs().map((l) => (typeof l.raw === 'string' ? l.raw : JSON.stringify(l))).join('\n') };
+  return {
+    code,
+    stdout: child.stdout(),
+    stderr: child
+      .logs()
+      .map((l) => (typeof l.raw === 'string' ? l.raw : JSON.stringify(l)))
+      .join('\n'),
+  };
 }
 
 export const rows = <T extends Record<string, unknown>>(w: MigrationWorld, query: SQL) => queryRows<T>(w.test.database.db, query);
 
 /** `external_id:state` of every progress row. */
 export const progress = async (w: MigrationWorld) =>
-  (await rows<{ external_id: string; state: string }>(w, sql`select external_id, state from intake_sync.subscription_migrations order by external_id`)).map(
-    (r) => `${r.external_id}:${r.state}`,
-  );
+  (
+    await rows<{ external_id: string; state: string }>(
+      w,
+      sql`select external_id, state from intake_sync.subscription_migrations order by external_id`,
+    )
+  ).map((r) => `${r.external_id}:${r.state}`);
 
 /** `version:state` of the feed's recorded sources. */
-export const sourceStates = async (w: MigrationWorld) => (await listFeedSources(w.test.database.db, FEED)).map((s) => `${s.apiVersion}:${s.state}`);
+export const sourceStates = async (w: MigrationWorld) =>
+  (await listFeedSources(w.test.database.db, FEED)).map((s) => `${s.apiVersion}:${s.state}`);
 
 export function tenantOf(w: MigrationWorld) {
   const [credential] = w.sandbox.credentials;

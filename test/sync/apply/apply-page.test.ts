@@ -63,7 +63,10 @@ describe('applyPage', () => {
     expect(await prescription('rx-bob')).toMatchObject({ status: 'accepted', events: 1 });
     const checkpoint = await loadCheckpoint(db, FEED);
     expect(checkpoint).toMatchObject({ iterator: 'it-1', version: 1, pagesApplied: 1, eventsApplied: 3, eventsQuarantined: 0 });
-    const [stored] = await queryRows<{ payload: unknown; raw: unknown; status_rank: number }>(db, sql`select payload, raw, status_rank from intake_sync.events where id = 'e2'`);
+    const [stored] = await queryRows<{ payload: unknown; raw: unknown; status_rank: number }>(
+      db,
+      sql`select payload, raw, status_rank from intake_sync.events where id = 'e2'`,
+    );
     expect(stored).toEqual({ payload: {}, raw: event('e2', 'ordered', '2024-12-10T10:05:00Z'), status_rank: 2 });
   });
 
@@ -108,7 +111,10 @@ describe('applyPage', () => {
     const result = await apply([event('x1', 'on_hold', '2024-12-10T10:00:00Z')]);
     expect(result).toMatchObject({ inserted: 1, matched: 1, statusChanges: 0 });
     expect(await prescription('rx-ada')).toMatchObject({ status: null, status_occurred_at: null, events: 1 });
-    const [row] = await queryRows<{ name: string; status_rank: number | null }>(db, sql`select name, status_rank from intake_sync.events where id = 'x1'`);
+    const [row] = await queryRows<{ name: string; status_rank: number | null }>(
+      db,
+      sql`select name, status_rank from intake_sync.events where id = 'x1'`,
+    );
     expect(row).toEqual({ name: 'on_hold', status_rank: null });
   });
 
@@ -142,15 +148,27 @@ describe('applyPage', () => {
     expect(byKey.get('u1')).toMatchObject({ reason: 'unmatched', event_id: 'u1' });
     expect(byKey.get('a1')).toMatchObject({ reason: 'ambiguous', detail: '2 local prescriptions match (external_id rx-twin, rx-twin2)' });
     // well-formed findings are history too, linked to nothing
-    const linked = await queryRows<{ id: string; prescription_id: unknown }>(db, sql`select id, prescription_id from intake_sync.events order by id`);
-    expect(linked.map((r) => [r.id, r.prescription_id === null])).toEqual([['a1', true], ['ok', false], ['u1', true]]);
+    const linked = await queryRows<{ id: string; prescription_id: unknown }>(
+      db,
+      sql`select id, prescription_id from intake_sync.events order by id`,
+    );
+    expect(linked.map((r) => [r.id, r.prescription_id === null])).toEqual([
+      ['a1', true],
+      ['ok', false],
+      ['u1', true],
+    ]);
     expect(await loadCheckpoint(db, FEED)).toMatchObject({ eventsApplied: 3, eventsQuarantined: 5 });
   });
 
   test('an event of an api_version this build does not read is stored and quarantined (raw kept), never matched or applied', async () => {
     const future = { ...event('f1', 'delivered', '2024-12-10T10:20:00Z'), api_version: '2026-01-01' };
     const result = await apply([future, { ...event('n1', 'accepted', '2024-12-10T10:00:00Z'), api_version: '2025-06-01' }]);
-    expect(result).toMatchObject({ inserted: 2, matched: 1, statusChanges: 1, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 1 } });
+    expect(result).toMatchObject({
+      inserted: 2,
+      matched: 1,
+      statusChanges: 1,
+      quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 1 },
+    });
     // the 2025-06-01 event applied; the 2026 one (a later status, same prescription) did not
     expect(await prescription('rx-ada')).toMatchObject({ status: 'accepted', events: 1 });
     const [entry] = await listQuarantine(db, { includeRaw: true });
@@ -173,7 +191,13 @@ describe('applyPage', () => {
     await expect(applyPage(db, { feed: FEED, expectedVersion: version, nextIterator: 'x', events: [], readFrom: OLD })).rejects.toThrow(
       expect.objectContaining({ name: 'CheckpointConflictError' }),
     );
-    const fromNew = await applyPage(db, { feed: FEED, expectedVersion: version, nextIterator: 'new-1', events: [event('e1', 'accepted', '2024-12-10T10:00:00Z')], readFrom: NEW });
+    const fromNew = await applyPage(db, {
+      feed: FEED,
+      expectedVersion: version,
+      nextIterator: 'new-1',
+      events: [event('e1', 'accepted', '2024-12-10T10:00:00Z')],
+      readFrom: NEW,
+    });
     expect(fromNew).toMatchObject({ inserted: 1, statusChanges: 1 });
     const drained = await applyPage(db, {
       feed: FEED,
@@ -195,9 +219,9 @@ describe('applyPage', () => {
     expect(await loadCheckpoint(db, FEED)).toMatchObject({ iterator: 'new-1' });
     // retired: the draining position no longer moves
     await db.execute(sql`update intake_sync.feed_sources set state = 'retired' where base_url = ${OLD}`);
-    await expect(applyPage(db, { feed: FEED, expectedVersion: 1, nextIterator: 'old-2', events: [], readFrom: OLD, draining: true })).rejects.toThrow(
-      expect.objectContaining({ name: 'CheckpointConflictError' }),
-    );
+    await expect(
+      applyPage(db, { feed: FEED, expectedVersion: 1, nextIterator: 'old-2', events: [], readFrom: OLD, draining: true }),
+    ).rejects.toThrow(expect.objectContaining({ name: 'CheckpointConflictError' }));
   });
 
   test('a malformed event seen again is counted, not duplicated', async () => {
@@ -225,7 +249,10 @@ describe('applyPage', () => {
     big.payload = { blob: 'x'.repeat(1024 * 1024) };
     const result = await apply([big]);
     expect(result).toMatchObject({ inserted: 1, matched: 1, statusChanges: 1 });
-    const [row] = await queryRows<{ size: number }>(db, sql`select length(payload ->> 'blob')::int as size from intake_sync.events where id = 'big'`);
+    const [row] = await queryRows<{ size: number }>(
+      db,
+      sql`select length(payload ->> 'blob')::int as size from intake_sync.events where id = 'big'`,
+    );
     expect(row?.size).toBe(1024 * 1024);
   });
 
@@ -241,7 +268,13 @@ describe('applyPage', () => {
 
   test('a page prepared ahead applies the same as raw events', async () => {
     const events = [event('e1', 'accepted', '2024-12-10T10:00:00Z'), { id: 'broken' }];
-    const input: ApplyPageInput = { feed: FEED, expectedVersion: version, nextIterator: 'it-prepared', events, prepared: preparePage(events) };
+    const input: ApplyPageInput = {
+      feed: FEED,
+      expectedVersion: version,
+      nextIterator: 'it-prepared',
+      events,
+      prepared: preparePage(events),
+    };
     const result = await applyPage(db, input);
     expect(result).toMatchObject({ received: 2, inserted: 1, matched: 1, quarantined: { malformed: 1 } });
     expect(result.timingsMs.validate).toBe(0);

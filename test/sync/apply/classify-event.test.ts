@@ -43,7 +43,10 @@ describe('classifyEvent: well-formed', () => {
   test.each(['2026-01-01', '2024-12-09', '', 'v2'])('api_version %j is held as unsupported_version, naming the version', (apiVersion) => {
     expect(classifyEvent({ ...good(), api_version: apiVersion })).toMatchObject({
       ok: true,
-      hold: { reason: 'unsupported_version', detail: `api_version ${JSON.stringify(apiVersion)} is not one this build reads (2024-12-10, 2025-06-01)` },
+      hold: {
+        reason: 'unsupported_version',
+        detail: `api_version ${JSON.stringify(apiVersion)} is not one this build reads (2024-12-10, 2025-06-01)`,
+      },
     });
   });
 
@@ -61,8 +64,16 @@ describe('classifyEvent: malformed, with a detail naming the path and rule', () 
     ['missing name', without('name'), /^name: /],
     ['missing prescription_identity', without('prescription_identity'), /^prescription_identity: /],
     ['identity not an object', { ...good(), prescription_identity: 'Ada' }, /^prescription_identity: /],
-    ['identity field of wrong type', { ...good(), prescription_identity: { ...identity(), patient_dob: 19901210 } }, /^prescription_identity\.patient_dob: /],
-    ['identity field missing', { ...good(), prescription_identity: { ...identity(), drug_ndc: undefined } }, /^prescription_identity\.drug_ndc: /],
+    [
+      'identity field of wrong type',
+      { ...good(), prescription_identity: { ...identity(), patient_dob: 19901210 } },
+      /^prescription_identity\.patient_dob: /,
+    ],
+    [
+      'identity field missing',
+      { ...good(), prescription_identity: { ...identity(), drug_ndc: undefined } },
+      /^prescription_identity\.drug_ndc: /,
+    ],
     ['unparseable occurred_at', { ...good(), occurred_at: 'yesterday' }, /^occurred_at: must be a timestamp/],
     ['occurred_at beyond year 9999', { ...good(), occurred_at: '+010000-01-01T00:00:00Z' }, /^occurred_at: year outside/],
     ['missing payload', without('payload'), /^payload: /],

@@ -47,7 +47,10 @@ describe('event ids are per feed', () => {
     expect(south).toMatchObject({ inserted: 1, duplicates: 0, matched: 1, statusChanges: 1 });
     expect(await statusOf('north', 'rx-1')).toMatchObject({ status: 'accepted', events: 1 });
     expect(await statusOf('south', 'rx-1')).toMatchObject({ status: 'ordered', events: 1 });
-    const rows = await queryRows<{ feed: string; name: string }>(db, sql`select feed, name from intake_sync.events where id = 'evt-7' order by feed`);
+    const rows = await queryRows<{ feed: string; name: string }>(
+      db,
+      sql`select feed, name from intake_sync.events where id = 'evt-7' order by feed`,
+    );
     expect(rows).toEqual([
       { feed: 'north', name: 'accepted' },
       { feed: 'south', name: 'ordered' },

@@ -53,7 +53,11 @@ describe('SyncWorker.stop', () => {
   it('waits for the page in flight to settle, then releases the lease once', async () => {
     const lease = recordingLease();
     let settle: (() => void) | undefined;
-    const { syncWorker, applying } = worker(() => new Promise((_, reject) => (settle = () => reject(new Error('rolled back')))), lease, 5_000);
+    const { syncWorker, applying } = worker(
+      () => new Promise((_, reject) => (settle = () => reject(new Error('rolled back')))),
+      lease,
+      5_000,
+    );
     const running = syncWorker.run();
     await waitFor(async () => applying(), { timeoutMs: 2_000, what: 'a page in flight' });
     const stopping = syncWorker.stop();

@@ -105,7 +105,15 @@ describe.skipIf(!hasPostgres)(`feed lease (${NEEDS_POSTGRES})`, () => {
             new Poller({
               // caught up on an empty feed: enough to keep the leader busy polling
               fetchPage: async ({ iterator }) => ({ events: [], meta: { iterator: iterator ?? 'start', done: true } }),
-              applyPage: async () => ({ version: 1, received: 0, inserted: 0, duplicates: 0, statusChanges: 0, matched: 0, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 } }),
+              applyPage: async () => ({
+                version: 1,
+                received: 0,
+                inserted: 0,
+                duplicates: 0,
+                statusChanges: 0,
+                matched: 0,
+                quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 },
+              }),
               loadCheckpoint: async () => ({ iterator: null, version: 0, updatedAt: 0 }),
               clock: { now: () => Date.now() },
               sleep: sleepUnlessAborted,

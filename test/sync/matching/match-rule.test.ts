@@ -22,13 +22,28 @@ const CASES: Array<[string, EventIdentity, LocalIdentity[], MatchOutcome]> = [
   ['key differs', { key: K, erx: null }, [local(1, OTHER)], { kind: 'unmatched' }],
   ['two locals with the key', { key: K, erx: null }, [local(1, K), local(2, K)], { kind: 'ambiguous', ids: [1, 2] }],
   ['erx decides over the key', { key: K, erx: 'E1' }, [local(1, OTHER, 'E1'), local(2, K)], { kind: 'matched', id: 1 }],
-  ['erx decides even when the key matches another', { key: K, erx: 'E1' }, [local(1, K, 'E1'), local(2, K, null)], { kind: 'matched', id: 1 }],
+  [
+    'erx decides even when the key matches another',
+    { key: K, erx: 'E1' },
+    [local(1, K, 'E1'), local(2, K, null)],
+    { kind: 'matched', id: 1 },
+  ],
   ['two locals with the erx', { key: OTHER, erx: 'E1' }, [local(1, K, 'E1'), local(2, OTHER, 'E1')], { kind: 'ambiguous', ids: [1, 2] }],
   ['no erx match: key with a null-erx local', { key: K, erx: 'E1' }, [local(1, K, null)], { kind: 'matched', id: 1 }],
   ['no erx match: a different erx is excluded', { key: K, erx: 'E1' }, [local(1, K, 'E2')], { kind: 'unmatched' }],
-  ['no erx match: only the null-erx local counts', { key: K, erx: 'E1' }, [local(1, K, 'E2'), local(2, K, null)], { kind: 'matched', id: 2 }],
+  [
+    'no erx match: only the null-erx local counts',
+    { key: K, erx: 'E1' },
+    [local(1, K, 'E2'), local(2, K, null)],
+    { kind: 'matched', id: 2 },
+  ],
   ['event without erx matches a local that has one', { key: K, erx: null }, [local(1, K, 'E2')], { kind: 'matched', id: 1 }],
-  ['event without erx: key ambiguity across erx', { key: K, erx: null }, [local(1, K, 'E2'), local(2, K, 'E3')], { kind: 'ambiguous', ids: [1, 2] }],
+  [
+    'event without erx: key ambiguity across erx',
+    { key: K, erx: null },
+    [local(1, K, 'E2'), local(2, K, 'E3')],
+    { kind: 'ambiguous', ids: [1, 2] },
+  ],
   ['erx on the local only for a different key', { key: K, erx: 'E1' }, [local(1, OTHER, 'E9')], { kind: 'unmatched' }],
 ];
 
@@ -45,7 +60,14 @@ describe('matchEvent (pure)', () => {
 
 /** One event with the given identity, as preparePage() would hand it to applyPage(). */
 function preparedPage(identity: EventIdentity): PreparedPage {
-  const raw = { id: 'ev-1', name: 'accepted', occurred_at: '2024-12-10T10:00:00Z', api_version: '2024-12-10', subscription_id: 'sub-1', payload: {} };
+  const raw = {
+    id: 'ev-1',
+    name: 'accepted',
+    occurred_at: '2024-12-10T10:00:00Z',
+    api_version: '2024-12-10',
+    subscription_id: 'sub-1',
+    payload: {},
+  };
   const ev: PreparedEvent = {
     id: raw.id,
     name: raw.name,
@@ -122,7 +144,7 @@ describe('applyPage matching (the SQL path of the same rule)', () => {
   });
 
   // an event of feed A never matches a prescription of feed B: the same table, the locals in another feed
-  test.each(CASES)('another feed\'s locals never match: %s', async (_label, event, locals) => {
+  test.each(CASES)("another feed's locals never match: %s", async (_label, event, locals) => {
     const { db } = tdb.database;
     await truncateStore(db);
     await insertLocals(db, locals, 'other');
@@ -135,9 +157,18 @@ describe('applyPage matching (the SQL path of the same rule)', () => {
   test('an ambiguous finding names at most five external ids', async () => {
     const { db } = tdb.database;
     await truncateStore(db);
-    await insertLocals(db, [1, 2, 3, 4, 5, 6, 7].map((id) => local(id, K)));
+    await insertLocals(
+      db,
+      [1, 2, 3, 4, 5, 6, 7].map((id) => local(id, K)),
+    );
     const { version } = await loadCheckpoint(db, 'default');
-    await applyPage(db, { feed: 'default', expectedVersion: version, nextIterator: 'it-1', events: [{}], prepared: preparedPage({ key: K, erx: null }) });
+    await applyPage(db, {
+      feed: 'default',
+      expectedVersion: version,
+      nextIterator: 'it-1',
+      events: [{}],
+      prepared: preparedPage({ key: K, erx: null }),
+    });
     expect((await storedOutcome(db)).detail).toBe('7 local prescriptions match (external_id ext-1, ext-2, ext-3, ext-4, ext-5, ...)');
   });
 
@@ -160,7 +191,9 @@ describe('applyPage matching (the SQL path of the same rule)', () => {
     });
     const text = plan.map((row) => Object.values(row)[0]).join('\n');
     expect(text).toMatch(/prescriptions_feed_identity_key_idx[^\n]*\n\s*Index Cond: \(\(feed = 'default'::text\) AND \(identity_key = /);
-    expect(text).toMatch(/prescriptions_feed_erx_message_id_idx[^\n]*\n\s*Index Cond: \(\(feed = 'default'::text\) AND \(erx_message_id = /);
+    expect(text).toMatch(
+      /prescriptions_feed_erx_message_id_idx[^\n]*\n\s*Index Cond: \(\(feed = 'default'::text\) AND \(erx_message_id = /,
+    );
     expect(text).not.toMatch(/Seq Scan on prescriptions/);
   });
 });

@@ -11,10 +11,7 @@ export interface EventIdentity {
   key: string;
 }
 
-export type MatchOutcome =
-  | { kind: 'matched'; id: number }
-  | { kind: 'unmatched' }
-  | { kind: 'ambiguous'; ids: number[] };
+export type MatchOutcome = { kind: 'matched'; id: number } | { kind: 'unmatched' } | { kind: 'ambiguous'; ids: number[] };
 
 /** One candidate applies; none is unmatched; several are ambiguous and apply to none. */
 export function decideMatch(candidateIds: readonly number[]): MatchOutcome {
@@ -34,9 +31,7 @@ export function matchCandidates(event: EventIdentity, candidates: readonly Local
     const byErx = candidates.filter((c) => c.erx === event.erx);
     if (byErx.length > 0) return byErx.map((c) => c.id);
   }
-  return candidates
-    .filter((c) => c.key === event.key && (event.erx === null || c.erx === null))
-    .map((c) => c.id);
+  return candidates.filter((c) => c.key === event.key && (event.erx === null || c.erx === null)).map((c) => c.id);
 }
 
 /** Matches one event against local prescriptions. */

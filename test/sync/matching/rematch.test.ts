@@ -40,10 +40,20 @@ describe('local prescriptions and rematch', () => {
     await apply([event('e1', 'accepted', '2024-12-10T10:00:00Z'), event('e2', 'ordered', '2024-12-10T10:05:00Z')]);
     expect((await listQuarantine(db)).map((q) => q.reason)).toEqual(['unmatched', 'unmatched']);
 
-    const registered = await registerLocalPrescriptions(db, [{ external_id: 'rx-ada', prescription_identity: identity({ patient_first_name: ' ADA ' }) }]);
+    const registered = await registerLocalPrescriptions(db, [
+      { external_id: 'rx-ada', prescription_identity: identity({ patient_first_name: ' ADA ' }) },
+    ]);
     expect(registered).toEqual({ inserted: 1, updated: 0 });
     expect(await listLocalPrescriptions(db)).toEqual([
-      { feed: 'default', external_id: 'rx-ada', status: 'ordered', status_occurred_at: '2024-12-10T10:05:00.000Z', events: 2, cancellation_requested_at: null, subscription_id: null },
+      {
+        feed: 'default',
+        external_id: 'rx-ada',
+        status: 'ordered',
+        status_occurred_at: '2024-12-10T10:05:00.000Z',
+        events: 2,
+        cancellation_requested_at: null,
+        subscription_id: null,
+      },
     ]);
     expect(await listQuarantine(db)).toEqual([]);
     const resolved = await listQuarantine(db, { includeResolved: true });
@@ -98,7 +108,15 @@ describe('local prescriptions and rematch', () => {
     await recordSentPrescription(db, request, { cancellation_requested_at: '2024-12-10T12:00:00Z' }, 'sub-1');
     await apply([event('e1', 'accepted', '2024-12-10T10:00:00Z')]);
     expect(await listLocalPrescriptions(db)).toEqual([
-      { feed: 'default', external_id: 'sent-1', status: 'accepted', status_occurred_at: '2024-12-10T10:00:00.000Z', events: 1, cancellation_requested_at: '2024-12-10T12:00:00.000Z', subscription_id: 'sub-1' },
+      {
+        feed: 'default',
+        external_id: 'sent-1',
+        status: 'accepted',
+        status_occurred_at: '2024-12-10T10:00:00.000Z',
+        events: 1,
+        cancellation_requested_at: '2024-12-10T12:00:00.000Z',
+        subscription_id: 'sub-1',
+      },
     ]);
   });
 });

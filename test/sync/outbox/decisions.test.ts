@@ -35,40 +35,99 @@ describe('outcomeOfError: what an error means for the row', () => {
       '422 already taken (not after an ambiguous failure: the client settled that case)',
       'send',
       new UnprocessableEntityError(POST, { 'prescription.external_id': ['has already been taken'] }),
-      { kind: 'refused', status: 422, reason: '422 from the operator: prescription.external_id has already been taken (by another prescription)' },
+      {
+        kind: 'refused',
+        status: 422,
+        reason: '422 from the operator: prescription.external_id has already been taken (by another prescription)',
+      },
     ],
-    ['400 keeps the operator error', 'send', new BadRequestError(POST, 'request body is not valid JSON'), { kind: 'refused', status: 400, reason: '400 from the operator: request body is not valid JSON' }],
-    ['404 on cancel', 'cancel', new NotFoundError(DELETE, 'prescription rx-1 not found'), { kind: 'refused', status: 404, reason: 'not found at the operator' }],
+    [
+      '400 keeps the operator error',
+      'send',
+      new BadRequestError(POST, 'request body is not valid JSON'),
+      { kind: 'refused', status: 400, reason: '400 from the operator: request body is not valid JSON' },
+    ],
+    [
+      '404 on cancel',
+      'cancel',
+      new NotFoundError(DELETE, 'prescription rx-1 not found'),
+      { kind: 'refused', status: 404, reason: 'not found at the operator' },
+    ],
     [
       'refused locally',
       'send',
       new RequestValidationError('POST /prescriptions', [{ path: 'prescription.prescriber.npi', message: 'bad' }]),
       { kind: 'refused', status: null, reason: 'refused by the client before sending: invalid prescription.prescriber.npi' },
     ],
-    ['409 is not in the contract: refused', 'send', new UnexpectedStatusError(POST, 409), { kind: 'refused', status: 409, reason: 'unexpected status 409 from the operator' }],
-    ['503 with Retry-After: retried', 'send', new UpstreamError(POST, 503, 2_000), { kind: 'transient', status: 503, reason: '503 from the operator', retryAfterMs: 2_000 }],
-    ['429: retried', 'cancel', new UpstreamError(DELETE, 429, undefined), { kind: 'transient', status: 429, reason: '429 from the operator', retryAfterMs: undefined }],
-    ['401: kept for after the credentials are fixed', 'send', new UnauthorizedError(POST, undefined), { kind: 'transient', status: 401, reason: '401 from the operator: credentials refused', retryAfterMs: undefined }],
+    [
+      '409 is not in the contract: refused',
+      'send',
+      new UnexpectedStatusError(POST, 409),
+      { kind: 'refused', status: 409, reason: 'unexpected status 409 from the operator' },
+    ],
+    [
+      '503 with Retry-After: retried',
+      'send',
+      new UpstreamError(POST, 503, 2_000),
+      { kind: 'transient', status: 503, reason: '503 from the operator', retryAfterMs: 2_000 },
+    ],
+    [
+      '429: retried',
+      'cancel',
+      new UpstreamError(DELETE, 429, undefined),
+      { kind: 'transient', status: 429, reason: '429 from the operator', retryAfterMs: undefined },
+    ],
+    [
+      '401: kept for after the credentials are fixed',
+      'send',
+      new UnauthorizedError(POST, undefined),
+      { kind: 'transient', status: 401, reason: '401 from the operator: credentials refused', retryAfterMs: undefined },
+    ],
     [
       'reset after sending: retried, may have landed',
       'send',
       new NetworkError(POST, 'ECONNRESET'),
-      { kind: 'transient', status: null, reason: 'NetworkError ECONNRESET (the request may have landed: reconciled before any resend)', retryAfterMs: undefined },
+      {
+        kind: 'transient',
+        status: null,
+        reason: 'NetworkError ECONNRESET (the request may have landed: reconciled before any resend)',
+        retryAfterMs: undefined,
+      },
     ],
-    ['connection refused: retried, never sent', 'send', new NetworkError(POST, 'ECONNREFUSED'), { kind: 'transient', status: null, reason: 'NetworkError ECONNREFUSED', retryAfterMs: undefined }],
+    [
+      'connection refused: retried, never sent',
+      'send',
+      new NetworkError(POST, 'ECONNREFUSED'),
+      { kind: 'transient', status: null, reason: 'NetworkError ECONNREFUSED', retryAfterMs: undefined },
+    ],
     [
       'timeout: retried, may have landed',
       'send',
       new RequestTimeoutError(POST, 3_000),
-      { kind: 'transient', status: null, reason: 'RequestTimeoutError (the request may have landed: reconciled before any resend)', retryAfterMs: undefined },
+      {
+        kind: 'transient',
+        status: null,
+        reason: 'RequestTimeoutError (the request may have landed: reconciled before any resend)',
+        retryAfterMs: undefined,
+      },
     ],
     [
       'a torn 201 body: may have landed',
       'send',
       new ResponseSchemaError(POST, 201, []),
-      { kind: 'transient', status: null, reason: 'ResponseSchemaError (the request may have landed: reconciled before any resend)', retryAfterMs: undefined },
+      {
+        kind: 'transient',
+        status: null,
+        reason: 'ResponseSchemaError (the request may have landed: reconciled before any resend)',
+        retryAfterMs: undefined,
+      },
     ],
-    ['a database error around the request: retried', 'send', Object.assign(new Error('x'), { name: 'PostgresError', code: '57P01' }), { kind: 'transient', status: null, reason: 'PostgresError 57P01', retryAfterMs: undefined }],
+    [
+      'a database error around the request: retried',
+      'send',
+      Object.assign(new Error('x'), { name: 'PostgresError', code: '57P01' }),
+      { kind: 'transient', status: null, reason: 'PostgresError 57P01', retryAfterMs: undefined },
+    ],
   ];
   test.each(cases)('%s', (_name, kind, error, expected) => {
     expect(outcomeOfError(kind, error, false)).toEqual(expected);
@@ -79,20 +138,49 @@ describe('outcomeOfError: what an error means for the row', () => {
   });
 
   test('a 422 message quoting a value never reaches the reason', () => {
-    const outcome = outcomeOfError('send', new UnprocessableEntityError(POST, { 'prescription.patient.first_name': ['Jane is not allowed'] }), false);
+    const outcome = outcomeOfError(
+      'send',
+      new UnprocessableEntityError(POST, { 'prescription.patient.first_name': ['Jane is not allowed'] }),
+      false,
+    );
     expect(JSON.stringify(outcome)).not.toContain('Jane');
   });
 });
 
 describe('rowAfter: the row after an outcome', () => {
   const cases: Array<[string, DeliveryOutcome, number, ReturnType<typeof rowAfter>]> = [
-    ['201', { kind: 'delivered', status: 201 }, 1, { state: 'delivered', inDoubt: false, lastError: null, responseStatus: 201, retryInMs: null }],
-    ['found by reconciliation', { kind: 'delivered', status: 200 }, 3, { state: 'delivered', inDoubt: false, lastError: null, responseStatus: 200, retryInMs: null }],
-    ['refused', { kind: 'refused', status: 422, reason: 'r' }, 1, { state: 'failed', inDoubt: false, lastError: 'r', responseStatus: 422, retryInMs: null }],
+    [
+      '201',
+      { kind: 'delivered', status: 201 },
+      1,
+      { state: 'delivered', inDoubt: false, lastError: null, responseStatus: 201, retryInMs: null },
+    ],
+    [
+      'found by reconciliation',
+      { kind: 'delivered', status: 200 },
+      3,
+      { state: 'delivered', inDoubt: false, lastError: null, responseStatus: 200, retryInMs: null },
+    ],
+    [
+      'refused',
+      { kind: 'refused', status: 422, reason: 'r' },
+      1,
+      { state: 'failed', inDoubt: false, lastError: 'r', responseStatus: 422, retryInMs: null },
+    ],
     // attempt 1: ceiling 1 s, equal jitter at 0.5 -> 750 ms
-    ['transient, first attempt', { kind: 'transient', status: 500, reason: 'r', retryAfterMs: undefined }, 1, { state: 'pending', inDoubt: true, lastError: 'r', responseStatus: 500, retryInMs: 750 }],
+    [
+      'transient, first attempt',
+      { kind: 'transient', status: 500, reason: 'r', retryAfterMs: undefined },
+      1,
+      { state: 'pending', inDoubt: true, lastError: 'r', responseStatus: 500, retryInMs: 750 },
+    ],
     // attempt 4: ceiling 8 s -> 6 s
-    ['transient, fourth attempt', { kind: 'transient', status: null, reason: 'r', retryAfterMs: undefined }, 4, { state: 'pending', inDoubt: true, lastError: 'r', responseStatus: null, retryInMs: 6_000 }],
+    [
+      'transient, fourth attempt',
+      { kind: 'transient', status: null, reason: 'r', retryAfterMs: undefined },
+      4,
+      { state: 'pending', inDoubt: true, lastError: 'r', responseStatus: null, retryInMs: 6_000 },
+    ],
     ['aborted: untouched', { kind: 'aborted' }, 2, null],
   ];
   test.each(cases)('%s', (_name, outcome, attempts, expected) => {
@@ -123,7 +211,11 @@ describe('cancelPrecondition: a cancel never overtakes its send', () => {
     ['no send in the outbox (sent some other way)', null, { action: 'deliver' }],
     ['its send delivered', { id: 3, state: 'delivered' as const }, { action: 'deliver' }],
     ['its send pending', { id: 3, state: 'pending' as const }, { action: 'wait' }],
-    ['its send failed', { id: 3, state: 'failed' as const }, { action: 'fail', reason: 'its send (outbox row 3) failed: nothing to cancel at the operator' }],
+    [
+      'its send failed',
+      { id: 3, state: 'failed' as const },
+      { action: 'fail', reason: 'its send (outbox row 3) failed: nothing to cancel at the operator' },
+    ],
   ])('%s', (_name, previous, expected) => {
     expect(cancelPrecondition(previous)).toEqual(expected);
   });

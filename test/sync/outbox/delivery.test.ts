@@ -28,7 +28,10 @@ const literal = (value: unknown) => `'${JSON.stringify(value).replaceAll("'", "'
 const run = (text: string) => queryRows<Record<string, unknown>>(db, sql.raw(text));
 const send = async (i: number) => run(`select intake_sync.send_prescription(${literal(samplePrescription(i, { prefix: 'obx' }))})`);
 const cancel = async (id: string) => run(`select intake_sync.cancel_prescription('${id}')`);
-const rows = () => run('select id, external_id, kind, state, attempts, in_doubt, last_error, response_status, completed_at from intake_sync.outbox_status order by id');
+const rows = () =>
+  run(
+    'select id, external_id, kind, state, attempts, in_doubt, last_error, response_status, completed_at from intake_sync.outbox_status order by id',
+  );
 const ledger = async (id: string) => sandbox.store.requests.report(id)[id];
 
 function deps(): OutboxDeliveryDeps {
@@ -48,7 +51,10 @@ beforeAll(async () => {
   sandbox = await startSandbox({ clock: new ManualClock() });
   const credential = sandbox.credentials[0] ?? { key: '', secret: '' };
   // one retry inside a call (the outbox's own backoff is under test), waits recorded not slept
-  client = observedClient(sandbox.baseUrl, credential, { retry: { retries: 1, baseMs: 1, capMs: 1, maxElapsedMs: 5_000 }, timeoutMs: 1_000 }).client;
+  client = observedClient(sandbox.baseUrl, credential, {
+    retry: { retries: 1, baseMs: 1, capMs: 1, maxElapsedMs: 5_000 },
+    timeoutMs: 1_000,
+  }).client;
 });
 afterAll(async () => {
   await sandbox?.close();
@@ -161,7 +167,15 @@ describe('outbox delivery', () => {
   test('the loop stops promptly with a request in flight; the row stays in doubt for the next leader', async () => {
     sandbox.setFaults({ hangRate: 1 });
     await send(9);
-    const loop = new OutboxLoop({ delivery: deps(), sleep: sleepUnlessAborted, idleMs: 50, maxBackoffMs: 200, concurrency: 2, batchSize: 10, log: silent });
+    const loop = new OutboxLoop({
+      delivery: deps(),
+      sleep: sleepUnlessAborted,
+      idleMs: 50,
+      maxBackoffMs: 200,
+      concurrency: 2,
+      batchSize: 10,
+      log: silent,
+    });
     const running = loop.run();
     const deadline = Date.now() + 10_000;
     while (Number((await rows())[0]?.attempts) < 1) {
@@ -176,7 +190,15 @@ describe('outbox delivery', () => {
   });
 
   test('the loop delivers what is queued while it runs', async () => {
-    const loop = new OutboxLoop({ delivery: deps(), sleep: sleepUnlessAborted, idleMs: 20, maxBackoffMs: 200, concurrency: 4, batchSize: 10, log: silent });
+    const loop = new OutboxLoop({
+      delivery: deps(),
+      sleep: sleepUnlessAborted,
+      idleMs: 20,
+      maxBackoffMs: 200,
+      concurrency: 4,
+      batchSize: 10,
+      log: silent,
+    });
     const running = loop.run();
     for (let i = 10; i < 20; i++) await send(i);
     const deadline = Date.now() + 15_000;

@@ -31,15 +31,25 @@ beforeEach(async () => {
 const FEED_PAGES: Array<{ iterator: string; events: unknown[] }> = [
   {
     iterator: 'p1',
-    events: [event('e1', 'accepted', '2024-12-10T10:00:00Z'), event('b1', 'accepted', '2024-12-10T10:00:00Z', { patient_first_name: 'Bob' })],
+    events: [
+      event('e1', 'accepted', '2024-12-10T10:00:00Z'),
+      event('b1', 'accepted', '2024-12-10T10:00:00Z', { patient_first_name: 'Bob' }),
+    ],
   },
   {
     iterator: 'p2',
-    events: [event('e2', 'ordered', '2024-12-10T10:05:00Z'), { id: 'broken' }, event('u1', 'accepted', '2024-12-10T10:00:00Z', { patient_first_name: 'Zed' })],
+    events: [
+      event('e2', 'ordered', '2024-12-10T10:05:00Z'),
+      { id: 'broken' },
+      event('u1', 'accepted', '2024-12-10T10:00:00Z', { patient_first_name: 'Zed' }),
+    ],
   },
   {
     iterator: 'p3',
-    events: [event('e3', 'dispensed', '2024-12-10T10:10:00Z'), event('b2', 'rejected', '2024-12-10T10:05:00Z', { patient_first_name: 'Bob' })],
+    events: [
+      event('e3', 'dispensed', '2024-12-10T10:10:00Z'),
+      event('b2', 'rejected', '2024-12-10T10:05:00Z', { patient_first_name: 'Bob' }),
+    ],
   },
 ];
 
@@ -54,8 +64,14 @@ async function drain(pages = FEED_PAGES): Promise<void> {
 async function outcome() {
   return {
     events: await queryRows(db, sql`select id, name, prescription_id, status_rank from intake_sync.events order by id`),
-    prescriptions: await queryRows(db, sql`select external_id, status, status_rank, status_occurred_at, status_event_id from intake_sync.prescriptions order by external_id`),
-    quarantine: await queryRows(db, sql`select quarantine_key, reason, detail, resolved_at is null as open from intake_sync.quarantine order by quarantine_key`),
+    prescriptions: await queryRows(
+      db,
+      sql`select external_id, status, status_rank, status_occurred_at, status_event_id from intake_sync.prescriptions order by external_id`,
+    ),
+    quarantine: await queryRows(
+      db,
+      sql`select quarantine_key, reason, detail, resolved_at is null as open from intake_sync.quarantine order by quarantine_key`,
+    ),
   };
 }
 

@@ -7,13 +7,21 @@ import { Poller, type FetchedPage, type PollerDeps } from '../../../src/sync/pol
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
 
 const silent = pino({ level: 'silent' });
-const expired = () => new BadRequestError({ method: 'GET', path: '/events' }, 'iterator has expired: the events it points at are no longer retained');
+const expired = () =>
+  new BadRequestError({ method: 'GET', path: '/events' }, 'iterator has expired: the events it points at are no longer retained');
 
 /**
  * A feed whose first `refusals` requests at a non-null iterator are refused with `error`, and a
  * checkpoint row the test can move (as resync does). The sleep runs `onSleep` with the count.
  */
-function harness(options: { error?: () => Error; refusals?: number; iterator?: string | null; updatedAt?: number; deps?: Partial<PollerDeps>; onSleep: (n: number, h: { checkpoint: { iterator: string | null; version: number; updatedAt: number }; poller: Poller }) => void }) {
+function harness(options: {
+  error?: () => Error;
+  refusals?: number;
+  iterator?: string | null;
+  updatedAt?: number;
+  deps?: Partial<PollerDeps>;
+  onSleep: (n: number, h: { checkpoint: { iterator: string | null; version: number; updatedAt: number }; poller: Poller }) => void;
+}) {
   const requests: Array<string | null> = [];
   const checkpoint = { iterator: options.iterator === undefined ? 'p5' : options.iterator, version: 7, updatedAt: options.updatedAt ?? 0 };
   let refusals = options.refusals ?? Infinity;
@@ -36,7 +44,15 @@ function harness(options: { error?: () => Error; refusals?: number; iterator?: s
       checkpoint.iterator = input.nextIterator;
       checkpoint.version += 1;
       checkpoint.updatedAt = now;
-      return { version: checkpoint.version, received: 0, inserted: 0, duplicates: 0, statusChanges: 0, matched: 0, quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 } };
+      return {
+        version: checkpoint.version,
+        received: 0,
+        inserted: 0,
+        duplicates: 0,
+        statusChanges: 0,
+        matched: 0,
+        quarantined: { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 },
+      };
     },
     loadCheckpoint: async () => {
       loads += 1;
@@ -112,7 +128,9 @@ describe('Poller on a refused cursor', () => {
   it('drain mode (run --once) gives up at once, naming the feed and the fix', async () => {
     const h = harness({ onSleep: () => {} });
     await expect(h.poller.drain()).rejects.toThrow(DrainIncompleteError);
-    await expect(harness({ onSleep: () => {} }).poller.drain()).rejects.toThrow(/feed east stopped consuming: .*intake-sync resync --feed east/);
+    await expect(harness({ onSleep: () => {} }).poller.drain()).rejects.toThrow(
+      /feed east stopped consuming: .*intake-sync resync --feed east/,
+    );
     expect(h.requests).toEqual(['p5']);
   });
 
@@ -140,7 +158,12 @@ describe('Poller on a refused cursor', () => {
   });
 
   it('a checkpoint idle less than the retention reads on', async () => {
-    const h = harness({ refusals: 0, updatedAt: 1_000_000 - 3_599_999, deps: { retentionMs: 3_600_000 }, onSleep: (n, { poller }) => void poller.stop() });
+    const h = harness({
+      refusals: 0,
+      updatedAt: 1_000_000 - 3_599_999,
+      deps: { retentionMs: 3_600_000 },
+      onSleep: (_n, { poller }) => void poller.stop(),
+    });
     await h.poller.run();
     expect(h.requests).toEqual(['p5']);
     expect(h.state.snapshot().cursorProblem).toBeNull();

@@ -63,7 +63,15 @@ class FakeStore {
     this.iterator = input.nextIterator;
     this.version += 1;
     const quarantined = { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 };
-    return { version: this.version, received: ids.length, inserted: fresh.length, duplicates: ids.length - fresh.length, statusChanges: fresh.length, matched: fresh.length, quarantined };
+    return {
+      version: this.version,
+      received: ids.length,
+      inserted: fresh.length,
+      duplicates: ids.length - fresh.length,
+      statusChanges: fresh.length,
+      matched: fresh.length,
+      quarantined,
+    };
   }
 }
 
@@ -110,7 +118,11 @@ describe('Poller', () => {
     const { poller, feed, store, delays } = harness({ feed: new FakeFeed(5) });
     const summary = await poller.drain();
     expect(feed.requests).toEqual([null, '2', '4']);
-    expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([[0, '2'], [1, '4'], [2, '5']]);
+    expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([
+      [0, '2'],
+      [1, '4'],
+      [2, '5'],
+    ]);
     expect(delays).toEqual([]);
     expect(summary).toMatchObject({ drained: true, pages: 3, received: 5, inserted: 5, duplicates: 0, statusChanges: 5 });
     expect(store.loads).toBe(1);
@@ -191,7 +203,12 @@ describe('Poller', () => {
     // every pass reads the checkpoint again: a reset made while caught up is picked up at the next poll
     expect(store.loads).toBe(3);
     expect(delays).toEqual([{ kind: 'caught-up' }, { kind: 'caught-up' }, { kind: 'caught-up' }]);
-    expect(state.snapshot()).toMatchObject({ lastSuccessAt: expect.any(Number), consecutiveFailures: 0, backlog: false, totals: { pages: 1 } });
+    expect(state.snapshot()).toMatchObject({
+      lastSuccessAt: expect.any(Number),
+      consecutiveFailures: 0,
+      backlog: false,
+      totals: { pages: 1 },
+    });
   });
 
   it('a caught-up worker picks up a reset at its next poll, though empty polls write nothing', async () => {
@@ -207,7 +224,10 @@ describe('Poller', () => {
     };
     await poller.run();
     expect(feed.requests).toEqual([null, '2', null]);
-    expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([[0, '2'], [2, '2']]);
+    expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([
+      [0, '2'],
+      [2, '2'],
+    ]);
   });
 
   it('with checkpointReloadMs, caught-up polls reuse the position they know and read it again once it is that old', async () => {
@@ -240,7 +260,10 @@ describe('Poller', () => {
     // is not seen yet, the poll finds nothing at the old iterator), 4 s (load: the reset, replayed), 5 s
     expect(store.loads).toBe(3);
     expect(feed.requests).toEqual([null, '2', '2', '2', null, '2']);
-    expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([[0, '2'], [2, '2']]);
+    expect(store.applies.map((a) => [a.expectedVersion, a.nextIterator])).toEqual([
+      [0, '2'],
+      [2, '2'],
+    ]);
   });
 
   it('with FEED_RETENTION_MS, a caught-up worker stamps its quiet checkpoint, so the gap check never stops it', async () => {
@@ -285,7 +308,11 @@ describe('Poller', () => {
 
   it('without FEED_RETENTION_MS an empty poll writes nothing at all', async () => {
     const touches: number[] = [];
-    const { poller, store } = harness({ feed: new FakeFeed(2), stopAfterSleeps: 5, deps: { touchCheckpoint: async (v) => void touches.push(v) } });
+    const { poller, store } = harness({
+      feed: new FakeFeed(2),
+      stopAfterSleeps: 5,
+      deps: { touchCheckpoint: async (v) => void touches.push(v) },
+    });
     await poller.run();
     expect(touches).toEqual([]);
     expect(store.applies).toHaveLength(1);
@@ -337,7 +364,13 @@ describe('Poller', () => {
     // page 2 arrived during page 1's apply: page 3 was requested at once, then page 2 validated;
     // page 3 arrived during that apply too, but two pages ahead is the most: no request for page 4 yet
     expect(log.slice(0, 7)).toEqual([
-      'fetch null', 'fetch 2', 'apply 2', 'fetch 4', 'prepare ev_2 during apply', 'prepare ev_4 during apply', 'apply 4 prepared',
+      'fetch null',
+      'fetch 2',
+      'apply 2',
+      'fetch 4',
+      'prepare ev_2 during apply',
+      'prepare ev_4 during apply',
+      'apply 4 prepared',
     ]);
   });
 

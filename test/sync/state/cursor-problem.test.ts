@@ -66,8 +66,8 @@ describe('checkpointNeedsTouch', () => {
   const HOUR = 3_600_000;
   it.each<[string, number, number | undefined, boolean]>([
     ['retention not configured: an empty poll writes nothing', 100 * HOUR, undefined, false],
-    ['stamped less than a twentieth of the retention ago', 20 * HOUR / 20 - 1, 20 * HOUR, false],
-    ['stamped a twentieth of the retention ago', 20 * HOUR / 20, 20 * HOUR, true],
+    ['stamped less than a twentieth of the retention ago', (20 * HOUR) / 20 - 1, 20 * HOUR, false],
+    ['stamped a twentieth of the retention ago', (20 * HOUR) / 20, 20 * HOUR, true],
     ['the shortest retention allowed (60 s): every 3 s', 3_000, 60_000, true],
   ])('%s', (_label, ageMs, retentionMs, expected) => {
     const now = 1_000 * HOUR;
