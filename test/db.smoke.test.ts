@@ -18,6 +18,7 @@ test('migrations create the store tables in the intake_sync schema, the ledger i
   );
   expect(rows.map((r) => r.table_name)).toEqual([
     '__drizzle_migrations',
+    'audit_entries',
     'change_clock',
     'change_commits',
     'checkpoint_resets',
