@@ -30,7 +30,7 @@ export function registerResyncCommand(program: Command): void {
         if (draining.length > 0) {
           throw new CliUsageError(
             `resync: feed ${feed} is migrating API versions (${draining.map((s) => s.baseUrl).join(', ')} still draining); ` +
-              `finish 'intake-sync subscriptions migrate' first (README "API version migration")`,
+              `finish 'intake-sync subscriptions migrate' first (docs/version-migration.md)`,
           );
         }
         return resync({

@@ -33,7 +33,7 @@ export function osActor(): string {
 }
 
 /**
- * Records `entry` in the audit trail through `_audit()` (0010_audit_log.sql), on `tx`: call it in the
+ * Records `entry` in the audit trail through `_audit()` (sql/current-schema.sql), on `tx`: call it in the
  * transaction of the action, so the row commits or rolls back with it. Take `names` from the root
  * handle before opening the transaction (namesOf).
  */

@@ -3,7 +3,7 @@ import { queryRows, type Database } from './connection.js';
 
 /**
  * The privileges each role needs, as data: rendered to GRANT statements (`intake-sync grants`,
- * the README) and checked at start (`run` names what is missing). One list, so the documented
+ * docs/security.md) and checked at start (`run` names what is missing). One list, so the documented
  * grants are exactly the ones the code is tested with.
  *
  * - runtime: the daemon (`run`, and the CLI commands an operator runs beside it).

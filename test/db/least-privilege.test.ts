@@ -86,7 +86,7 @@ describe.skipIf(!reachable)(
       expect(result.stderr).toContain('intake-sync grants --role runtime');
     });
 
-    it('with exactly the grants the README lists, the runtime role drains, rematches and serves the SQL API', async () => {
+    it('with exactly the grants docs/security.md lists, the runtime role drains, rematches and serves the SQL API', async () => {
       const grants = await runCli(['grants', '--role', 'runtime', '--to', ROLES.runtime], {});
       expect(grants.code).toBe(0);
       expect(grants.stdout.trim().split('\n')).toEqual(grantStatements('runtime', 'intake_sync', ROLES.runtime));

@@ -188,7 +188,7 @@ const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v a
 
 /**
  * Local prescriptions with their current status, ordered by external_id: the SQL API's view
- * prescription_status (drizzle/0002_api_register.sql), so the CLI and applications read one definition.
+ * prescription_status (sql/current-schema.sql), so the CLI and applications read one definition.
  */
 export async function listLocalPrescriptions(
   db: Db,

@@ -11,7 +11,7 @@ export interface RematchResult {
 
 /**
  * Re-evaluates every open unmatched/ambiguous finding (of one feed, or of every feed when none is given) against the local prescriptions, set-based,
- * in one transaction: the SQL API's rematch_held() (drizzle/0002_api_register.sql), which takes
+ * in one transaction: the SQL API's rematch_held() (sql/current-schema.sql), which takes
  * the match lock exclusively and applies the page apply's rule. Single matches link their event,
  * advance the prescription's status (never backwards) and resolve the finding; the rest keep or
  * change their reason.

@@ -45,7 +45,7 @@ interface Candidate {
 }
 
 /**
- * Recovers a feed whose stored position the operator no longer serves (README "Retention"):
+ * Recovers a feed whose stored position the operator no longer serves (docs/resync.md):
  * 1. restarts the cursor at the oldest retained event (null: GET /events without an iterator),
  *    audited like `checkpoint reset`, so a running worker reads on at once (retention keeps running);
  * 2. for each non-terminal local prescription, creates a subscription with

@@ -25,7 +25,7 @@ const EXPIRY_WORDING = /expir|retention|retained|no longer (available|exists?)|t
 
 /**
  * Classifies a GET /events failure. Pure. The spec lists no 400 for GET /events, so this is our
- * decision (README "Decisions"): a 400 to a request that carried our stored iterator, with the
+ * decision (docs/decisions.md, "An expired cursor"): a 400 to a request that carried our stored iterator, with the
  * spec's `{error}` body, is the operator refusing that position: retrying the same request cannot
  * succeed, so it is a state of its own, never a transient failure. Its message decides between
  * `expired` and `refused`. A 400 without an iterator, or whose body is not the operator's `{error}`
@@ -75,5 +75,5 @@ export function describeCursorProblem(feed: string, kind: CursorProblemKind): st
     refused: 'the operator refuses the stored iterator (400)',
     'gap-suspected': 'no page was committed for longer than FEED_RETENTION_MS, so events may have expired unseen',
   }[kind];
-  return `feed ${feed} stopped consuming: ${why}; run \`intake-sync resync --feed ${feed}\` (see README "Retention")`;
+  return `feed ${feed} stopped consuming: ${why}; run \`intake-sync resync --feed ${feed}\` (see docs/resync.md)`;
 }

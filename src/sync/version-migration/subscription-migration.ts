@@ -84,7 +84,7 @@ export interface MigrateOptions {
  * Moves the feed's local prescriptions to the target version: when it starts, records the sources
  * (old draining, new current) and the set of prescriptions to move (a pending row each: the local ones
  * and the outbox sends in flight through the old URL) in one transaction; then, per row, creates the new subscription through the new base URL and cancels the
- * old one(s). Reruns work through those rows only. Resumable: see the README, "API version migration".
+ * old one(s). Reruns work through those rows only. Resumable: see docs/version-migration.md.
  */
 export async function migrateSubscriptions(options: MigrateOptions): Promise<MigrationSummary> {
   const { db, feed, target } = options;
