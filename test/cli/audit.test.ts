@@ -79,14 +79,27 @@ describe.skipIf(!(await postgresReachable()))(`intake-sync audit list (${NEEDS_P
     const all = await runCli(['audit', 'list', '--json'], env);
     expect(all.stderr).toBe('');
     expect(all.code).toBe(0);
-    const rows = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => r.subject)).toEqual([null, 'rx-2', 'rx-1', 'rx-old']);
     expect(rows[1]).toMatchObject({ actor: 'postgres (ops@h1)', action: 'outbox.cancel', feed: 'clinic-b', detail: { outbox_id: 2 } });
 
     const noun = await runCli(['audit', 'list', '--json', '--action', 'outbox.*', '--feed', 'clinic-a', '--since', '1d'], env);
-    expect(noun.stdout.trim().split('\n').map((l) => JSON.parse(l).subject)).toEqual(['rx-1']);
+    expect(
+      noun.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).subject),
+    ).toEqual(['rx-1']);
     const limited = await runCli(['audit', 'list', '--json', '--limit', '1', '--action', 'outbox.send'], env);
-    expect(limited.stdout.trim().split('\n').map((l) => JSON.parse(l).subject)).toEqual(['rx-1']);
+    expect(
+      limited.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).subject),
+    ).toEqual(['rx-1']);
     const readable = await runCli(['audit', 'list', '--action', 'feed.resync'], env);
     expect(readable.stdout).toMatch(/^at\s+actor\s+client_addr\s+action\s+feed\s+subject\s+detail\n/);
     expect(readable.stdout).toContain('{"phase":"started"}');

@@ -205,7 +205,10 @@ describe.skipIf(!reachable)(
         // changes follow: LISTEN and status_changes_since as the runtime role, until stopped
         const follower = spawnCli(['changes', 'follow', '--json'], { ...env, LOG_LEVEL: 'warn' });
         try {
-          await waitFor(async () => follower.stdout().includes('"cursor"'), { timeoutMs: 20_000, what: 'changes follow printing a change' });
+          await waitFor(async () => follower.stdout().includes('"cursor"'), {
+            timeoutMs: 20_000,
+            what: 'changes follow printing a change',
+          });
         } finally {
           follower.child.kill('SIGTERM');
           await follower.exited;
@@ -219,7 +222,14 @@ describe.skipIf(!reachable)(
           .map((line) => JSON.parse(line) as { actor: string; action: string; subject: string | null });
         const byRuntime = entries.filter((e) => e.actor.startsWith(`${ROLES.runtime} (`));
         expect(new Set(byRuntime.map((e) => e.action))).toEqual(
-          new Set(['prescription.send', 'prescription.cancel', 'prescription.import', 'feed.resync', 'quarantine.rematch', 'subscriptions.migrate']),
+          new Set([
+            'prescription.send',
+            'prescription.cancel',
+            'prescription.import',
+            'feed.resync',
+            'quarantine.rematch',
+            'subscriptions.migrate',
+          ]),
         );
         expect(byRuntime.find((e) => e.action === 'prescription.send')?.subject).toBe(sent.external_id);
         // the app's SQL API calls earlier in this file, as the app role

@@ -91,11 +91,11 @@ describe.skipIf(!reachable)(`the packed package as a dependency (${reachable ? '
   });
 });
 
-describe('the README lists the grants the code checks', () => {
-  it('runtime and app grants, exactly as `intake-sync grants` prints them', async () => {
+describe('the docs list the grants the code checks', () => {
+  it('runtime and app grants, exactly as `intake-sync grants` prints them (docs/security.md)', async () => {
     const { grantStatements } = await import('../../src/db/grants.js');
-    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
-    expect(readme).toContain(grantStatements('runtime', 'intake_sync', 'intake_sync_runtime').join('\n'));
-    expect(readme).toContain(grantStatements('app', 'intake_sync', 'vendor_app').join('\n'));
+    const docs = await readFile(join(REPO, 'docs', 'security.md'), 'utf8');
+    expect(docs).toContain(grantStatements('runtime', 'intake_sync', 'intake_sync_runtime').join('\n'));
+    expect(docs).toContain(grantStatements('app', 'intake_sync', 'vendor_app').join('\n'));
   });
 });

@@ -214,14 +214,16 @@ describe.skipIf(!reachable)(`per-feed access for application roles (${reachable 
     await owner.unsafe(grantsScript('app', 'intake_sync', ROLES.b, { kind: 'feeds', feeds: [FEED_B] }).join('\n'));
     await owner.unsafe(grantsScript('app', 'intake_sync', ROLES.b, { kind: 'unchanged' }).join('\n'));
     expect(await feedsIn(b, 'prescription_status')).toEqual([FEED_B]);
-    const grants = await owner`select actor, detail from intake_sync.audit_log where action = 'role.grant' and subject = ${ROLES.b} order by id`;
+    const grants =
+      await owner`select actor, detail from intake_sync.audit_log where action = 'role.grant' and subject = ${ROLES.b} order by id`;
     expect(grants.map((g) => g.detail.feeds)).toEqual([[FEED_B], [FEED_A], 'all', [FEED_B], 'unchanged']);
     expect(grants[0]?.actor).toBe('postgres');
   });
 
   it('status_changes_since shows only the role’s feeds (once 0012 filters it with _feed_visible)', async (ctx) => {
     const [def] = await owner`select pg_get_functiondef('intake_sync.status_changes_since(text, integer)'::regprocedure) as d`;
-    if (!String(def?.d).includes('_feed_visible')) return ctx.skip('status_changes_since is redefined with _feed_visible in 0012 (retention)');
+    if (!String(def?.d).includes('_feed_visible'))
+      return ctx.skip('status_changes_since is redefined with _feed_visible in 0012 (retention)');
     const a = as(ROLES.a);
     const changes = await a`select feed from intake_sync.status_changes_since(null, 1000)`;
     expect(new Set(changes.map((c) => c.feed))).toEqual(new Set([FEED_A]));

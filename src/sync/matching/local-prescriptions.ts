@@ -180,7 +180,12 @@ export async function markCancellationRequested(
     const audit = scope.audit;
     return db.transaction(async (tx) => {
       const marked = await markOn(tx, n, externalId, at, scope.feed ?? DEFAULT_FEED);
-      await recordAudit(tx, n, { action: audit.action, feed: scope.feed ?? DEFAULT_FEED, subject: externalId, detail: { local_row: marked } }, audit.onBehalfOf);
+      await recordAudit(
+        tx,
+        n,
+        { action: audit.action, feed: scope.feed ?? DEFAULT_FEED, subject: externalId, detail: { local_row: marked } },
+        audit.onBehalfOf,
+      );
       return marked;
     });
   }

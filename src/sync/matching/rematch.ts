@@ -28,7 +28,12 @@ export async function rematch(
   return db.transaction(async (tx) => {
     await setAuditActor(tx, audit.onBehalfOf ?? osActor());
     const result = await rematchOn(tx, n, scope.feed ?? null);
-    await recordAudit(tx, n, { action: 'quarantine.rematch', feed: scope.feed ?? null, detail: { ...result } }, audit.onBehalfOf ?? osActor());
+    await recordAudit(
+      tx,
+      n,
+      { action: 'quarantine.rematch', feed: scope.feed ?? null, detail: { ...result } },
+      audit.onBehalfOf ?? osActor(),
+    );
     return result;
   });
 }

@@ -66,7 +66,12 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
   try {
     const summary = await resyncSteps(options, progress);
     const { resubscribed, cancelled, terminal, version } = summary;
-    await recordAudit(db, names, { action: 'feed.resync', feed, detail: { phase: 'finished', version, resubscribed, cancelled, terminal } }, options.by);
+    await recordAudit(
+      db,
+      names,
+      { action: 'feed.resync', feed, detail: { phase: 'finished', version, resubscribed, cancelled, terminal } },
+      options.by,
+    );
     return summary;
   } catch (error) {
     const failure = { phase: 'failed', ...progress, error: error instanceof Error ? error.name : 'unknown' };
