@@ -77,6 +77,18 @@ CREATE FUNCTION intake_sync._calendar_date(y integer, m integer, d integer) RETU
 $$;
 
 --
+-- Name: _calling_role(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._calling_role() RETURNS name
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  SELECT CASE WHEN pg_catalog.current_setting('role') = 'none' THEN session_user
+    ELSE pg_catalog.current_setting('role')::name END
+$$;
+
+--
 -- Name: _feed_access_check(text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -84,8 +96,14 @@ CREATE FUNCTION intake_sync._feed_access_check(feed text) RETURNS void
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+  allowed text[] := "intake_sync"."_visible_feeds"();
 BEGIN
-  RETURN;
+  IF allowed IS NOT NULL AND NOT (_feed_access_check.feed = ANY (allowed)) THEN
+    RAISE EXCEPTION 'feed: role % may not use feed "%"', pg_catalog.quote_ident("intake_sync"."_calling_role"()), _feed_access_check.feed
+      USING ERRCODE = '42501', COLUMN = 'feed',
+        HINT = 'the owner records the feeds an application role may use: intake-sync grants --role app --to ROLE --feed FEED (docs/security.md)';
+  END IF;
 END
 $$;
 
@@ -107,10 +125,10 @@ $$;
 --
 
 CREATE FUNCTION intake_sync._feed_visible(feed text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-  SELECT true
+  SELECT v IS NULL OR _feed_visible.feed = ANY (v) FROM (SELECT "intake_sync"."_visible_feeds"() AS v) s
 $$;
 
 --
@@ -682,6 +700,35 @@ END
 $_$;
 
 --
+-- Name: _visible_feeds(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._visible_feeds() RETURNS text[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  caller name := "intake_sync"."_calling_role"();
+  owner_oid oid;
+  feeds text[];
+  restricted boolean;
+BEGIN
+  SELECT n.nspowner INTO owner_oid FROM pg_catalog.pg_namespace n WHERE n.nspname = 'intake_sync';
+  IF pg_catalog.pg_has_role(caller, owner_oid, 'USAGE') THEN
+    RETURN NULL;
+  END IF;
+  SELECT pg_catalog.bool_or(true), pg_catalog.array_agg(DISTINCT a.feed ORDER BY a.feed)
+  INTO restricted, feeds
+  FROM "intake_sync"."feed_access" a
+  WHERE pg_catalog.pg_has_role(caller, a.role::oid, 'USAGE');
+  IF restricted IS NULL THEN
+    RETURN NULL;
+  END IF;
+  RETURN feeds;
+END
+$$;
+
+--
 -- Name: cancel_prescription(text, text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -703,6 +750,7 @@ BEGIN
   PERFORM "intake_sync"."_require_feed"(cancel_prescription.feed);
   INSERT INTO "intake_sync"."outbox" ("feed", "external_id", "kind") VALUES (cancel_prescription.feed, external, 'cancel')
   RETURNING "id" INTO row_id;
+  PERFORM "intake_sync"."_audit"('outbox.cancel', cancel_prescription.feed, external, pg_catalog.jsonb_build_object('outbox_id', row_id));
   RETURN row_id;
 END
 $$;
@@ -831,6 +879,10 @@ BEGIN
   SELECT p.status INTO result.status FROM "intake_sync"."prescriptions" p
   WHERE p.feed = register_prescription.feed AND p.external_id = stored_id;
   result.external_id := stored_id;
+  PERFORM "intake_sync"."_audit"('prescription.register', register_prescription.feed, stored_id,
+    pg_catalog.jsonb_build_object('inserted', result.inserted,
+      'identity_changed', NOT result.inserted AND (old_key IS DISTINCT FROM new_key OR old_erx IS DISTINCT FROM new_erx),
+      'rematched', COALESCE(result.rematched, 0)));
   RETURN result;
 END
 $$;
@@ -945,6 +997,7 @@ BEGIN
     RAISE EXCEPTION 'prescription.external_id: already in the outbox (pending or delivered)'
       USING ERRCODE = '23505', COLUMN = 'prescription.external_id';
   END IF;
+  PERFORM "intake_sync"."_audit"('outbox.send', send_prescription.feed, external, pg_catalog.jsonb_build_object('outbox_id', row_id));
   RETURN row_id;
 END
 $$;
@@ -1177,6 +1230,18 @@ CREATE TABLE intake_sync.events (
 );
 
 --
+-- Name: feed_access; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.feed_access (
+    role regrole NOT NULL,
+    feed text NOT NULL,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL,
+    granted_by text DEFAULT SESSION_USER NOT NULL,
+    CONSTRAINT feed_access_feed_check CHECK ((feed ~ '^[a-z0-9_-]{1,64}$'::text))
+);
+
+--
 -- Name: feed_checkpoints; Type: TABLE; Schema: intake_sync
 --
 
@@ -1257,21 +1322,22 @@ ALTER SEQUENCE intake_sync.outbox_id_seq OWNED BY intake_sync.outbox.id;
 --
 
 CREATE VIEW intake_sync.outbox_status AS
- SELECT outbox.id,
-    outbox.external_id,
-    outbox.kind,
-    outbox.state,
-    outbox.attempts,
-    outbox.last_error,
-    outbox.response_status,
-    outbox.in_doubt,
-    outbox.next_attempt_at,
-    outbox.created_at,
-    outbox.updated_at,
-    outbox.last_attempt_at,
-    outbox.completed_at,
-    outbox.feed
-   FROM intake_sync.outbox;
+ SELECT o.id,
+    o.external_id,
+    o.kind,
+    o.state,
+    o.attempts,
+    o.last_error,
+    o.response_status,
+    o.in_doubt,
+    o.next_attempt_at,
+    o.created_at,
+    o.updated_at,
+    o.last_attempt_at,
+    o.completed_at,
+    o.feed
+   FROM intake_sync.outbox o
+  WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (o.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
 
 --
 -- Name: prescriptions; Type: TABLE; Schema: intake_sync
@@ -1316,7 +1382,8 @@ CREATE VIEW intake_sync.prescription_status AS
     p.updated_at,
     p.subscription_id,
     p.feed
-   FROM intake_sync.prescriptions p;
+   FROM intake_sync.prescriptions p
+  WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (p.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
 
 --
 -- Name: VIEW prescription_status; Type: COMMENT; Schema: intake_sync
@@ -1507,6 +1574,13 @@ ALTER TABLE ONLY intake_sync.events
     ADD CONSTRAINT events_feed_id_pk PRIMARY KEY (feed, id);
 
 --
+-- Name: feed_access feed_access_pk; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.feed_access
+    ADD CONSTRAINT feed_access_pk PRIMARY KEY (role, feed);
+
+--
 -- Name: feed_checkpoints feed_checkpoints_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
@@ -1688,6 +1762,12 @@ REVOKE ALL ON FUNCTION intake_sync._audit(action text, feed text, subject text, 
 REVOKE ALL ON FUNCTION intake_sync._calendar_date(y integer, m integer, d integer) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _calling_role(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._calling_role() FROM PUBLIC;
+
+--
 -- Name: FUNCTION _feed_access_check(feed text); Type: ACL; Schema: intake_sync
 --
 
@@ -1698,12 +1778,6 @@ REVOKE ALL ON FUNCTION intake_sync._feed_access_check(feed text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION intake_sync._feed_configured_check(feed text) FROM PUBLIC;
-
---
--- Name: FUNCTION _feed_visible(feed text); Type: ACL; Schema: intake_sync
---
-
-REVOKE ALL ON FUNCTION intake_sync._feed_visible(feed text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _identity_key(identity jsonb); Type: ACL; Schema: intake_sync

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerAuditCommands } from './audit.js';
 import { registerChangesCommands } from './changes.js';
 import { registerCheckpointCommands } from './checkpoint.js';
 import { registerEventsCommands } from './events.js';
@@ -25,6 +26,7 @@ export function registerCommands(program: Command): void {
   registerSubscriptionsCommands(program);
   registerMigrateCommand(program);
   registerGrantsCommand(program);
+  registerAuditCommands(program);
   registerQuarantineCommands(program);
   registerRematchCommand(program);
   registerCheckpointCommands(program);

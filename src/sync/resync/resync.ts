@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
 import { jsonColumn } from '../../db/json-column.js';
+import { recordAudit } from '../../db/audit.js';
 import { namesOf } from '../../db/store-names.js';
 import type { IntakeClient } from '../../intake/client.js';
 import { NotFoundError } from '../../intake/errors/not-found-error.js';
@@ -56,6 +57,30 @@ interface Candidate {
  * status; they add history rows under new ids. Rerunning after a failure is safe (more copies).
  */
 export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
+  const { db, feed } = options;
+  const names = namesOf(db);
+  // audited before anything changes (a crash part-way still leaves who started it) and when it ends:
+  // it spans requests to the operator, so no single transaction holds all of it
+  await recordAudit(db, names, { action: 'feed.resync', feed, detail: { phase: 'started' } }, options.by);
+  const progress = { resubscribed: 0, cancelled: 0 };
+  try {
+    const summary = await resyncSteps(options, progress);
+    const { resubscribed, cancelled, terminal, version } = summary;
+    await recordAudit(
+      db,
+      names,
+      { action: 'feed.resync', feed, detail: { phase: 'finished', version, resubscribed, cancelled, terminal } },
+      options.by,
+    );
+    return summary;
+  } catch (error) {
+    const failure = { phase: 'failed', ...progress, error: error instanceof Error ? error.name : 'unknown' };
+    await recordAudit(db, names, { action: 'feed.resync', feed, detail: failure }, options.by).catch(() => {});
+    throw error;
+  }
+}
+
+async function resyncSteps(options: ResyncOptions, progress: { resubscribed: number; cancelled: number }): Promise<ResyncSummary> {
   const { db, client, feed, log } = options;
   const reset = await resetCheckpoint(db, feed, { to: null, by: `resync by ${options.by}` });
   log?.info({ feed, version: reset.version }, 'resync: cursor restarted at the oldest retained event');
@@ -75,6 +100,7 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
     }
     await setSubscriptionId(db, candidate.external_id, created, { feed });
     resubscribed += 1;
+    progress.resubscribed = resubscribed;
     for (const old of candidate.old_subscriptions) {
       if (old === created) continue;
       try {
@@ -83,6 +109,7 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
         if (!(error instanceof NotFoundError)) throw error;
       }
       cancelled += 1;
+      progress.cancelled = cancelled;
     }
     log?.info({ external_id: candidate.external_id, subscription_id: created }, 'resync: re-subscribed with backfill');
   }
