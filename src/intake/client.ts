@@ -30,6 +30,8 @@ export interface IntakeClientOptions {
   apiSecret: string;
   /** per attempt, headers and body together (default 15000) */
   timeoutMs?: number;
+  /** MAX_RESPONSE_BYTES: no response body is read past this (default DEFAULT_MAX_RESPONSE_BYTES, limits.ts) */
+  maxResponseBytes?: number | undefined;
   retry?: { retries?: number; baseMs?: number; capMs?: number; maxElapsedMs?: number };
   logger?: Logger;
   /** uniform [0, 1); injected by tests for deterministic jitter */
@@ -78,6 +80,7 @@ export class IntakeClient {
       baseUrl,
       authorization: `Bearer ${token}`,
       timeoutMs: options.timeoutMs ?? 15_000,
+      maxResponseBytes: options.maxResponseBytes,
     });
     this.#logger = options.logger?.child({ component: 'intake-client' });
     this.#signal = options.signal;

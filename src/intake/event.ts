@@ -41,8 +41,14 @@ const eventIdentitySchema = prescriptionIdentitySchema.extend({
  * Every string is bounded (limits.ts) before it can reach an index or a query.
  */
 export const eventSchema = z.looseObject({
-  id: z.string().min(1).max(MAX_EVENT_ID_LENGTH, { message: `longer than ${MAX_EVENT_ID_LENGTH} characters` }),
-  name: z.string().min(1).max(MAX_EVENT_NAME_LENGTH, { message: `longer than ${MAX_EVENT_NAME_LENGTH} characters` }),
+  id: z
+    .string()
+    .min(1)
+    .max(MAX_EVENT_ID_LENGTH, { message: `longer than ${MAX_EVENT_ID_LENGTH} characters` }),
+  name: z
+    .string()
+    .min(1)
+    .max(MAX_EVENT_NAME_LENGTH, { message: `longer than ${MAX_EVENT_NAME_LENGTH} characters` }),
   prescription_identity: eventIdentitySchema,
   pharmacy_npi: bounded(MAX_SUBSCRIPTION_ID_LENGTH),
   // bounded before Date.parse reads it

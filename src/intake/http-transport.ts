@@ -5,6 +5,9 @@ import { NetworkError } from './errors/network-error.js';
 import type { RequestContext } from './errors/request-context.js';
 import { RequestTimeoutError } from './errors/request-timeout-error.js';
 import { interpretResponse, type ReadResponse } from './response-reading.js';
+import { readCappedText } from './capped-body.js';
+import { ResponseTooLargeError } from './errors/response-too-large-error.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './limits.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -23,6 +26,8 @@ export interface TransportOptions {
   /** full header value, `Bearer ...`; kept only inside the ky instance */
   readonly authorization: string;
   readonly timeoutMs: number;
+  /** no response body is read past this many bytes (MAX_RESPONSE_BYTES; default DEFAULT_MAX_RESPONSE_BYTES) */
+  readonly maxResponseBytes?: number | undefined;
 }
 
 /**
@@ -33,9 +38,11 @@ export interface TransportOptions {
 export class HttpTransport {
   readonly #ky: KyInstance;
   readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
 
   constructor(options: TransportOptions) {
     this.#timeoutMs = options.timeoutMs;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#ky = ky.create({
       prefixUrl: options.baseUrl,
       retry: 0,
@@ -58,12 +65,14 @@ export class HttpTransport {
         json: request.json,
         signal,
       });
-      read = { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() };
+      const body = await readCappedText(response, this.#maxResponseBytes, context);
+      read = { status: response.status, retryAfter: response.headers.get('retry-after'), body };
       // fetch (undici) returns the connection to its pool a tick after the body ends: a request sent in
       // the same tick (the poller's prefetch is) would open a second connection, and alternate between
       // the two from then on, each new one costing a handshake over a real network
       await new Promise<void>((resolve) => setImmediate(resolve));
     } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw error;
       if (request.signal?.aborted) throw coerceError(request.signal.reason);
       if (timeout.aborted) throw new RequestTimeoutError(context, this.#timeoutMs, { cause: error });
       throw asNetworkError(context, error);

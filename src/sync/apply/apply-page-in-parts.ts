@@ -62,7 +62,11 @@ function halves(part: Part): [Part, Part] {
       { events: [], malformed: part.malformed.slice(mid) },
     ];
   }
-  if (part.events.length === 1) return [{ events: part.events, malformed: [] }, { events: [], malformed: part.malformed }];
+  if (part.events.length === 1)
+    return [
+      { events: part.events, malformed: [] },
+      { events: [], malformed: part.malformed },
+    ];
   const mid = part.events.length >> 1;
   return [
     { events: part.events.slice(0, mid), malformed: part.malformed },
