@@ -1,5 +1,5 @@
 import ky, { type KyInstance } from 'ky';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { coerceError } from './errors/coerce-error.js';
 import { NetworkError } from './errors/network-error.js';
 import type { RequestContext } from './errors/request-context.js';
@@ -50,6 +50,33 @@ export class HttpTransport {
       throwHttpErrors: false,
       headers: { authorization: options.authorization, accept: 'application/json' },
     });
+  }
+
+  /**
+   * GET once and hand a 2xx body to `consume` as a stream, never holding it whole (no byte cap: the
+   * consumer keeps constant memory; the timeout still covers the whole body). Any other status is
+   * read capped and thrown as its typed error, as send() does.
+   */
+  async stream<T>(
+    request: Pick<TransportRequest<unknown>, 'path' | 'searchParams' | 'signal'>,
+    consume: (body: ReadableStream<Uint8Array>) => Promise<T>,
+  ): Promise<T> {
+    const context: RequestContext = { method: 'GET', path: request.path };
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    let read: ReadResponse;
+    try {
+      const response = await this.#ky(request.path.slice(1), { method: 'GET', searchParams: request.searchParams, signal });
+      if (response.status >= 200 && response.status < 300) return await consume(response.body ?? new ReadableStream());
+      const body = await readCappedText(response, this.#maxResponseBytes, context);
+      read = { status: response.status, retryAfter: response.headers.get('retry-after'), body };
+    } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw error;
+      if (request.signal?.aborted) throw coerceError(request.signal.reason);
+      if (timeout.aborted) throw new RequestTimeoutError(context, this.#timeoutMs, { cause: error });
+      throw asNetworkError(context, error);
+    }
+    return interpretResponse(context, read, z.never(), Date.now());
   }
 
   /** Performs the request once; never retries. */
