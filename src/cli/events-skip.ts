@@ -80,7 +80,18 @@ export function registerEventsSkipCommand(program: Command): void {
         if (version === null) throw new Error(`the checkpoint of feed ${feed.name} moved meanwhile: nothing skipped`);
         return { ...plan, version, dryRun: false };
       });
-      const result = { feed: feed.name, at, next: outcome.next, ...outcome.event, version: outcome.version, dry_run: outcome.dryRun };
+      const { key, eventId, sha256, bytes } = outcome.event;
+      const result = {
+        feed: feed.name,
+        at,
+        next: outcome.next,
+        key,
+        event_id: eventId,
+        sha256,
+        bytes,
+        version: outcome.version,
+        dry_run: outcome.dryRun,
+      };
       if (options.json) return printJson(result);
       printFields([
         ['feed', feed.name],
