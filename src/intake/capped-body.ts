@@ -1,6 +1,6 @@
 import type { RequestContext } from './errors/request-context.js';
 import { ResponseTooLargeError } from './errors/response-too-large-error.js';
-import { MAX_RESPONSE_BYTES_SETTING } from './limits.js';
+import { MAX_RESPONSE_BYTES_SETTING, MAX_RESPONSE_CONTAINERS } from './limits.js';
 
 /**
  * Reads a response body as UTF-8 text, refusing it once it passes `capBytes`: first by its declared
@@ -29,5 +29,20 @@ export async function readCappedText(response: Response, capBytes: number, conte
     chunks.push(value);
   }
   // one decode of the whole body, as response.text() does (a BOM is dropped, bad bytes become U+FFFD)
-  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
+  const text = new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
+  if (opensMoreThan(text, MAX_RESPONSE_CONTAINERS)) {
+    throw new ResponseTooLargeError(context, capBytes, undefined, `${MAX_RESPONSE_CONTAINERS} objects and arrays per response`);
+  }
+  return text;
+}
+
+/** Whether `text` holds more than `max` `[` and `{` (inside strings too: an upper bound), counted natively by indexOf. */
+function opensMoreThan(text: string, max: number): boolean {
+  let count = 0;
+  for (const bracket of ['[', '{']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) {
+      if (++count > max) return true;
+    }
+  }
+  return false;
 }

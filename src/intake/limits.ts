@@ -6,13 +6,22 @@
 
 /**
  * Default cap on one response body, in bytes (MAX_RESPONSE_BYTES overrides it). A real page is 250
- * events of 1-3 kB, under 1 MiB: 8 MiB is 8x that. The cap is what keeps memory bounded whatever
- * the operator sends: a body is held once as bytes, once as text and once parsed, and the poller
- * keeps up to three pages (two fetched ahead, one applying). The worst parse (a body of `[]`s, ~20x
- * its bytes as objects) of three 8 MiB pages measured a peak RSS under the Deployment's 288 Mi
- * (docs/guarantees.md gives the figures).
+ * events of 1-3 kB, under 1 MiB: 2 MiB is twice that and holds a 1 MiB payload with its page.
+ * The cap is what keeps memory bounded whatever the operator sends: a body is held as bytes, as text
+ * and parsed, and the poller keeps up to three pages (two fetched ahead, one applying). Parsed, a
+ * body costs up to ~6x its bytes once MAX_RESPONSE_CONTAINERS bounds its objects and arrays (a body
+ * of `[]`s costs ~30x without it: 831 MB peak for three 8 MiB pages). Measured worst (three 4 MiB pages
+ * of one object with 300k keys held with their prepared copies): 327 MB peak under tsx, so 2 MiB
+ * keeps the worst near 210 MB, under the Deployment's 288 Mi; docs/guarantees.md has the figures.
  */
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Objects and arrays one response may open (an upper bound: brackets inside strings count too). A real
+ * page has ~20 per event, 5,000 per page; an empty `[]` costs ~90 bytes of heap for its 3 bytes of text,
+ * so this bounds the parse's blow-up. Above it the response is refused like a body too large.
+ */
+export const MAX_RESPONSE_CONTAINERS = 100_000;
 /** The setting that overrides DEFAULT_MAX_RESPONSE_BYTES, named by ResponseTooLargeError. */
 export const MAX_RESPONSE_BYTES_SETTING = 'MAX_RESPONSE_BYTES';
 
@@ -21,7 +30,7 @@ export const MAX_PAGE_EVENTS = 250;
 
 /**
  * One event's serialised size, in UTF-8 bytes. Real events are a few kB; 2 MiB keeps the 1 MiB
- * payload the tests apply (and twice that), while several still fit the default response cap. Above
+ * payload the tests apply (and twice that), and matters once MAX_RESPONSE_BYTES is raised. Above
  * it the event is quarantined with its sha256 and byte size only (storing it could be the very problem).
  */
 export const MAX_EVENT_BYTES = 2 * 1024 * 1024;

@@ -47,7 +47,14 @@ describe.skipIf(!available)('events skip: exactly one event too large to read, a
   test('--dry-run reads what follows the event (streamed, never held) and writes nothing', async () => {
     const result = await runCli(['events', 'skip', '--at', '1', '--dry-run', '--json'], env);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ feed: 'default', at: '1', next: '2', key: 'ev-big', event_id: 'ev-big', dry_run: true });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      feed: 'default',
+      at: '1',
+      next: '2',
+      key: 'ev-big',
+      event_id: 'ev-big',
+      dry_run: true,
+    });
     expect(JSON.parse(result.stdout).bytes).toBeGreaterThan(CAP);
     expect((await loadCheckpoint(tdb.database.db, 'default')).iterator).toBe('1');
     expect(server.limits.at(-1)).toBe(1);
