@@ -3,6 +3,7 @@ import { registerAuditCommands } from './audit.js';
 import { registerChangesCommands } from './changes.js';
 import { registerCheckpointCommands } from './checkpoint.js';
 import { registerEventsCommands } from './events.js';
+import { registerEventsSkipCommand } from './events-skip.js';
 import { registerGrantsCommand } from './grants.js';
 import { registerMigrateCommand } from './migrate.js';
 import { registerPrescriptionLocalCommands } from './prescriptions-local.js';
@@ -23,6 +24,7 @@ export function registerCommands(program: Command): void {
   registerPrescriptionRemoteCommands(prescriptions);
   registerPrescriptionLocalCommands(prescriptions);
   registerEventsCommands(program);
+  registerEventsSkipCommand(program);
   registerSubscriptionsCommands(program);
   registerMigrateCommand(program);
   registerGrantsCommand(program);
