@@ -27,8 +27,19 @@ export const API_FUNCTIONS = [
   'identity_key(jsonb)',
 ] as const;
 
-/** Functions the daemon's own statements call: the page apply's match rule and the rematch. */
-const WORKER_FUNCTIONS = ['_match_prescription(text, text, text)', 'rematch_held(text[], text[], text)'] as const;
+/**
+ * Functions the daemon's own statements call: the page apply's match rule, the rematch, and the
+ * retention cleaner's purges (0012_retention.sql: the role needs no DELETE on any table, and only the
+ * owner's _purge_audit removes audit rows, never younger than its floor).
+ */
+const WORKER_FUNCTIONS = [
+  '_match_prescription(text, text, text)',
+  'rematch_held(text[], text[], text)',
+  '_purge(text, text, timestamptz, integer)',
+  '_purge_due(text, text, timestamptz)',
+  '_purge_audit(text, timestamptz, integer, boolean)',
+  '_purge_ran(text, jsonb, text, boolean)',
+] as const;
 
 export const API_VIEWS = ['prescription_status', 'outbox_status'] as const;
 
@@ -49,6 +60,8 @@ const RUNTIME_GRANTS: readonly Grant[] = [
   { kind: 'table', name: 'subscription_migrations', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   // delivery reads pending rows and records each attempt and outcome
   { kind: 'table', name: 'outbox', privileges: ['SELECT', 'UPDATE'] },
+  // the retention cleaner's last run, for its metric (the purges themselves are functions)
+  { kind: 'table', name: 'retention_runs', privileges: ['SELECT'] },
   { kind: 'sequence', name: 'prescriptions_id_seq', privileges: ['USAGE'] },
   { kind: 'sequence', name: 'quarantine_id_seq', privileges: ['USAGE'] },
   { kind: 'sequence', name: 'checkpoint_resets_id_seq', privileges: ['USAGE'] },
