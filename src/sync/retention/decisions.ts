@@ -68,8 +68,8 @@ export function nextBatch(outcome: BatchOutcome, rows: number, streak: number, l
       const smaller = Math.max(limits.minRows, Math.floor(rows / 2));
       const delayMs = Math.min(limits.maxBackoffMs, limits.backoffMs * 2 ** (next - 1));
       // a contended batch that drained its class is done all the same
-      const done = outcome.kind === 'contended' && outcome.rows < rows;
-      return { again: !done && next <= maxStreak, rows: smaller, delayMs, streak: done ? 0 : next };
+      if (outcome.kind === 'contended' && outcome.rows < rows) return { again: false, rows: smaller, delayMs: 0, streak: 0 };
+      return { again: next <= maxStreak, rows: smaller, delayMs, streak: next };
     }
   }
 }
