@@ -1,8 +1,9 @@
+import { performance } from 'node:perf_hooks';
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
 import type { StoreNames } from '../../db/store-names.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
-import { nextBatch, retentionCutoffs, type BatchLimits } from './decisions.js';
+import { nextBatch, retentionCutoffs, type BatchLimits, type BatchOutcome } from './decisions.js';
 import { runBatch } from './purge-batch.js';
 import { RETENTION_CLASSES, zeroCounts, type RetentionClass, type RetentionCounts, type RetentionPolicy } from './retention-classes.js';
 
@@ -35,6 +36,8 @@ export interface PassContext {
   signal: AbortSignal;
   /** told after every committed batch (the purged-rows counter) */
   onPurged?: ((cls: RetentionClass, rows: number) => void) | undefined;
+  /** told how every batch ended, with its size and duration (logs, the lock test) */
+  onBatch?: ((cls: RetentionClass, outcome: BatchOutcome, rows: number, durationMs: number) => void) | undefined;
 }
 
 export interface PassResult {
@@ -70,10 +73,12 @@ export async function purgePass(target: PurgeTarget, context: PassContext): Prom
     let streak = 0;
     for (;;) {
       if (context.signal.aborted) return { counts, complete: false };
+      const started = performance.now();
       const outcome = await runBatch(context.db, purgeCall(context.names, scope.cls, scope.feed, scope.cutoff, rows), rows, {
         timeoutMs: context.batch.timeoutMs,
         detectWaiters: context.batch.detectWaiters,
       });
+      context.onBatch?.(scope.cls, outcome, rows, performance.now() - started);
       if (outcome.kind !== 'timed_out' && outcome.rows > 0) {
         counts[scope.cls] += outcome.rows;
         context.onPurged?.(scope.cls, outcome.rows);
