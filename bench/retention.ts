@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
 import { namesOf } from '../src/db/store-names.js';
 import { sleepUnlessAborted } from '../src/lib/loop-sleep.js';
@@ -119,16 +118,23 @@ async function simulateDay(db: BenchDatabase, day: number, policy: RetentionPoli
 }
 
 async function simulate(label: string, policy: RetentionPolicy | null): Promise<{ months: Month[]; db: BenchDatabase; seconds: number }> {
-  const db = await createBenchDatabase(process.env.DATABASE_URL ?? DEFAULT_SERVER_URL, `bench_retention_${label}_${randomBytes(3).toString('hex')}`);
+  const db = await createBenchDatabase(
+    process.env.DATABASE_URL ?? DEFAULT_SERVER_URL,
+    `bench_retention_${label}_${randomBytes(3).toString('hex')}`,
+  );
   const started = performance.now();
   const result: Month[] = [];
   for (let month = 1; month <= months; month++) {
     for (let d = 0; d < 30; d++) await simulateDay(db, (month - 1) * 30 + d, policy);
     // a month of autovacuum, in one statement: freed space is reused in both runs alike
-    await db.sql.unsafe('vacuum (analyze) intake_sync.events, intake_sync.outbox, intake_sync.quarantine, intake_sync.status_changes, intake_sync.change_commits, intake_sync.audit_entries');
+    await db.sql.unsafe(
+      'vacuum (analyze) intake_sync.events, intake_sync.outbox, intake_sync.quarantine, intake_sync.status_changes, intake_sync.change_commits, intake_sync.audit_entries',
+    );
     const bytes = await schemaBytes(db);
     result.push({ month, totalBytes: bytes.total, managedBytes: bytes.managed });
-    process.stderr.write(`${label}: month ${month}: ${(bytes.total / 1e6).toFixed(1)} MB (${(bytes.managed / 1e6).toFixed(1)} MB managed)\n`);
+    process.stderr.write(
+      `${label}: month ${month}: ${(bytes.total / 1e6).toFixed(1)} MB (${(bytes.managed / 1e6).toFixed(1)} MB managed)\n`,
+    );
   }
   return { months: result, db, seconds: (performance.now() - started) / 1000 };
 }
@@ -150,7 +156,10 @@ const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
 async function main(): Promise<void> {
   const defaults = retentionPolicyFrom(loadConfig({}));
-  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
   console.log(`retention bench: ${months} simulated months, ${perDay} prescriptions/day (${perDay * 4} events), load average ${load()}`);
   const withRetention = await simulate('with', defaults);
   const without = await simulate('without', null);
@@ -158,7 +167,9 @@ async function main(): Promise<void> {
   for (let i = 0; i < months; i++) {
     const a = withRetention.months[i]!;
     const b = without.months[i]!;
-    console.log(`${String(a.month).padStart(5)}  ${mb(a.totalBytes).padStart(12)} / ${mb(a.managedBytes).padStart(8)}  ${mb(b.totalBytes).padStart(16)} / ${mb(b.managedBytes).padStart(8)}`);
+    console.log(
+      `${String(a.month).padStart(5)}  ${mb(a.totalBytes).padStart(12)} / ${mb(a.managedBytes).padStart(8)}  ${mb(b.totalBytes).padStart(16)} / ${mb(b.managedBytes).padStart(8)}`,
+    );
   }
   const plateau = withRetention.months.slice(13).map((m) => m.managedBytes);
   if (plateau.length > 1) {
@@ -192,7 +203,9 @@ async function main(): Promise<void> {
     `drain: ${baseline.toFixed(0)} events/s without the cleaner (${baseline1.toFixed(0)} before, ${baseline2.toFixed(0)} after), ` +
       `${beside.toFixed(0)} events/s with it purging beside (${JSON.stringify(cleaned.counts)}): ratio ${(beside / baseline).toFixed(2)}`,
   );
-  console.log(`simulation: ${withRetention.seconds.toFixed(0)} s with retention, ${without.seconds.toFixed(0)} s without; load average ${load()}`);
+  console.log(
+    `simulation: ${withRetention.seconds.toFixed(0)} s with retention, ${without.seconds.toFixed(0)} s without; load average ${load()}`,
+  );
   await withRetention.db.close(keep);
   await without.db.close(keep);
 }

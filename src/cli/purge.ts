@@ -22,7 +22,9 @@ export class PurgeIncompleteError extends Error {
 export function registerPurgeCommand(program: Command): void {
   program
     .command('purge')
-    .description('one retention pass now (RETAIN_*): what the leader\'s cleaner does every RETENTION_INTERVAL; counts only, never row content')
+    .description(
+      "one retention pass now (RETAIN_*): what the leader's cleaner does every RETENTION_INTERVAL; counts only, never row content",
+    )
     .option('--feed <name>', 'only this feed (default: every configured feed)')
     .option('--dry-run', 'print what each class would lose and write nothing')
     .option('--json', 'one JSON object per feed')
@@ -40,7 +42,10 @@ export function registerPurgeCommand(program: Command): void {
           const policy = retentionPolicyFrom(config, feed.retain);
           const short = shortRetentions(policy);
           if (short.length > 0)
-            log.warn({ feed: feed.name, settings: short.map((c) => `${RETENTION_SETTING[c]}=${formatDuration(policy[c])}`) }, 'retention below one day');
+            log.warn(
+              { feed: feed.name, settings: short.map((c) => `${RETENTION_SETTING[c]}=${formatDuration(policy[c])}`) },
+              'retention below one day',
+            );
           // the audit rows no feed owns follow RETAIN_AUDIT, purged once per run
           const target = { feed: feed.name, policy, unscopedAuditMs: index === 0 ? config.RETAIN_AUDIT : undefined };
           let counts: RetentionCounts;
@@ -79,7 +84,13 @@ function report(feed: string, counts: RetentionCounts, policy: Record<string, nu
   // rows: removed by this pass, or (dry run) due now
   printTable(
     ['feed', 'class', 'setting', 'keep', 'rows'],
-    RETENTION_CLASSES.map((c) => ({ feed, class: c, setting: RETENTION_SETTING[c], keep: formatDuration(policy[c] ?? null), rows: counts[c] })),
+    RETENTION_CLASSES.map((c) => ({
+      feed,
+      class: c,
+      setting: RETENTION_SETTING[c],
+      keep: formatDuration(policy[c] ?? null),
+      rows: counts[c],
+    })),
   );
   if (dryRun) process.stdout.write('dry run: rows due now; nothing was written\n');
 }

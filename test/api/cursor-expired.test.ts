@@ -28,32 +28,36 @@ const setStatus = (status: string, id: number) =>
   tdb.database.sql!.unsafe(`update intake_sync.prescriptions set status = '${status}', status_event_id = 'ev-${id}' where id = ${id}`);
 const purgeChanges = () => passAt(tdb, tdb.database.db, 'default', policy({ status_changes: 1_000 }), Date.now() + 60_000);
 
-test.skipIf(!onPostgres)(`a follower that keeps up reads on across purges; an expired cursor throws CursorExpiredError (${NEEDS_POSTGRES})`, async () => {
-  await setStatus('accepted', 1);
-  const stop = new AbortController();
-  const follower = followStatusChanges({ url: tdb.url!, since: null, signal: stop.signal, pollIntervalMs: 50 });
-  const seen: StatusChange[] = [];
-  const first = await follower.next();
-  seen.push(first.value as StatusChange);
-  // everything up to here is deleted while the follower is at the head
-  expect((await purgeChanges()).counts.status_changes).toBe(1);
-  await setStatus('accepted', 2);
-  const second = await follower.next();
-  seen.push(second.value as StatusChange);
-  expect(seen.map((c) => c.external_id)).toEqual(['rx-1', 'rx-2']);
-  stop.abort();
-  await follower.return(undefined);
+test.skipIf(!onPostgres)(
+  `a follower that keeps up reads on across purges; an expired cursor throws CursorExpiredError (${NEEDS_POSTGRES})`,
+  async () => {
+    await setStatus('accepted', 1);
+    const stop = new AbortController();
+    const follower = followStatusChanges({ url: tdb.url!, since: null, signal: stop.signal, pollIntervalMs: 50 });
+    const seen: StatusChange[] = [];
+    const first = await follower.next();
+    seen.push(first.value as StatusChange);
+    // everything up to here is deleted while the follower is at the head
+    expect((await purgeChanges()).counts.status_changes).toBe(1);
+    await setStatus('accepted', 2);
+    const second = await follower.next();
+    seen.push(second.value as StatusChange);
+    expect(seen.map((c) => c.external_id)).toEqual(['rx-1', 'rx-2']);
+    stop.abort();
+    await follower.return(undefined);
 
-  // a consumer that stored the first cursor and comes back after the second purge
-  await purgeChanges();
-  const late = followStatusChanges({ url: tdb.url!, since: seen[0]!.cursor, pollIntervalMs: 50 });
-  const error = await late.next().catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(CursorExpiredError);
-  expect(error).toMatchObject({ name: 'CursorExpiredError', code: 'IS410', cursor: seen[0]!.cursor });
-  expect((error as Error).message).toMatch(/^cursor expired: /);
+    // a consumer that stored the first cursor and comes back after the second purge
+    await purgeChanges();
+    const late = followStatusChanges({ url: tdb.url!, since: seen[0]!.cursor, pollIntervalMs: 50 });
+    const error = await late.next().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CursorExpiredError);
+    expect(error).toMatchObject({ name: 'CursorExpiredError', code: 'IS410', cursor: seen[0]!.cursor });
+    expect((error as Error).message).toMatch(/^cursor expired: /);
 
-  // the one-shot read says the same
-  const api = intakeSyncApi(tdb.database.sql!);
-  await expect(api.changesSince(seen[0]!.cursor, 10)).rejects.toBeInstanceOf(CursorExpiredError);
-  await expect(api.changesSince(seen[1]!.cursor, 10)).resolves.toEqual([]);
-}, 60_000);
+    // the one-shot read says the same
+    const api = intakeSyncApi(tdb.database.sql!);
+    await expect(api.changesSince(seen[0]!.cursor, 10)).rejects.toBeInstanceOf(CursorExpiredError);
+    await expect(api.changesSince(seen[1]!.cursor, 10)).resolves.toEqual([]);
+  },
+  60_000,
+);

@@ -36,7 +36,11 @@ describe('retention metrics', () => {
   });
 
   test('without sources the series exist at 0 (rules and dashboards always parse)', async () => {
-    const metrics = createSyncMetrics(new WorkerState({ now: () => 0 }), { now: () => 0 }, { feed: 'main', pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000 });
+    const metrics = createSyncMetrics(
+      new WorkerState({ now: () => 0 }),
+      { now: () => 0 },
+      { feed: 'main', pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000 },
+    );
     const text = await metrics.registry.metrics();
     expect(text).toContain('intake_sync_retention_last_run_timestamp_seconds{feed="main"} 0');
     expect(text).toContain('intake_sync_retention_purged_total{feed="main",class="open_findings"} 0');

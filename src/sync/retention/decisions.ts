@@ -79,7 +79,12 @@ export function nextBatch(outcome: BatchOutcome, rows: number, streak: number, l
  * pages come first), then one interval after the end of each pass; after a failed pass, a backoff
  * that doubles per consecutive failure, capped at the interval.
  */
-export function nextPassDelay(state: { passes: number; failures: number }, intervalMs: number, startDelayMs: number, retryMs: number): number {
+export function nextPassDelay(
+  state: { passes: number; failures: number },
+  intervalMs: number,
+  startDelayMs: number,
+  retryMs: number,
+): number {
   if (state.failures > 0) return Math.min(intervalMs, retryMs * 2 ** Math.min(state.failures - 1, 20));
   if (state.passes === 0) return Math.min(startDelayMs, intervalMs);
   return intervalMs;

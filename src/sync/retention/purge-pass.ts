@@ -48,7 +48,8 @@ export interface PassResult {
 
 /** One `_purge`/`_purge_audit` call of at most `rows` rows. */
 function purgeCall(n: StoreNames, cls: RetentionClass, feed: string | null, cutoff: Date, rows: number): SQL {
-  if (cls === 'audit') return sql`select ${n.qualified('_purge_audit')}(${feed}::text, ${cutoff.toISOString()}::timestamptz, ${rows}::int) as n`;
+  if (cls === 'audit')
+    return sql`select ${n.qualified('_purge_audit')}(${feed}::text, ${cutoff.toISOString()}::timestamptz, ${rows}::int) as n`;
   return sql`select ${n.qualified('_purge')}(${cls}::text, ${feed}::text, ${cutoff.toISOString()}::timestamptz, ${rows}::int) as n`;
 }
 
@@ -112,7 +113,10 @@ export async function purgeDue(db: Db, n: StoreNames, target: PurgeTarget, now: 
   }
   if (target.unscopedAuditMs !== undefined && target.unscopedAuditMs !== null) {
     const cutoff = new Date(now - target.unscopedAuditMs).toISOString();
-    const [row] = await queryRows<{ n: unknown }>(db, sql`select ${n.qualified('_purge_audit')}(null, ${cutoff}::timestamptz, 1, true) as n`);
+    const [row] = await queryRows<{ n: unknown }>(
+      db,
+      sql`select ${n.qualified('_purge_audit')}(null, ${cutoff}::timestamptz, 1, true) as n`,
+    );
     counts.audit += Number(row?.n ?? 0);
   }
   return counts;

@@ -31,5 +31,4 @@ export type RetentionPolicy = Readonly<Record<RetentionClass, number | null>>;
 /** Rows removed (or, in a dry run, due) per class. */
 export type RetentionCounts = Record<RetentionClass, number>;
 
-export const zeroCounts = (): RetentionCounts =>
-  Object.fromEntries(RETENTION_CLASSES.map((c) => [c, 0])) as RetentionCounts;
+export const zeroCounts = (): RetentionCounts => Object.fromEntries(RETENTION_CLASSES.map((c) => [c, 0])) as RetentionCounts;

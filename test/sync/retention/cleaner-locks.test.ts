@@ -46,52 +46,56 @@ async function replayPage(): Promise<number> {
   return performance.now() - started;
 }
 
-test.skipIf(!onPostgres)(`a page waits on the cleaner at most its ${TIMEOUT_MS} ms batch timeout (${NEEDS_POSTGRES})`, async () => {
-  const baseline: number[] = [];
-  for (let i = 0; i < 10; i++) baseline.push(await replayPage());
+test.skipIf(!onPostgres)(
+  `a page waits on the cleaner at most its ${TIMEOUT_MS} ms batch timeout (${NEEDS_POSTGRES})`,
+  async () => {
+    const baseline: number[] = [];
+    for (let i = 0; i < 10; i++) baseline.push(await replayPage());
 
-  const outcomes: { outcome: BatchOutcome; rows: number; ms: number }[] = [];
-  const stop = new AbortController();
-  const cleaning = purgePass(
-    { feed: FEED, policy: policy({ event_bodies: 30 * DAY }) },
-    {
-      db,
-      names: namesOf(db),
-      now: Date.now(),
-      // a first batch far too big for its timeout: it is cancelled, rolled back, and halved
-      batch: {
-        initialRows: ROWS,
-        timeoutMs: TIMEOUT_MS,
-        detectWaiters: true,
-        limits: { minRows: 100, maxRows: ROWS, pauseMs: 5, backoffMs: 20, maxBackoffMs: 200 },
+    const outcomes: { outcome: BatchOutcome; rows: number; ms: number }[] = [];
+    const stop = new AbortController();
+    const cleaning = purgePass(
+      { feed: FEED, policy: policy({ event_bodies: 30 * DAY }) },
+      {
+        db,
+        names: namesOf(db),
+        now: Date.now(),
+        // a first batch far too big for its timeout: it is cancelled, rolled back, and halved
+        batch: {
+          initialRows: ROWS,
+          timeoutMs: TIMEOUT_MS,
+          detectWaiters: true,
+          limits: { minRows: 100, maxRows: ROWS, pauseMs: 5, backoffMs: 20, maxBackoffMs: 200 },
+        },
+        sleep: sleepUnlessAborted,
+        signal: stop.signal,
+        onBatch: (_cls, outcome, rows, ms) => outcomes.push({ outcome, rows, ms }),
       },
-      sleep: sleepUnlessAborted,
-      signal: stop.signal,
-      onBatch: (_cls, outcome, rows, ms) => outcomes.push({ outcome, rows, ms }),
-    },
-  );
-  let finished = false;
-  const result = cleaning.finally(() => {
-    finished = true;
-  });
-  const during: number[] = [];
-  while (!finished) during.push(await replayPage());
-  const { counts, complete } = await result;
+    );
+    let finished = false;
+    const result = cleaning.finally(() => {
+      finished = true;
+    });
+    const during: number[] = [];
+    while (!finished) during.push(await replayPage());
+    const { counts, complete } = await result;
 
-  expect(counts.event_bodies).toBe(ROWS);
-  expect(complete).toBe(true);
-  expect(outcomes.some((o) => o.outcome.kind === 'timed_out')).toBe(true);
-  // no batch ran past its timeout (plus the commit and the waiters check)
-  const slowest = Math.max(...outcomes.map((o) => o.ms));
-  const worstPage = Math.max(...during);
-  const worstBaseline = Math.max(...baseline);
-  console.log(
-    `cleaner locks: ${outcomes.length} batches (${outcomes.filter((o) => o.outcome.kind === 'timed_out').length} timed out, ` +
-      `${outcomes.filter((o) => o.outcome.kind === 'contended').length} contended), slowest batch ${slowest.toFixed(0)} ms; ` +
-      `${during.length} pages during the pass, slowest ${worstPage.toFixed(0)} ms (baseline slowest ${worstBaseline.toFixed(0)} ms)`,
-  );
-  // a page's wait on the cleaner is bounded by the batch timeout: its slowest apply is at most its own slowest
-  // time plus the timeout (and scheduling slack on a shared machine)
-  expect(worstPage).toBeLessThan(worstBaseline + TIMEOUT_MS + 300);
-  expect(during.length).toBeGreaterThan(0);
-}, 120_000);
+    expect(counts.event_bodies).toBe(ROWS);
+    expect(complete).toBe(true);
+    expect(outcomes.some((o) => o.outcome.kind === 'timed_out')).toBe(true);
+    // no batch ran past its timeout (plus the commit and the waiters check)
+    const slowest = Math.max(...outcomes.map((o) => o.ms));
+    const worstPage = Math.max(...during);
+    const worstBaseline = Math.max(...baseline);
+    console.log(
+      `cleaner locks: ${outcomes.length} batches (${outcomes.filter((o) => o.outcome.kind === 'timed_out').length} timed out, ` +
+        `${outcomes.filter((o) => o.outcome.kind === 'contended').length} contended), slowest batch ${slowest.toFixed(0)} ms; ` +
+        `${during.length} pages during the pass, slowest ${worstPage.toFixed(0)} ms (baseline slowest ${worstBaseline.toFixed(0)} ms)`,
+    );
+    // a page's wait on the cleaner is bounded by the batch timeout: its slowest apply is at most its own slowest
+    // time plus the timeout (and scheduling slack on a shared machine)
+    expect(worstPage).toBeLessThan(worstBaseline + TIMEOUT_MS + 300);
+    expect(during.length).toBeGreaterThan(0);
+  },
+  120_000,
+);

@@ -42,16 +42,40 @@ describe('shortRetentions', () => {
 describe('nextBatch', () => {
   const cases: [string, BatchOutcome, number, number, { again: boolean; rows: number; delayMs: number; streak: number }][] = [
     ['fewer rows than asked: the class is done', { kind: 'drained', rows: 3 }, 100, 0, { again: false, rows: 100, delayMs: 0, streak: 0 }],
-    ['a full batch nobody waited on: again, twice as big, after a pause', { kind: 'full', rows: 100 }, 100, 0, { again: true, rows: 200, delayMs: 50, streak: 0 }],
+    [
+      'a full batch nobody waited on: again, twice as big, after a pause',
+      { kind: 'full', rows: 100 },
+      100,
+      0,
+      { again: true, rows: 200, delayMs: 50, streak: 0 },
+    ],
     ['growth stops at maxRows', { kind: 'full', rows: 800 }, 800, 0, { again: true, rows: 1000, delayMs: 50, streak: 0 }],
     ['a full batch resets the streak', { kind: 'full', rows: 40 }, 40, 3, { again: true, rows: 80, delayMs: 50, streak: 0 }],
-    ['page applies waited on a full batch: halve and back off', { kind: 'contended', rows: 100 }, 100, 0, { again: true, rows: 50, delayMs: 1000, streak: 1 }],
+    [
+      'page applies waited on a full batch: halve and back off',
+      { kind: 'contended', rows: 100 },
+      100,
+      0,
+      { again: true, rows: 50, delayMs: 1000, streak: 1 },
+    ],
     ['contention again: the backoff doubles', { kind: 'contended', rows: 50 }, 50, 1, { again: true, rows: 25, delayMs: 2000, streak: 2 }],
     ['the backoff is capped', { kind: 'contended', rows: 10 }, 10, 6, { again: true, rows: 10, delayMs: 8000, streak: 7 }],
-    ['a contended batch that drained its class is done', { kind: 'contended', rows: 7 }, 100, 2, { again: false, rows: 50, delayMs: 0, streak: 0 }],
+    [
+      'a contended batch that drained its class is done',
+      { kind: 'contended', rows: 7 },
+      100,
+      2,
+      { again: false, rows: 50, delayMs: 0, streak: 0 },
+    ],
     ['a timeout halves and backs off', { kind: 'timed_out' }, 1000, 0, { again: true, rows: 500, delayMs: 1000, streak: 1 }],
     ['never below minRows', { kind: 'timed_out' }, 12, 0, { again: true, rows: 10, delayMs: 1000, streak: 1 }],
-    ['past maxStreak the class waits for the next pass', { kind: 'timed_out' }, 10, 8, { again: false, rows: 10, delayMs: 8000, streak: 9 }],
+    [
+      'past maxStreak the class waits for the next pass',
+      { kind: 'timed_out' },
+      10,
+      8,
+      { again: false, rows: 10, delayMs: 8000, streak: 9 },
+    ],
   ];
   test.each(cases)('%s', (_name, outcome, rows, streak, expected) => {
     expect(nextBatch(outcome, rows, streak, LIMITS)).toEqual(expected);

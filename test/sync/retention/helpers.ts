@@ -14,7 +14,14 @@ export function policy(overrides: Partial<Record<RetentionClass, number | null>>
 }
 
 /** One pass of `feed` as the cleaner runs it, at the injected instant `now`. */
-export function passAt(tdb: TestDatabase, db: Db, feed: string, keep: RetentionPolicy, now: number, unscopedAuditMs?: number | null): Promise<PassResult> {
+export function passAt(
+  tdb: TestDatabase,
+  db: Db,
+  feed: string,
+  keep: RetentionPolicy,
+  now: number,
+  unscopedAuditMs?: number | null,
+): Promise<PassResult> {
   return purgePass(
     { feed, policy: keep, unscopedAuditMs },
     {

@@ -16,7 +16,17 @@ import { passAt, policy } from './helpers.js';
 // rows are scanned as text, so a column added later without retention fails here.
 
 const FEED = 'default';
-const CANARIES = ['Canaryfirst', 'Canarylast', 'Orphanfirst', 'Brokenfirst', '1931-07-04', '1932-02-29', '555-777-1234', 'canary@example.org', '77 Canary Lane'];
+const CANARIES = [
+  'Canaryfirst',
+  'Canarylast',
+  'Orphanfirst',
+  'Brokenfirst',
+  '1931-07-04',
+  '1932-02-29',
+  '555-777-1234',
+  'canary@example.org',
+  '77 Canary Lane',
+];
 
 let tdb: TestDatabase;
 let db: Db;
@@ -36,7 +46,10 @@ async function scan(): Promise<Record<string, string[]>> {
   const found: Record<string, string[]> = {};
   for (const { tablename } of tables) {
     const rows = await run(`select t::text as row from intake_sync."${String(tablename)}" t`);
-    const text = rows.map((r) => String(r.row)).join('\n').toLowerCase();
+    const text = rows
+      .map((r) => String(r.row))
+      .join('\n')
+      .toLowerCase();
     const hits = CANARIES.filter((c) => text.includes(c.toLowerCase()));
     if (hits.length > 0) found[String(tablename)] = hits;
   }
@@ -63,12 +76,22 @@ test('after a purge with every retention at 1 s, PHI is left only in the prescri
     ],
   });
   // an ambiguous finding: two registered prescriptions with one identity
-  const twin = identity({ patient_first_name: 'Canaryfirst', patient_last_name: 'Canarylast', patient_dob: '1931-07-04', drug_ndc: '00002015205' });
+  const twin = identity({
+    patient_first_name: 'Canaryfirst',
+    patient_last_name: 'Canarylast',
+    patient_dob: '1931-07-04',
+    drug_ndc: '00002015205',
+  });
   await registerLocalPrescriptions(db, [
     { external_id: 'rx-twin-a', prescription_identity: twin },
     { external_id: 'rx-twin-b', prescription_identity: twin },
   ]);
-  await applyPage(db, { feed: FEED, expectedVersion: version + 1, nextIterator: 'it-2', events: [event('a1', 'accepted', '2024-12-10T11:00:00Z', twin)] });
+  await applyPage(db, {
+    feed: FEED,
+    expectedVersion: version + 1,
+    nextIterator: 'it-2',
+    events: [event('a1', 'accepted', '2024-12-10T11:00:00Z', twin)],
+  });
   // the whole prescription sent through the outbox, delivered
   const sent = samplePrescription(1, { prefix: 'canary' });
   sent.patient = {
@@ -92,5 +115,7 @@ test('after a purge with every retention at 1 s, PHI is left only in the prescri
   expect(result.complete).toBe(true);
   expect(await scan()).toEqual({});
   // the registry keeps its record
-  expect(await run(`select count(*)::int as n from intake_sync.prescriptions where patient_first_name = 'Canaryfirst'`)).toEqual([{ n: 3 }]);
+  expect(await run(`select count(*)::int as n from intake_sync.prescriptions where patient_first_name = 'Canaryfirst'`)).toEqual([
+    { n: 3 },
+  ]);
 });

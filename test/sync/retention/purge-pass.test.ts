@@ -47,7 +47,9 @@ const done = (prefix: string) => [
   event(`${prefix}2`, 'ordered', '2024-12-10T10:05:00Z'),
   event(`${prefix}3`, 'delivered', '2024-12-10T10:15:00Z'),
 ];
-const open = (prefix: string) => [event(`${prefix}b`, 'accepted', '2024-12-10T10:00:00Z', { patient_first_name: 'Bob', erx_message_id: 'ERX-B' })];
+const open = (prefix: string) => [
+  event(`${prefix}b`, 'accepted', '2024-12-10T10:00:00Z', { patient_first_name: 'Bob', erx_message_id: 'ERX-B' }),
+];
 const unmatched = (id: string) => event(id, 'accepted', '2024-12-10T10:00:00Z', { patient_first_name: 'Zed' });
 
 const eventRows = () =>
@@ -65,13 +67,20 @@ describe('RETAIN_EVENT_BODIES', () => {
     const old = rows.filter((r) => String(r.id).startsWith('old'));
     expect(old).toHaveLength(4);
     for (const row of old) {
-      expect(row).toMatchObject({ has_raw: false, has_payload: false, has_key: false, erx_message_id: null, matched: true, subscription_id: 'sub-1' });
+      expect(row).toMatchObject({
+        has_raw: false,
+        has_payload: false,
+        has_key: false,
+        erx_message_id: null,
+        matched: true,
+        subscription_id: 'sub-1',
+      });
       expect(row.name).toBeTruthy();
     }
     for (const row of rows.filter((r) => String(r.id).startsWith('new'))) expect(row).toMatchObject({ has_raw: true, has_key: true });
   });
 
-  test("an event held by an open finding keeps its body (rematch needs it); once resolved it goes", async () => {
+  test('an event held by an open finding keeps its body (rematch needs it); once resolved it goes', async () => {
     await applyAt(T0, [unmatched('held')]);
     await passAt(tdb, db, FEED, policy({ event_bodies: DAY }), T0 + 10 * DAY);
     expect((await eventRows())[0]).toMatchObject({ id: 'held', has_raw: true, has_key: true });
@@ -92,7 +101,9 @@ describe('RETAIN_EVENTS', () => {
 
   test('an unfinished subscriptions migrate keeps the rows of its prescriptions', async () => {
     await applyAt(T0, done('old'));
-    await run(`insert into intake_sync.subscription_migrations (feed, external_id, target_version, old_subscription_ids) values ('default', 'rx-done', '2025-06-01', '[]')`);
+    await run(
+      `insert into intake_sync.subscription_migrations (feed, external_id, target_version, old_subscription_ids) values ('default', 'rx-done', '2025-06-01', '[]')`,
+    );
     expect((await passAt(tdb, db, FEED, policy({ events: DAY }), T0 + 10 * DAY)).counts.events).toBe(0);
     await run(`update intake_sync.subscription_migrations set state = 'done'`);
     expect((await passAt(tdb, db, FEED, policy({ events: DAY }), T0 + 10 * DAY)).counts.events).toBe(3);
@@ -102,7 +113,8 @@ describe('RETAIN_EVENTS', () => {
 describe('RETAIN_OUTBOX_BODIES', () => {
   test('a delivered or failed row keeps its row and a sha256 of the body; a pending row is untouched', async () => {
     const bodies = [1, 2, 3].map((i) => samplePrescription(i, { prefix: 'ob' }));
-    for (const body of bodies) await run(`select intake_sync.send_prescription('${JSON.stringify(body).replaceAll("'", "''")}'::jsonb, 'default')`);
+    for (const body of bodies)
+      await run(`select intake_sync.send_prescription('${JSON.stringify(body).replaceAll("'", "''")}'::jsonb, 'default')`);
     await run(`update intake_sync.outbox set state = 'delivered', completed_at = now(), attempts = 1 where external_id = 'ob-1'`);
     await run(`update intake_sync.outbox set state = 'failed', completed_at = now(), attempts = 3 where external_id = 'ob-2'`);
     const expected = await run(
@@ -110,14 +122,26 @@ describe('RETAIN_OUTBOX_BODIES', () => {
     );
     const result = await passAt(tdb, db, FEED, policy({ outbox_bodies: 30 * DAY }), Date.now() + 31 * DAY);
     expect(result.counts.outbox_bodies).toBe(2);
-    const rows = await run('select external_id, kind, state, attempts, body is null as purged, body_sha256, completed_at is not null as completed from intake_sync.outbox order by external_id');
+    const rows = await run(
+      'select external_id, kind, state, attempts, body is null as purged, body_sha256, completed_at is not null as completed from intake_sync.outbox order by external_id',
+    );
     expect(rows).toEqual([
-      { external_id: 'ob-1', kind: 'send', state: 'delivered', attempts: 1, purged: true, body_sha256: expected[0]?.digest, completed: true },
+      {
+        external_id: 'ob-1',
+        kind: 'send',
+        state: 'delivered',
+        attempts: 1,
+        purged: true,
+        body_sha256: expected[0]?.digest,
+        completed: true,
+      },
       { external_id: 'ob-2', kind: 'send', state: 'failed', attempts: 3, purged: true, body_sha256: expected[1]?.digest, completed: true },
       { external_id: 'ob-3', kind: 'send', state: 'pending', attempts: 0, purged: false, body_sha256: null, completed: false },
     ]);
     // the live-send guard still holds after the body is gone
-    await expect(run(`select intake_sync.send_prescription('${JSON.stringify(bodies[0]).replaceAll("'", "''")}'::jsonb, 'default')`)).rejects.toThrow();
+    await expect(
+      run(`select intake_sync.send_prescription('${JSON.stringify(bodies[0]).replaceAll("'", "''")}'::jsonb, 'default')`),
+    ).rejects.toThrow();
   });
 });
 
@@ -135,13 +159,22 @@ describe('RETAIN_QUARANTINE and RETAIN_OPEN_FINDINGS', () => {
     await applyAt(T0 + 80 * DAY, [unmatched('q2')]);
     const result = await passAt(tdb, db, FEED, policy({ open_findings: 90 * DAY }), T0 + 100 * DAY);
     expect(result.counts.open_findings).toBe(1);
-    const rows = await run('select event_id, reason, resolved_at is not null as resolved, expired_at is not null as expired, raw is null as dropped from intake_sync.quarantine order by event_id');
+    const rows = await run(
+      'select event_id, reason, resolved_at is not null as resolved, expired_at is not null as expired, raw is null as dropped from intake_sync.quarantine order by event_id',
+    );
     expect(rows).toEqual([
       { event_id: 'q1', reason: 'unmatched', resolved: true, expired: true, dropped: true },
       { event_id: 'q2', reason: 'unmatched', resolved: false, expired: false, dropped: false },
     ]);
     const audit = await run(`select action, feed, subject, detail from intake_sync.audit_log where action = 'quarantine.expire'`);
-    expect(audit).toEqual([{ action: 'quarantine.expire', feed: 'default', subject: 'q1', detail: { reason: 'unmatched', seen_count: 1, retention: 'RETAIN_OPEN_FINDINGS' } }]);
+    expect(audit).toEqual([
+      {
+        action: 'quarantine.expire',
+        feed: 'default',
+        subject: 'q1',
+        detail: { reason: 'unmatched', seen_count: 1, retention: 'RETAIN_OPEN_FINDINGS' },
+      },
+    ]);
   });
 });
 
@@ -176,7 +209,9 @@ describe('RETAIN_AUDIT', () => {
       [now - 2 * DAY, 'default'],
       [now - 3_600_000, 'default'],
     ] as const) {
-      await run(`insert into intake_sync.audit_entries (at, actor, action, feed) values ('${new Date(at).toISOString()}', 'test', 'test.row', ${feed ? `'${feed}'` : 'null'})`);
+      await run(
+        `insert into intake_sync.audit_entries (at, actor, action, feed) values ('${new Date(at).toISOString()}', 'test', 'test.row', ${feed ? `'${feed}'` : 'null'})`,
+      );
     }
     const sixYears = await passAt(tdb, db, FEED, policy({ audit: 2 * 366 * DAY }), now, 2 * 366 * DAY);
     expect(sixYears.counts.audit).toBe(2);
@@ -192,10 +227,18 @@ describe('purge --dry-run', () => {
     await applyAt(T0, [...done('old'), ...open('old'), unmatched('q1')]);
     const keep = policy({ event_bodies: DAY, events: DAY, open_findings: DAY, quarantine: DAY, status_changes: DAY });
     const now = Date.now() + 10 * DAY;
-    const before = { store: await snapshotStore(db), audit: await run('select * from intake_sync.audit_entries'), other: await run('select * from intake_sync.retention_runs') };
+    const before = {
+      store: await snapshotStore(db),
+      audit: await run('select * from intake_sync.audit_entries'),
+      other: await run('select * from intake_sync.retention_runs'),
+    };
     const due = await purgeDue(db, namesOf(db), { feed: FEED, policy: keep }, now);
     expect(due).toEqual({ open_findings: 1, quarantine: 0, event_bodies: 4, events: 3, outbox_bodies: 0, status_changes: 2, audit: 0 });
-    expect({ store: await snapshotStore(db), audit: await run('select * from intake_sync.audit_entries'), other: await run('select * from intake_sync.retention_runs') }).toEqual(before);
+    expect({
+      store: await snapshotStore(db),
+      audit: await run('select * from intake_sync.audit_entries'),
+      other: await run('select * from intake_sync.retention_runs'),
+    }).toEqual(before);
   });
 });
 
@@ -212,9 +255,16 @@ describe('replay after purging', () => {
     // rows purged: the replay is stored again (with its body, for the next purge), statuses stay
     await passAt(tdb, db, FEED, policy({ events: DAY }), T0 + 20 * DAY);
     expect((await eventRows()).map((r) => r.id)).toEqual(['eb']);
-    const again = await applyAt(T0 + 21 * DAY, [event('e1', 'accepted', '2024-12-10T10:00:00Z'), event('e2', 'ordered', '2024-12-10T10:05:00Z')]);
+    const again = await applyAt(T0 + 21 * DAY, [
+      event('e1', 'accepted', '2024-12-10T10:00:00Z'),
+      event('e2', 'ordered', '2024-12-10T10:05:00Z'),
+    ]);
     expect(again).toMatchObject({ inserted: 2, statusChanges: 0 });
     expect(await statuses()).toEqual(settled);
-    expect((await eventRows()).map((r) => [r.id, r.has_raw])).toEqual([['e1', true], ['e2', true], ['eb', false]]);
+    expect((await eventRows()).map((r) => [r.id, r.has_raw])).toEqual([
+      ['e1', true],
+      ['e2', true],
+      ['eb', false],
+    ]);
   });
 });
