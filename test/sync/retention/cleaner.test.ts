@@ -34,7 +34,12 @@ test('waits the start delay, runs a pass at the injected now, records it, waits 
       policy: policy({ quarantine: 30 * DAY }),
       intervalMs: 3_600_000,
       startDelayMs: 10_000,
-      batch: { initialRows: 10, timeoutMs: 5_000, detectWaiters: false, limits: { minRows: 1, maxRows: 10, pauseMs: 0, backoffMs: 1, maxBackoffMs: 1 } },
+      batch: {
+        initialRows: 10,
+        timeoutMs: 5_000,
+        detectWaiters: false,
+        limits: { minRows: 1, maxRows: 10, pauseMs: 0, backoffMs: 1, maxBackoffMs: 1 },
+      },
     },
     clock: { now: () => Date.parse('2025-03-01T00:00:00Z') },
     sleep: async (ms, signal) => {
@@ -50,11 +55,19 @@ test('waits the start delay, runs a pass at the injected now, records it, waits 
   await secondWait;
   expect(waits).toEqual([10_000, 3_600_000]);
   expect(purged).toEqual([['quarantine', 1]]);
-  const [run] = await queryRows<{ feed: string; last_counts: Record<string, number> }>(db, sql`select feed, last_counts from intake_sync.retention_runs`);
+  const [run] = await queryRows<{ feed: string; last_counts: Record<string, number> }>(
+    db,
+    sql`select feed, last_counts from intake_sync.retention_runs`,
+  );
   expect(run).toMatchObject({ feed: 'default', last_counts: { quarantine: 1, events: 0 } });
   const audit = await queryRows(db, sql`select action, feed, actor, detail from intake_sync.audit_log where action = 'purge.run'`);
   expect(audit).toEqual([
-    { action: 'purge.run', feed: 'default', actor: expect.stringMatching(/\(intake-sync retention cleaner\)$/), detail: expect.objectContaining({ quarantine: 1 }) },
+    {
+      action: 'purge.run',
+      feed: 'default',
+      actor: expect.stringMatching(/\(intake-sync retention cleaner\)$/),
+      detail: expect.objectContaining({ quarantine: 1 }),
+    },
   ]);
   await cleaner.stop();
   await running;
