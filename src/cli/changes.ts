@@ -16,6 +16,9 @@ export function formatChangeLine(change: StatusChange): string {
 
 /** An error the follower ended on, with what to do about the likely causes. */
 function describeFollowError(error: unknown, schema: string): Error {
+  if (error instanceof Error && error.name === 'CursorExpiredError') {
+    return new Error(`changes follow: ${error.message}; run again without --since to read from the oldest change kept`, { cause: error });
+  }
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   if (code === '42883' || code === '3F000') {
     return new Error(
