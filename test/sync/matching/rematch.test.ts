@@ -43,7 +43,7 @@ describe('local prescriptions and rematch', () => {
     const registered = await registerLocalPrescriptions(db, [
       { external_id: 'rx-ada', prescription_identity: identity({ patient_first_name: ' ADA ' }) },
     ]);
-    expect(registered).toEqual({ inserted: 1, updated: 0 });
+    expect(registered).toEqual({ inserted: 1, updated: 0, rematch: { examined: 2, matched: 2, stillUnmatched: 0, stillAmbiguous: 0 } });
     expect(await listLocalPrescriptions(db)).toEqual([
       {
         feed: 'default',
@@ -93,7 +93,7 @@ describe('local prescriptions and rematch', () => {
       { external_id: 'rx-1', prescription_identity: identity() },
       { external_id: 'rx-1', prescription_identity: identity() },
     ]);
-    expect(again).toEqual({ inserted: 0, updated: 1 });
+    expect(again).toMatchObject({ inserted: 0, updated: 1 });
     expect(await listLocalPrescriptions(db)).toMatchObject([{ external_id: 'rx-1', subscription_id: 'sub-9' }]);
   });
 
