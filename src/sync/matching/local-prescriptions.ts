@@ -131,7 +131,13 @@ async function upsertBatch(db: Db, feed: string, batch: readonly LocalPrescripti
     );
     // the held events these identities concern, and only those: a rematch of the whole quarantine here
     // held the lock for minutes with 100,000 held events (issue 19)
-    const rematched = await rematchKeys(tx, n, JSON.parse(row?.keys ?? '[]') as string[], JSON.parse(row?.erx_ids ?? '[]') as string[], feed);
+    const rematched = await rematchKeys(
+      tx,
+      n,
+      JSON.parse(row?.keys ?? '[]') as string[],
+      JSON.parse(row?.erx_ids ?? '[]') as string[],
+      feed,
+    );
     return { inserted: row?.inserted ?? 0, updated: row?.updated ?? 0, rematch: rematched };
   });
   return { ...result, rows: batch.length, lockHeldMs: performance.now() - locked };

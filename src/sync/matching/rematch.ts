@@ -55,7 +55,13 @@ export function addRematch(a: RematchResult, b: RematchResult): RematchResult {
  * order, read without any lock: the partial index events_held_identity_key_idx walks them. Each held
  * event has one identity key, so walking keys visits each held event in exactly one batch.
  */
-export async function nextHeldKeys(db: Pick<Db, 'execute'>, names: StoreNames, feed: string | null, after: string | null, limit: number): Promise<string[]> {
+export async function nextHeldKeys(
+  db: Pick<Db, 'execute'>,
+  names: StoreNames,
+  feed: string | null,
+  after: string | null,
+  limit: number,
+): Promise<string[]> {
   const rows = await queryRows<{ identity_key: string }>(
     db,
     sql`select distinct e.identity_key from ${names.events} e
