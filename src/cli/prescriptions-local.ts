@@ -63,9 +63,17 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
         );
         return;
       }
+      let batches = 0;
+      let longestLockHeldMs = 0;
       const summary = await withStore(config, async ({ db }) => {
         const names = namesOf(db);
-        const registered = await registerLocalPrescriptions(db, parsed.good, { feed });
+        const registered = await registerLocalPrescriptions(db, parsed.good, {
+          feed,
+          onBatch: (batch) => {
+            batches++;
+            longestLockHeldMs = Math.max(longestLockHeldMs, batch.lockHeldMs);
+          },
+        });
         // import upserts directly (not through register_prescription): one audit row for the file, counts only
         await db.transaction((tx) =>
           recordAudit(tx, names, {
@@ -90,7 +98,8 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
           skipped: parsed.bad.length,
         };
       });
-      if (options.json) printJson(summary);
+      // each batch held the match lock (page applies waited) this long at most
+      if (options.json) printJson({ ...summary, batches, longestLockHeldMs: Math.round(longestLockHeldMs) });
       else {
         process.stdout.write(
           `imported ${summary.inserted} new, ${summary.updated} updated, skipped ${summary.skipped} bad line(s), ` +
