@@ -144,10 +144,12 @@ BEGIN
     UPDATE "intake_sync"."quarantine" q SET resolved_at = pg_catalog.now(), resolution = 'matched', resolution_note = NULL
     FROM evaluated v WHERE q.id = v.quarantine_id AND v.candidates = 1
   ),
-  -- the same reason and wording as a page apply gives
+  -- the same reason and wording as a page apply gives; a finding whose verdict did not change is not
+  -- rewritten (most of a large quarantine stays unmatched: rewriting it cost a rematch most of its time)
   reclassified AS (
     UPDATE "intake_sync"."quarantine" q SET reason = v.quarantine_reason, detail = v.quarantine_detail
     FROM evaluated v WHERE q.id = v.quarantine_id AND v.candidates <> 1
+      AND (q.reason IS DISTINCT FROM v.quarantine_reason OR q.detail IS DISTINCT FROM v.quarantine_detail)
   )
   SELECT pg_catalog.count(*)::integer,
     (pg_catalog.count(*) FILTER (WHERE candidates = 1))::integer,

@@ -32,9 +32,10 @@ export interface LocalPrescription {
 /**
  * Rows per registration transaction. Each batch holds the exclusive match lock while it upserts its
  * rows and rematches the held events of their identities, so page applies wait at most one batch:
- * 2,000 rows hold it for well under a second (docs/performance.md) and still amortise round trips.
+ * 500 rows hold it for about 0.1-0.2 s beside 100,000 held events (docs/performance.md); 2,000 held
+ * it for up to 2 s on a loaded machine (the held-event lookup turns into scans).
  */
-export const REGISTER_BATCH_SIZE = 2_000;
+export const REGISTER_BATCH_SIZE = 500;
 
 /**
  * A registration this large refreshes the table's planner statistics at once. Without them

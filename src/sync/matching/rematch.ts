@@ -33,11 +33,12 @@ export interface BatchedRematchOptions {
 }
 
 /**
- * Identity keys per rematch batch. Measured with 100,000 held events and a daemon draining beside it
- * (docs/performance.md): a batch holds the exclusive match lock for tens of milliseconds, so page
- * applies wait at most that long; much larger batches start to show as gaps in the feed.
+ * Identity keys per rematch batch (about 4 held events each). Measured with 100,000 held events and a
+ * daemon draining beside it (docs/performance.md): a batch holds the exclusive match lock for tens of
+ * milliseconds. At 2,000 keys the planner turned the held-event lookup into scans of events and
+ * quarantine, and a batch held the lock for over a second on a loaded machine.
  */
-export const REMATCH_BATCH_KEYS = 2_000;
+export const REMATCH_BATCH_KEYS = 500;
 
 const zero = (): RematchResult => ({ examined: 0, matched: 0, stillUnmatched: 0, stillAmbiguous: 0 });
 
