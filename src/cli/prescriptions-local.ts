@@ -65,6 +65,8 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       }
       let batches = 0;
       let longestLockHeldMs = 0;
+      let lockHeldMs = 0;
+      let lockWaitMs = 0;
       const summary = await withStore(config, async ({ db }) => {
         const names = namesOf(db);
         const registered = await registerLocalPrescriptions(db, parsed.good, {
@@ -72,6 +74,8 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
           onBatch: (batch) => {
             batches++;
             longestLockHeldMs = Math.max(longestLockHeldMs, batch.lockHeldMs);
+            lockHeldMs += batch.lockHeldMs;
+            lockWaitMs += batch.lockWaitMs;
           },
         });
         // import upserts directly (not through register_prescription): one audit row for the file, counts only
@@ -99,8 +103,15 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
         };
       });
       // each batch held the match lock (page applies waited) this long at most
-      if (options.json) printJson({ ...summary, batches, longestLockHeldMs: Math.round(longestLockHeldMs) });
-      else {
+      if (options.json) {
+        printJson({
+          ...summary,
+          batches,
+          longestLockHeldMs: Math.round(longestLockHeldMs),
+          lockHeldMs: Math.round(lockHeldMs),
+          lockWaitMs: Math.round(lockWaitMs),
+        });
+      } else {
         process.stdout.write(
           `imported ${summary.inserted} new, ${summary.updated} updated, skipped ${summary.skipped} bad line(s), ` +
             `matched ${summary.matched} held event(s)${options.subscribe ? `, ${summary.subscribed} subscribed` : ''}\n`,

@@ -168,6 +168,8 @@ export function registerRematchCommand(program: Command): void {
       const progress = batchProgress(tty);
       let batches = 0;
       let longestHoldMs = 0;
+      let heldMs = 0;
+      let waitMs = 0;
       const result = await withStore(config, async ({ db }) => {
         const names = namesOf(db);
         let total: RematchResult | undefined;
@@ -179,6 +181,8 @@ export function registerRematchCommand(program: Command): void {
             onBatch: (batch) => {
               batches = batch.batch;
               longestHoldMs = Math.max(longestHoldMs, batch.lockHeldMs);
+              heldMs += batch.lockHeldMs;
+              waitMs += batch.lockWaitMs;
               partial.examined += batch.examined;
               partial.matched += batch.matched;
               partial.stillUnmatched += batch.stillUnmatched;
@@ -210,7 +214,15 @@ export function registerRematchCommand(program: Command): void {
         if (failure) throw failure;
         return counts;
       });
-      if (options.json) return printJson({ ...result, batches, longestLockHeldMs: Math.round(longestHoldMs) });
+      if (options.json) {
+        return printJson({
+          ...result,
+          batches,
+          longestLockHeldMs: Math.round(longestHoldMs),
+          lockHeldMs: Math.round(heldMs),
+          lockWaitMs: Math.round(waitMs),
+        });
+      }
       printFields([...summaryFields(result), ['batches', batches], ['longest lock hold ms', Math.round(longestHoldMs)]]);
     });
 }

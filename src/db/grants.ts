@@ -25,12 +25,21 @@ export const API_FUNCTIONS = [
   'cancel_prescription(text, text)',
   'status_changes_since(text, integer)',
   'identity_key(jsonb)',
+  // quarantine triage (drizzle/0014_triage.sql)
+  'show_quarantined(text, text)',
+  'resolve_quarantined(text, text, text)',
+  'dismiss_quarantined(text, text, text)',
 ] as const;
 
 /** Functions the daemon's own statements call: the page apply's match rule and the rematch. */
-const WORKER_FUNCTIONS = ['_match_prescription(text, text, text)', 'rematch_held(text[], text[], text)'] as const;
+const WORKER_FUNCTIONS = [
+  '_match_prescription(text, text, text)',
+  // the match rule with a triage-linked subscription first (0014): the page statement inlines it
+  '_match_prescription(text, text, text, text)',
+  'rematch_held(text[], text[], text)',
+] as const;
 
-export const API_VIEWS = ['prescription_status', 'outbox_status'] as const;
+export const API_VIEWS = ['prescription_status', 'outbox_status', 'quarantine_open'] as const;
 
 const RUNTIME_GRANTS: readonly Grant[] = [
   { kind: 'schema', privilege: 'USAGE' },
@@ -41,6 +50,8 @@ const RUNTIME_GRANTS: readonly Grant[] = [
   // rematch links held events to prescriptions
   { kind: 'table', name: 'events', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   { kind: 'table', name: 'quarantine', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  // the page statement's match reads which subscriptions triage linked to a prescription (0014)
+  { kind: 'table', name: 'subscription_links', privileges: ['SELECT'] },
   { kind: 'table', name: 'feed_checkpoints', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   { kind: 'table', name: 'checkpoint_resets', privileges: ['SELECT', 'INSERT'] },
   // API version migration: the worker reads the sources, moves a draining one's position and retires it;

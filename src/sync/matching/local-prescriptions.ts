@@ -77,6 +77,9 @@ export interface RegisterResult {
 /** One committed registration batch (progress, and the lock hold time the benchmark reports). */
 export interface RegisterBatch extends RegisterResult {
   rows: number;
+  /** waiting for the exclusive match lock (the page apply in flight finishes first) */
+  lockWaitMs: number;
+  /** from holding the lock to commit: how long page applies waited on this batch */
   lockHeldMs: number;
 }
 
@@ -141,7 +144,7 @@ async function upsertBatch(db: Db, feed: string, batch: readonly LocalPrescripti
     );
     return { inserted: row?.inserted ?? 0, updated: row?.updated ?? 0, rematch: rematched };
   });
-  return { ...result, rows: batch.length, lockHeldMs: performance.now() - locked };
+  return { ...result, rows: batch.length, lockWaitMs: locked - started, lockHeldMs: performance.now() - locked };
 }
 
 /**
