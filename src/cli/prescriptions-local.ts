@@ -14,8 +14,6 @@ import { CliUsageError } from './errors.js';
 import { commandFeed, currentSource, feedRemote, withFeedOption } from './feed-context.js';
 import { printJson, printTable } from './output.js';
 import { withStore } from './store-context.js';
-import { recordAudit } from '../db/audit.js';
-import { namesOf } from '../db/store-names.js';
 import { previewRegistration } from '../sync/matching/registration-preview.js';
 
 /** Registers `prescriptions import` and `prescriptions list` (the local store) on the shared group. */
@@ -68,9 +66,11 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       let lockHeldMs = 0;
       let lockWaitMs = 0;
       const summary = await withStore(config, async ({ db }) => {
-        const names = namesOf(db);
+        // import upserts directly (not through register_prescription): each batch records one
+        // prescription.import row with its counts, in the batch's transaction
         const registered = await registerLocalPrescriptions(db, parsed.good, {
           feed,
+          audit: { action: 'prescription.import' },
           onBatch: (batch) => {
             batches++;
             longestLockHeldMs = Math.max(longestLockHeldMs, batch.lockHeldMs);
@@ -78,19 +78,6 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
             lockWaitMs += batch.lockWaitMs;
           },
         });
-        // import upserts directly (not through register_prescription): one audit row for the file, counts only
-        await db.transaction((tx) =>
-          recordAudit(tx, names, {
-            action: 'prescription.import',
-            feed,
-            detail: {
-              inserted: registered.inserted,
-              updated: registered.updated,
-              skipped: parsed.bad.length,
-              rematched: registered.rematch.matched,
-            },
-          }),
-        );
         const subscribed = options.subscribe
           ? await subscribeAll(db, () => currentSource(config, selected, db), parsed, options.backfill === true, feed)
           : 0;

@@ -37,6 +37,8 @@ const WORKER_FUNCTIONS = [
   // the match rule with a triage-linked subscription first (0014): the page statement inlines it
   '_match_prescription(text, text, text, text)',
   'rematch_held(text[], text[], text)',
+  // the audit rows of rematch and import (recordAudit); the "audit" line of work adds the same
+  '_audit(text, text, text, jsonb, text)',
 ] as const;
 
 export const API_VIEWS = ['prescription_status', 'outbox_status', 'quarantine_open'] as const;

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
+import { recordAudit } from '../../db/audit.js';
 import { queryRows, type Db } from '../../db/connection.js';
 import { namesOf } from '../../db/store-names.js';
 import type { PrescriptionIdentityInput } from '../../intake/identity.js';
@@ -83,12 +84,28 @@ export interface RegisterBatch extends RegisterResult {
   lockHeldMs: number;
 }
 
+/**
+ * Records each batch in the audit trail, in the batch's transaction (`prescription.import`,
+ * `prescription.send`): the counts, and the external_id when the batch holds one prescription.
+ * `onBehalfOf`: who beyond the database role (default the OS user@host).
+ */
+export interface RegistrationAudit {
+  action: string;
+  onBehalfOf?: string;
+}
+
 export interface RegisterOptions extends FeedScope {
   batchSize?: number;
   onBatch?: (batch: RegisterBatch) => void;
+  audit?: RegistrationAudit | undefined;
 }
 
-async function upsertBatch(db: Db, feed: string, batch: readonly LocalPrescriptionInput[]): Promise<RegisterBatch> {
+async function upsertBatch(
+  db: Db,
+  feed: string,
+  batch: readonly LocalPrescriptionInput[],
+  audit: RegistrationAudit | undefined,
+): Promise<RegisterBatch> {
   const n = namesOf(db);
   const started = performance.now();
   let locked = started;
@@ -142,7 +159,13 @@ async function upsertBatch(db: Db, feed: string, batch: readonly LocalPrescripti
       JSON.parse(row?.erx_ids ?? '[]') as string[],
       feed,
     );
-    return { inserted: row?.inserted ?? 0, updated: row?.updated ?? 0, rematch: rematched };
+    const counts = { inserted: row?.inserted ?? 0, updated: row?.updated ?? 0 };
+    if (audit) {
+      const subject = batch.length === 1 ? (batch[0]?.external_id ?? null) : null;
+      const detail = { ...counts, rows: batch.length, rematched: rematched.matched };
+      await recordAudit(tx, n, { action: audit.action, feed, subject, detail }, audit.onBehalfOf);
+    }
+    return { ...counts, rematch: rematched };
   });
   return { ...result, rows: batch.length, lockWaitMs: locked - started, lockHeldMs: performance.now() - locked };
 }
@@ -163,7 +186,7 @@ export async function registerLocalPrescriptions(
   const unique = [...new Map(rows.map((r) => [r.external_id, r])).values()];
   const total: RegisterResult = { inserted: 0, updated: 0, rematch: { examined: 0, matched: 0, stillUnmatched: 0, stillAmbiguous: 0 } };
   for (let start = 0; start < unique.length; start += batchSize) {
-    const batch = await upsertBatch(db, feed, unique.slice(start, start + batchSize));
+    const batch = await upsertBatch(db, feed, unique.slice(start, start + batchSize), options.audit);
     total.inserted += batch.inserted;
     total.updated += batch.updated;
     addRematch(total.rematch, batch.rematch);
