@@ -178,6 +178,11 @@ CREATE VIEW "intake_sync"."quarantine_open" AS
 --> statement-breakpoint
 REVOKE ALL ON TABLE "intake_sync"."quarantine_open" FROM PUBLIC;
 --> statement-breakpoint
+-- A function a view calls is checked against the caller's privileges, not the view owner's: every
+-- role that may read the view must be able to run its filter (0013_feed_access.sql grants the same;
+-- it only answers which feeds the caller may see).
+GRANT EXECUTE ON FUNCTION "intake_sync"."_feed_visible"(text) TO PUBLIC;
+--> statement-breakpoint
 COMMENT ON VIEW "intake_sync"."quarantine_open" IS 'open quarantine findings, no identity fields (docs/sql-api/triage.md)';
 --> statement-breakpoint
 -- An identifier argument of the triage functions: present (23502), 1-512 characters once trimmed as

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { grantStatements } from '../../src/db/grants.js';
 import { applyPage } from '../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
@@ -324,5 +327,40 @@ describe('dismiss_quarantined()', () => {
       code: '55000',
       message: 'event_id: the finding is already closed (dismissed)',
     });
+  });
+});
+
+describe.skipIf(!realServer)(`as an application role with the SQL API grants only (${NEEDS_POSTGRES})`, () => {
+  test('reads quarantine_open and calls the triage functions; reaches no table', async () => {
+    await heldTypos();
+    const role = `triage_app_${randomBytes(3).toString('hex')}`;
+    await app.query(`create role "${role}" login`);
+    const url = new URL(tdb.url ?? '');
+    url.username = role;
+    const asApp = postgres(url.toString(), { max: 1, onnotice: () => {}, fetch_types: false });
+    try {
+      await app.query(grantStatements('app', 'intake_sync', role).join('\n'));
+      expect((await asApp`select event_id from intake_sync.quarantine_open order by event_id`).map((r) => r.event_id)).toEqual([
+        'e1',
+        'e2',
+        'e3',
+      ]);
+      const [shown] = await asApp`select reason from intake_sync.show_quarantined('default', 'e3')`;
+      expect(shown).toEqual({ reason: 'unmatched' });
+      await asApp`select intake_sync.dismiss_quarantined('default', 'e3', 'not_ours')`;
+      expect(await asApp`select * from intake_sync.resolve_quarantined('default', 'e1', 'rx-ada')`).toEqual([
+        { subscription_id: 'sub-x', events_applied: 2, status: 'dispensed' },
+      ]);
+      await expect(asApp`select count(*) from intake_sync.subscription_links`).rejects.toThrow(/permission denied/);
+      // the audit trail names the application's role
+      const [audit] = await app.query(
+        `select actor from "intake_sync".audit_entries where action = 'quarantine.resolve' order by id desc limit 1`,
+      );
+      expect(audit).toEqual({ actor: role });
+    } finally {
+      await asApp.end({ timeout: 5 });
+      await app.query(`drop owned by "${role}"`);
+      await app.query(`drop role "${role}"`);
+    }
   });
 });
