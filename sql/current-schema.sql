@@ -376,6 +376,41 @@ CREATE FUNCTION intake_sync._match_prescription(event_identity_key text, event_e
 $$;
 
 --
+-- Name: _match_prescription(text, text, text, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._match_prescription(event_identity_key text, event_erx_message_id text, event_feed text, event_subscription_id text) RETURNS TABLE(prescription_id bigint, candidates integer, quarantine_reason text, quarantine_detail text)
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+  SELECT CASE WHEN pg_catalog.cardinality(m.ids) = 1 THEN m.ids[1] END,
+    COALESCE(pg_catalog.cardinality(m.ids), 0),
+    CASE WHEN m.ids IS NULL THEN 'unmatched' WHEN pg_catalog.cardinality(m.ids) > 1 THEN 'ambiguous' END,
+    CASE WHEN m.ids IS NULL THEN 'no local prescription matches its identity'
+      WHEN pg_catalog.cardinality(m.ids) > 1 THEN pg_catalog.cardinality(m.ids) || ' local prescriptions match (external_id '
+        || pg_catalog.array_to_string(m.external_ids[1:5], ', ')
+        || CASE WHEN pg_catalog.cardinality(m.ids) > 5 THEN ', ...' ELSE '' END || ')'
+    END
+  FROM (SELECT (SELECT l.prescription_id FROM "intake_sync"."subscription_links" l
+                WHERE l.feed = event_feed AND l.subscription_id = event_subscription_id) AS linked) link
+  CROSS JOIN LATERAL (
+    SELECT pg_catalog.array_agg(c.id ORDER BY c.id) AS ids, pg_catalog.array_agg(c.external_id ORDER BY c.id) AS external_ids
+    FROM (
+      SELECT link.linked AS id, NULL::text AS external_id WHERE link.linked IS NOT NULL
+      UNION ALL
+      SELECT p.id, p.external_id FROM "intake_sync"."prescriptions" p
+      WHERE link.linked IS NULL AND event_erx_message_id IS NOT NULL AND p.feed = event_feed AND p.erx_message_id = event_erx_message_id
+      UNION ALL
+      SELECT p.id, p.external_id FROM "intake_sync"."prescriptions" p
+      WHERE link.linked IS NULL AND p.feed = event_feed AND p.identity_key = event_identity_key
+        AND (event_erx_message_id IS NULL OR p.erx_message_id IS NULL)
+        AND NOT EXISTS (
+          SELECT 1 FROM "intake_sync"."prescriptions" x
+          WHERE event_erx_message_id IS NOT NULL AND x.feed = event_feed AND x.erx_message_id = event_erx_message_id)
+    ) c
+  ) m
+$$;
+
+--
 -- Name: _normalise_date(text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -841,6 +876,27 @@ END
 $_$;
 
 --
+-- Name: _require_identifier(text, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._require_identifier(argument text, value text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  trimmed text := "intake_sync"."_js_trim"(value);
+BEGIN
+  IF value IS NULL THEN
+    RAISE EXCEPTION '%: required', argument USING ERRCODE = '23502', COLUMN = argument;
+  END IF;
+  IF trimmed = '' OR pg_catalog.length(trimmed) > 512 THEN
+    RAISE EXCEPTION '%: must be 1-512 characters', argument USING ERRCODE = '22023', COLUMN = argument;
+  END IF;
+  RETURN trimmed;
+END
+$$;
+
+--
 -- Name: _require_read_committed(text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -1044,6 +1100,54 @@ END
 $$;
 
 --
+-- Name: dismiss_quarantined(text, text, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+DECLARE
+  key text := "intake_sync"."_require_identifier"('event_id', dismiss_quarantined.event_id);
+  finding record;
+BEGIN
+  IF dismiss_quarantined.reason IS NULL THEN
+    RAISE EXCEPTION 'reason: required' USING ERRCODE = '23502', COLUMN = 'reason';
+  END IF;
+  IF dismiss_quarantined.reason !~ '^[a-z][a-z0-9_.-]{0,63}$' THEN
+    RAISE EXCEPTION 'reason: must be a code of 1-64 a-z 0-9 _ . - starting with a letter (not_ours, operator_test, ...)'
+      USING ERRCODE = '22023', COLUMN = 'reason';
+  END IF;
+  PERFORM "intake_sync"."_require_feed"(dismiss_quarantined.feed);
+  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  SELECT q.id, q.reason, q.resolution, q.resolved_at INTO finding
+  FROM "intake_sync"."quarantine" q
+  WHERE q.feed = dismiss_quarantined.feed AND q.quarantine_key = key
+  FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'event_id: no quarantine finding with this id in feed %', dismiss_quarantined.feed
+      USING ERRCODE = 'P0002', COLUMN = 'event_id';
+  END IF;
+  IF finding.resolved_at IS NOT NULL THEN
+    RAISE EXCEPTION 'event_id: the finding is already closed (%)', finding.resolution
+      USING ERRCODE = '55000', COLUMN = 'event_id';
+  END IF;
+  UPDATE "intake_sync"."quarantine" q
+  SET resolved_at = pg_catalog.now(), resolution = 'dismissed', resolution_note = dismiss_quarantined.reason
+  WHERE q.id = finding.id;
+  PERFORM "intake_sync"."_audit"('quarantine.dismiss', dismiss_quarantined.feed, key,
+    pg_catalog.jsonb_build_object('reason', dismiss_quarantined.reason, 'finding_reason', finding.reason));
+END
+$_$;
+
+--
+-- Name: FUNCTION dismiss_quarantined(feed text, event_id text, reason text); Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason text) IS 'closes an open quarantine finding that is not the vendor''s, with a reason code, audited as quarantine.dismiss (docs/sql-api/triage.md)';
+
+--
 -- Name: identity_key(jsonb); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -1195,7 +1299,7 @@ BEGIN
   PERFORM "intake_sync"."_require_read_committed"('rematch_held');
   PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
   WITH held AS (
-    SELECT q.id AS quarantine_id, e.id, e.feed, e.identity_key, e.erx_message_id, e.name, e.occurred_at, e.status_rank
+    SELECT q.id AS quarantine_id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
     FROM "intake_sync"."quarantine" q
     JOIN "intake_sync"."events" e ON e.feed = q.feed AND e.id = q.event_id
     WHERE q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous') AND e.prescription_id IS NULL
@@ -1203,7 +1307,7 @@ BEGIN
       AND (rematch_held.feed IS NULL OR e.feed = rematch_held.feed)
     UNION ALL
     -- a held event's finding is keyed by its feed and id (quarantine_feed_key_key)
-    SELECT q.id, e.id, e.feed, e.identity_key, e.erx_message_id, e.name, e.occurred_at, e.status_rank
+    SELECT q.id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
     FROM "intake_sync"."events" e
     JOIN "intake_sync"."quarantine" q ON q.feed = e.feed AND q.quarantine_key = e.id
     WHERE e.prescription_id IS NULL
@@ -1213,7 +1317,7 @@ BEGIN
   ),
   evaluated AS (
     SELECT held.*, m.prescription_id, m.candidates, m.quarantine_reason, m.quarantine_detail
-    FROM held CROSS JOIN LATERAL "intake_sync"."_match_prescription"(held.identity_key, held.erx_message_id, held.feed) m
+    FROM held CROSS JOIN LATERAL "intake_sync"."_match_prescription"(held.identity_key, held.erx_message_id, held.feed, held.subscription_id) m
   ),
   linked AS (
     UPDATE "intake_sync"."events" e SET prescription_id = v.prescription_id
@@ -1234,13 +1338,15 @@ BEGIN
     WHERE p.id = b.prescription_id AND b.status_rank > p.status_rank
   ),
   resolved AS (
-    UPDATE "intake_sync"."quarantine" q SET resolved_at = pg_catalog.now()
+    UPDATE "intake_sync"."quarantine" q SET resolved_at = pg_catalog.now(), resolution = 'matched', resolution_note = NULL
     FROM evaluated v WHERE q.id = v.quarantine_id AND v.candidates = 1
   ),
-  -- the same reason and wording as a page apply gives
+  -- the same reason and wording as a page apply gives; a finding whose verdict did not change is not
+  -- rewritten (most of a large quarantine stays unmatched: rewriting it cost a rematch most of its time)
   reclassified AS (
     UPDATE "intake_sync"."quarantine" q SET reason = v.quarantine_reason, detail = v.quarantine_detail
     FROM evaluated v WHERE q.id = v.quarantine_id AND v.candidates <> 1
+      AND (q.reason IS DISTINCT FROM v.quarantine_reason OR q.detail IS DISTINCT FROM v.quarantine_detail)
   )
   SELECT pg_catalog.count(*)::integer,
     (pg_catalog.count(*) FILTER (WHERE candidates = 1))::integer,
@@ -1257,6 +1363,109 @@ $$;
 --
 
 COMMENT ON FUNCTION intake_sync.rematch_held(identity_keys text[], erx_message_ids text[], feed text) IS 're-evaluates held (unmatched/ambiguous) events against the local prescriptions of their own feed; null arguments: all of them (docs/sql-api/register.md)';
+
+--
+-- Name: resolve_quarantined(text, text, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync.resolve_quarantined(feed text, event_id text, external_id text) RETURNS TABLE(subscription_id text, events_applied integer, status text)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+  key text := "intake_sync"."_require_identifier"('event_id', resolve_quarantined.event_id);
+  external text := "intake_sync"."_require_identifier"('external_id', resolve_quarantined.external_id);
+  target_id bigint;
+  finding record;
+  linked_to bigint;
+  linked_external text;
+  applied integer;
+BEGIN
+  PERFORM "intake_sync"."_require_feed"(resolve_quarantined.feed);
+  PERFORM "intake_sync"."_require_read_committed"('resolve_quarantined');
+  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+
+  SELECT p.id INTO target_id FROM "intake_sync"."prescriptions" p
+  WHERE p.feed = resolve_quarantined.feed AND p.external_id = external;
+  IF target_id IS NULL THEN
+    RAISE EXCEPTION 'external_id: no local prescription with this external_id in feed %', resolve_quarantined.feed
+      USING ERRCODE = 'P0002', COLUMN = 'external_id';
+  END IF;
+  SELECT q.id, q.reason, q.resolution, q.resolved_at, e.id AS stored_event, e.subscription_id AS subscription
+  INTO finding
+  FROM "intake_sync"."quarantine" q
+  LEFT JOIN "intake_sync"."events" e ON e.feed = q.feed AND e.id = q.event_id
+  WHERE q.feed = resolve_quarantined.feed AND q.quarantine_key = key
+  FOR UPDATE OF q;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'event_id: no quarantine finding with this id in feed %', resolve_quarantined.feed
+      USING ERRCODE = 'P0002', COLUMN = 'event_id';
+  END IF;
+  IF finding.resolved_at IS NOT NULL THEN
+    RAISE EXCEPTION 'event_id: the finding is already closed (%)', finding.resolution
+      USING ERRCODE = '55000', COLUMN = 'event_id';
+  END IF;
+  IF finding.reason NOT IN ('unmatched', 'ambiguous') OR finding.stored_event IS NULL THEN
+    RAISE EXCEPTION 'event_id: a % finding cannot be applied to a prescription (dismiss it, or see the runbook)', finding.reason
+      USING ERRCODE = '55000', COLUMN = 'event_id';
+  END IF;
+
+  INSERT INTO "intake_sync"."subscription_links" AS l (feed, subscription_id, prescription_id, event_id)
+  VALUES (resolve_quarantined.feed, finding.subscription, target_id, key)
+  ON CONFLICT ON CONSTRAINT "subscription_links_pk" DO NOTHING;
+  SELECT l.prescription_id, p.external_id INTO linked_to, linked_external
+  FROM "intake_sync"."subscription_links" l JOIN "intake_sync"."prescriptions" p ON p.id = l.prescription_id
+  WHERE l.feed = resolve_quarantined.feed AND l.subscription_id = finding.subscription;
+  IF linked_to <> target_id THEN
+    RAISE EXCEPTION 'external_id: the event''s subscription is already linked to external_id %', linked_external
+      USING ERRCODE = '55000', COLUMN = 'external_id';
+  END IF;
+
+  -- this event and every other held event of its subscription (open unmatched/ambiguous findings)
+  WITH held AS (
+    SELECT q.id AS quarantine_id, e.id, e.name, e.occurred_at, e.status_rank
+    FROM "intake_sync"."events" e
+    JOIN "intake_sync"."quarantine" q ON q.feed = e.feed AND q.quarantine_key = e.id
+    WHERE e.feed = resolve_quarantined.feed AND e.subscription_id = finding.subscription AND e.prescription_id IS NULL
+      AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous')
+  ),
+  linked AS (
+    UPDATE "intake_sync"."events" e SET prescription_id = target_id
+    FROM held h WHERE e.feed = resolve_quarantined.feed AND e.id = h.id
+  ),
+  best AS (
+    -- the highest rank wins; ties go to the later event, then the larger id (as in a page apply)
+    SELECT id, name, occurred_at, status_rank
+    FROM held WHERE status_rank IS NOT NULL
+    ORDER BY status_rank DESC, occurred_at DESC, id DESC
+    LIMIT 1
+  ),
+  advanced AS (
+    UPDATE "intake_sync"."prescriptions" p
+    SET status = b.name, status_rank = b.status_rank, status_occurred_at = b.occurred_at, status_event_id = b.id,
+      updated_at = pg_catalog.now()
+    FROM best b
+    WHERE p.id = target_id AND b.status_rank > p.status_rank
+  ),
+  closed AS (
+    UPDATE "intake_sync"."quarantine" q SET resolved_at = pg_catalog.now(), resolution = 'resolved', resolution_note = external
+    FROM held h WHERE q.id = h.quarantine_id
+  )
+  SELECT pg_catalog.count(*)::integer INTO applied FROM held;
+
+  PERFORM "intake_sync"."_audit"('quarantine.resolve', resolve_quarantined.feed, key,
+    pg_catalog.jsonb_build_object('external_id', external, 'subscription_id', finding.subscription, 'events_applied', applied,
+      'reason', finding.reason));
+  RETURN QUERY SELECT finding.subscription::text, applied, p.status FROM "intake_sync"."prescriptions" p WHERE p.id = target_id;
+END
+$$;
+
+--
+-- Name: FUNCTION resolve_quarantined(feed text, event_id text, external_id text); Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON FUNCTION intake_sync.resolve_quarantined(feed text, event_id text, external_id text) IS 'applies a held event (and its subscription''s other held events) to a local prescription and links the subscription to it, audited as quarantine.resolve (docs/sql-api/triage.md)';
 
 --
 -- Name: send_prescription(jsonb, text); Type: FUNCTION; Schema: intake_sync
@@ -1289,6 +1498,42 @@ BEGIN
   RETURN row_id;
 END
 $$;
+
+--
+-- Name: show_quarantined(text, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync.show_quarantined(feed text, event_id text) RETURNS TABLE(finding_feed text, finding_event_id text, reason text, detail text, event_name text, occurred_at timestamp with time zone, subscription_id text, held_since timestamp with time zone, resolved_at timestamp with time zone, resolution text, resolution_note text, prescription_identity jsonb)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+  key text := "intake_sync"."_require_identifier"('event_id', show_quarantined.event_id);
+BEGIN
+  PERFORM "intake_sync"."_require_feed"(show_quarantined.feed);
+  RETURN QUERY
+    SELECT q.feed, q.event_id, q.reason, q.detail, e.name, e.occurred_at, e.subscription_id, q.first_seen_at,
+      q.resolved_at, q.resolution, q.resolution_note,
+      -- the stored event's identity; a malformed body's, when it has an object there
+      CASE WHEN e.id IS NOT NULL THEN (e.raw -> 'prescription_identity')::jsonb
+        WHEN pg_catalog.jsonb_typeof(q.raw -> 'prescription_identity') = 'object' THEN q.raw -> 'prescription_identity' END
+    FROM "intake_sync"."quarantine" q
+    LEFT JOIN "intake_sync"."events" e ON e.feed = q.feed AND e.id = q.event_id
+    WHERE q.feed = show_quarantined.feed AND q.quarantine_key = key;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'event_id: no quarantine finding with this id in feed %', show_quarantined.feed
+      USING ERRCODE = 'P0002', COLUMN = 'event_id';
+  END IF;
+  PERFORM "intake_sync"."_audit"('quarantine.show', show_quarantined.feed, key, '{}'::jsonb);
+END
+$$;
+
+--
+-- Name: FUNCTION show_quarantined(feed text, event_id text); Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON FUNCTION intake_sync.show_quarantined(feed text, event_id text) IS 'one quarantine finding with its prescription identity (PHI), audited as quarantine.show (docs/sql-api/triage.md)';
 
 --
 -- Name: stamp_change_commit(); Type: FUNCTION; Schema: intake_sync
@@ -1734,7 +1979,11 @@ CREATE TABLE intake_sync.quarantine (
     last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
     seen_count integer DEFAULT 1 NOT NULL,
     resolved_at timestamp with time zone,
-    expired_at timestamp with time zone
+    expired_at timestamp with time zone,
+    resolution text,
+    resolution_note text,
+    CONSTRAINT quarantine_resolution_check CHECK (((resolution IS NULL) OR (resolution = ANY (ARRAY['matched'::text, 'resolved'::text, 'dismissed'::text, 'expired'::text])))),
+    CONSTRAINT quarantine_resolution_note_check CHECK (((resolution_note IS NULL) OR (length(resolution_note) <= 512)))
 );
 
 --
@@ -1753,6 +2002,30 @@ CREATE SEQUENCE intake_sync.quarantine_id_seq
 --
 
 ALTER SEQUENCE intake_sync.quarantine_id_seq OWNED BY intake_sync.quarantine.id;
+
+--
+-- Name: quarantine_open; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.quarantine_open AS
+ SELECT q.feed,
+    q.event_id,
+    q.reason,
+    e.name AS event_name,
+    e.occurred_at,
+    q.first_seen_at AS held_since,
+    q.detail,
+    q.seen_count,
+    q.quarantine_key
+   FROM (intake_sync.quarantine q
+     LEFT JOIN intake_sync.events e ON (((e.feed = q.feed) AND (e.id = q.event_id))))
+  WHERE ((q.resolved_at IS NULL) AND intake_sync._feed_visible(q.feed));
+
+--
+-- Name: VIEW quarantine_open; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.quarantine_open IS 'open quarantine findings, no identity fields (docs/sql-api/triage.md)';
 
 --
 -- Name: retention_runs; Type: TABLE; Schema: intake_sync
@@ -1797,6 +2070,18 @@ CREATE SEQUENCE intake_sync.status_changes_id_seq
 --
 
 ALTER SEQUENCE intake_sync.status_changes_id_seq OWNED BY intake_sync.status_changes.id;
+
+--
+-- Name: subscription_links; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.subscription_links (
+    feed text NOT NULL,
+    subscription_id text NOT NULL,
+    prescription_id bigint NOT NULL,
+    event_id text NOT NULL,
+    linked_at timestamp with time zone DEFAULT now() NOT NULL
+);
 
 --
 -- Name: subscription_migrations; Type: TABLE; Schema: intake_sync
@@ -1958,6 +2243,13 @@ ALTER TABLE ONLY intake_sync.status_changes
     ADD CONSTRAINT status_changes_pkey PRIMARY KEY (id);
 
 --
+-- Name: subscription_links subscription_links_pk; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.subscription_links
+    ADD CONSTRAINT subscription_links_pk PRIMARY KEY (feed, subscription_id);
+
+--
 -- Name: subscription_migrations subscription_migrations_pk; Type: CONSTRAINT; Schema: intake_sync
 --
 
@@ -2011,6 +2303,12 @@ CREATE INDEX events_held_erx_message_id_idx ON intake_sync.events USING btree (e
 --
 
 CREATE INDEX events_held_identity_key_idx ON intake_sync.events USING btree (identity_key) WHERE (prescription_id IS NULL);
+
+--
+-- Name: events_held_subscription_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX events_held_subscription_idx ON intake_sync.events USING btree (feed, subscription_id) WHERE (prescription_id IS NULL);
 
 --
 -- Name: events_prescription_id_idx; Type: INDEX; Schema: intake_sync
@@ -2097,6 +2395,12 @@ CREATE INDEX quarantine_resolved_idx ON intake_sync.quarantine USING btree (feed
 CREATE INDEX status_changes_xid_idx ON intake_sync.status_changes USING btree (xid, id);
 
 --
+-- Name: subscription_links_prescription_id_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX subscription_links_prescription_id_idx ON intake_sync.subscription_links USING btree (prescription_id);
+
+--
 -- Name: change_commits change_commits_stamp; Type: TRIGGER; Schema: intake_sync
 --
 
@@ -2113,6 +2417,13 @@ CREATE TRIGGER prescriptions_inserted_status AFTER INSERT ON intake_sync.prescri
 --
 
 CREATE TRIGGER prescriptions_status_changes AFTER UPDATE ON intake_sync.prescriptions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION intake_sync.record_status_changes();
+
+--
+-- Name: subscription_links subscription_links_prescription_id_fkey; Type: FK CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.subscription_links
+    ADD CONSTRAINT subscription_links_prescription_id_fkey FOREIGN KEY (prescription_id) REFERENCES intake_sync.prescriptions(id) ON DELETE CASCADE;
 
 --
 -- Name: FUNCTION _audit(action text, feed text, subject text, detail jsonb, on_behalf_of text); Type: ACL; Schema: intake_sync
@@ -2223,6 +2534,12 @@ REVOKE ALL ON FUNCTION intake_sync._js_whitespace() FROM PUBLIC;
 REVOKE ALL ON FUNCTION intake_sync._match_prescription(event_identity_key text, event_erx_message_id text, event_feed text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _match_prescription(event_identity_key text, event_erx_message_id text, event_feed text, event_subscription_id text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._match_prescription(event_identity_key text, event_erx_message_id text, event_feed text, event_subscription_id text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _normalise_date(value text); Type: ACL; Schema: intake_sync
 --
 
@@ -2295,6 +2612,12 @@ REVOKE ALL ON FUNCTION intake_sync._raise_invalid(problems text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION intake_sync._require_feed(feed text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _require_identifier(argument text, value text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._require_identifier(argument text, value text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _require_read_committed(caller text); Type: ACL; Schema: intake_sync
 --
 
@@ -2311,6 +2634,12 @@ REVOKE ALL ON FUNCTION intake_sync._value_problem(present boolean, value jsonb, 
 --
 
 REVOKE ALL ON FUNCTION intake_sync.cancel_prescription(external_id text, feed text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION dismiss_quarantined(feed text, event_id text, reason text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION identity_key(identity jsonb); Type: ACL; Schema: intake_sync
@@ -2343,10 +2672,22 @@ REVOKE ALL ON FUNCTION intake_sync.register_prescription(external_id text, ident
 REVOKE ALL ON FUNCTION intake_sync.rematch_held(identity_keys text[], erx_message_ids text[], feed text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION resolve_quarantined(feed text, event_id text, external_id text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync.resolve_quarantined(feed text, event_id text, external_id text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION send_prescription(prescription jsonb, feed text); Type: ACL; Schema: intake_sync
 --
 
 REVOKE ALL ON FUNCTION intake_sync.send_prescription(prescription jsonb, feed text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION show_quarantined(feed text, event_id text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync.show_quarantined(feed text, event_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION stamp_change_commit(); Type: ACL; Schema: intake_sync

@@ -32,6 +32,7 @@ test('migrations create the store tables in the intake_sync schema, the ledger i
     'quarantine',
     'retention_runs',
     'status_changes',
+    'subscription_links',
     'subscription_migrations',
   ]);
   const outside = await queryRows<{ n: number }>(

@@ -14,16 +14,22 @@ import { CliUsageError } from './errors.js';
 import { commandFeed, currentSource, feedRemote, withFeedOption } from './feed-context.js';
 import { printJson, printTable } from './output.js';
 import { withStore } from './store-context.js';
+import { previewRegistration } from '../sync/matching/registration-preview.js';
 
 /** Registers `prescriptions import` and `prescriptions list` (the local store) on the shared group. */
 export function registerPrescriptionLocalCommands(prescriptions: Command): void {
   withFeedOption(prescriptions.command('import'))
-    .description('register prescriptions received by fax or eRx, one {"external_id", "prescription_identity"} per line')
+    .description(
+      'register prescriptions received by fax or eRx, one {"external_id", "prescription_identity"} per line; ' +
+        'a file with a bad line imports nothing (exit 2) unless --skip-bad-lines',
+    )
     .argument('<file>', 'NDJSON file')
     .option('--subscribe', 'also create a subscription for each imported prescription that has none yet')
     .option('--backfill', 'with --subscribe: publish events already logged for them')
+    .option('--skip-bad-lines', 'import the good lines of a file that has bad ones (each skipped line is named on stderr)')
+    .option('--dry-run', 'read the file and count what it would do (new, updated, held events it rematches); write nothing')
     .option('--json', 'print the summary and each bad line as JSON lines')
-    .action(async (file: string, options: { feed?: string; subscribe?: boolean; backfill?: boolean; json?: boolean }) => {
+    .action(async (file: string, options: ImportOptions) => {
       if (options.backfill && !options.subscribe) throw new CliUsageError('--backfill only applies together with --subscribe');
       const config = loadConfig();
       const selected = commandFeed(config, options.feed);
@@ -31,25 +37,73 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       // checked before anything is read or written; created at the feed's current source (currentSource)
       if (options.subscribe) feedRemote(config, selected);
       const parsed = await readImport(file);
-      for (const bad of parsed.bad) {
-        if (options.json) printJson({ line: bad.line, error: bad.error });
-        else process.stderr.write(`${file}:${bad.line}: ${bad.error}\n`);
+      reportBadLines(file, parsed, options);
+      // the exit-code rule: bad input writes nothing (exit 2), unless the caller asked to skip it
+      if (parsed.bad.length > 0 && !options.skipBadLines) {
+        throw new CliUsageError(
+          `${file}: ${parsed.bad.length} bad line(s), nothing imported; fix them, or pass --skip-bad-lines to import the ` +
+            `${parsed.good.length} good one(s)`,
+        );
       }
+      if (options.dryRun) {
+        const preview = await withStore(config, ({ db }) => previewRegistration(db, parsed.good, { feed }));
+        const summary = {
+          dry_run: true,
+          ...preview,
+          skipped: parsed.bad.length,
+          wouldSubscribe: options.subscribe ? preview.withoutSubscription : 0,
+        };
+        if (options.json) return printJson(summary);
+        process.stdout.write(
+          `dry run: would import ${preview.new} new, ${preview.updated} updated, skip ${parsed.bad.length} bad line(s); ` +
+            `rematches ${preview.heldConcerned} held event(s)` +
+            `${options.subscribe ? `; would subscribe ${preview.withoutSubscription}` : ''}; nothing was written\n`,
+        );
+        return;
+      }
+      let batches = 0;
+      let longestLockHeldMs = 0;
+      let lockHeldMs = 0;
+      let lockWaitMs = 0;
       const summary = await withStore(config, async ({ db }) => {
-        const registered = await registerLocalPrescriptions(db, parsed.good, { feed, audit: { action: 'prescription.import' } });
+        // import upserts directly (not through register_prescription): each batch records one
+        // prescription.import row with its counts, in the batch's transaction
+        const registered = await registerLocalPrescriptions(db, parsed.good, {
+          feed,
+          audit: { action: 'prescription.import' },
+          onBatch: (batch) => {
+            batches++;
+            longestLockHeldMs = Math.max(longestLockHeldMs, batch.lockHeldMs);
+            lockHeldMs += batch.lockHeldMs;
+            lockWaitMs += batch.lockWaitMs;
+          },
+        });
         const subscribed = options.subscribe
           ? await subscribeAll(db, () => currentSource(config, selected, db), parsed, options.backfill === true, feed)
           : 0;
-        return { ...registered, subscribed, bad: parsed.bad.length };
+        return {
+          inserted: registered.inserted,
+          updated: registered.updated,
+          matched: registered.rematch.matched,
+          subscribed,
+          skipped: parsed.bad.length,
+        };
       });
-      if (options.json) printJson(summary);
-      else {
+      // each batch held the match lock (page applies waited) this long at most
+      if (options.json) {
+        printJson({
+          ...summary,
+          batches,
+          longestLockHeldMs: Math.round(longestLockHeldMs),
+          lockHeldMs: Math.round(lockHeldMs),
+          lockWaitMs: Math.round(lockWaitMs),
+        });
+      } else {
         process.stdout.write(
-          `imported ${summary.inserted} new, ${summary.updated} updated, ${summary.bad} bad line(s)` +
-            `${options.subscribe ? `, ${summary.subscribed} subscribed` : ''}\n`,
+          `imported ${summary.inserted} new, ${summary.updated} updated, skipped ${summary.skipped} bad line(s), ` +
+            `matched ${summary.matched} held event(s)${options.subscribe ? `, ${summary.subscribed} subscribed` : ''}\n`,
         );
       }
-      if (summary.bad > 0) process.exitCode = 1;
     });
 
   withFeedOption(prescriptions.command('list'))
@@ -66,6 +120,24 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
     });
 }
 
+interface ImportOptions {
+  feed?: string;
+  subscribe?: boolean;
+  backfill?: boolean;
+  skipBadLines?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** Names each bad line on stderr (or as JSON lines), saying whether it is skipped or blocks the import. */
+function reportBadLines(file: string, parsed: ParsedImport, options: ImportOptions): void {
+  const verdict = options.skipBadLines ? 'skipped' : 'bad';
+  for (const bad of parsed.bad) {
+    if (options.json) printJson({ line: bad.line, [verdict]: true, error: bad.error });
+    else process.stderr.write(`${file}:${bad.line}: ${verdict}: ${bad.error}\n`);
+  }
+}
+
 async function readImport(file: string): Promise<ParsedImport> {
   try {
     return await readPrescriptionImport(file);
@@ -77,8 +149,7 @@ async function readImport(file: string): Promise<ParsedImport> {
 /**
  * Creates the missing subscriptions one by one, storing each id as soon as it
  * exists: a rerun after a failure resumes instead of subscribing twice.
- */
-/**
+ *
  * Subscribes each imported prescription that has no subscription yet, through the feed's current source
  * read again for each one: a migration that starts during a long import moves the rest to the new
  * version, and one created through a source that stopped being current meanwhile joins the migration

@@ -25,17 +25,22 @@ export const API_FUNCTIONS = [
   'cancel_prescription(text, text)',
   'status_changes_since(text, integer)',
   'identity_key(jsonb)',
+  // quarantine triage (drizzle/0014_triage.sql)
+  'show_quarantined(text, text)',
+  'resolve_quarantined(text, text, text)',
+  'dismiss_quarantined(text, text, text)',
 ] as const;
 
 /**
  * Functions the daemon's and the operator commands' own statements call: the page apply's match
- * rule, the rematch, the audit trail (recordAudit, src/db/audit.ts: the commands that change state
- * record who ran them) and the retention cleaner's purges (0012_retention.sql: the role needs no
- * DELETE on any table, and only the owner's _purge_audit removes audit rows, never younger than its
- * floor).
+ * rule (with a triage-linked subscription first, 0014: the page statement inlines it), the rematch,
+ * the audit trail (recordAudit, src/db/audit.ts: the commands that change state record who ran them)
+ * and the retention cleaner's purges (0012_retention.sql: the role needs no DELETE on any table, and
+ * only the owner's _purge_audit removes audit rows, never younger than its floor).
  */
 const WORKER_FUNCTIONS = [
   '_match_prescription(text, text, text)',
+  '_match_prescription(text, text, text, text)',
   'rematch_held(text[], text[], text)',
   '_audit(text, text, text, jsonb, text)',
   '_purge(text, text, timestamptz, integer)',
@@ -44,7 +49,7 @@ const WORKER_FUNCTIONS = [
   '_purge_ran(text, jsonb, text, boolean)',
 ] as const;
 
-export const API_VIEWS = ['prescription_status', 'outbox_status'] as const;
+export const API_VIEWS = ['prescription_status', 'outbox_status', 'quarantine_open'] as const;
 
 type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
 
@@ -61,6 +66,8 @@ const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivile
   // rematch links held events to prescriptions
   { name: 'events', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   { name: 'quarantine', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  // the page statement's match reads which subscriptions triage linked to a prescription (0014)
+  { name: 'subscription_links', privileges: ['SELECT'] },
   { name: 'feed_checkpoints', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   { name: 'checkpoint_resets', privileges: ['SELECT', 'INSERT'] },
   // API version migration: the worker reads the sources, moves a draining one's position and retires it;

@@ -227,7 +227,7 @@ describe.skipIf(!reachable)(
             'prescription.cancel',
             'prescription.import',
             'feed.resync',
-            'quarantine.rematch',
+            'rematch.run',
             'subscriptions.migrate',
           ]),
         );

@@ -1,13 +1,14 @@
+import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
+import { recordAudit } from '../../db/audit.js';
 import { queryRows, type Db } from '../../db/connection.js';
 import { namesOf, type StoreNames } from '../../db/store-names.js';
 import type { PrescriptionIdentityInput } from '../../intake/identity.js';
 import type { PrescriptionRequest } from '../../intake/prescription.js';
-import { recordAudit } from '../../db/audit.js';
 import { DEFAULT_FEED } from '../../db/feed-name.js';
 import { identityKey, normaliseErx } from './identity-key.js';
 import { matchLockExclusive } from './match-lock.js';
-import { rematch } from './rematch.js';
+import { addRematch, rematchKeys, type RematchResult } from './rematch.js';
 
 export interface LocalPrescriptionInput {
   external_id: string;
@@ -29,8 +30,13 @@ export interface LocalPrescription {
   subscription_id: string | null;
 }
 
-/** Rows per upsert statement: big enough to amortise round trips, small enough to keep memory flat. */
-export const REGISTER_BATCH_SIZE = 10_000;
+/**
+ * Rows per registration transaction. Each batch holds the exclusive match lock while it upserts its
+ * rows and rematches the held events of their identities, so page applies wait at most one batch:
+ * 500 rows hold it for about 0.1-0.2 s beside 100,000 held events (docs/performance.md); 2,000 held
+ * it for up to 2 s on a loaded machine (the held-event lookup turns into scans).
+ */
+export const REGISTER_BATCH_SIZE = 500;
 
 /**
  * A registration this large refreshes the table's planner statistics at once. Without them
@@ -62,6 +68,22 @@ export interface FeedScope {
   feed?: string | undefined;
 }
 
+/** What a registration did: rows new and updated, and the rematch of the held events their identities concern. */
+export interface RegisterResult {
+  inserted: number;
+  updated: number;
+  rematch: RematchResult;
+}
+
+/** One committed registration batch (progress, and the lock hold time the benchmark reports). */
+export interface RegisterBatch extends RegisterResult {
+  rows: number;
+  /** waiting for the exclusive match lock (the page apply in flight finishes first) */
+  lockWaitMs: number;
+  /** from holding the lock to commit: how long page applies waited on this batch */
+  lockHeldMs: number;
+}
+
 /**
  * Records each batch in the audit trail, in the batch's transaction (`prescription.import`,
  * `prescription.send`): the counts, and the external_id when the batch holds one prescription.
@@ -72,26 +94,43 @@ export interface RegistrationAudit {
   onBehalfOf?: string;
 }
 
+export interface RegisterOptions extends FeedScope {
+  batchSize?: number;
+  onBatch?: (batch: RegisterBatch) => void;
+  audit?: RegistrationAudit | undefined;
+}
+
 async function upsertBatch(
   db: Db,
   feed: string,
   batch: readonly LocalPrescriptionInput[],
   audit: RegistrationAudit | undefined,
-): Promise<{ inserted: number; updated: number }> {
+): Promise<RegisterBatch> {
   const n = namesOf(db);
-  return db.transaction(async (tx) => {
+  const started = performance.now();
+  let locked = started;
+  const result = await db.transaction(async (tx) => {
     // exclusive against page applies: a page must not match against a half-registered set (see match-lock.ts)
     await tx.execute(sql`select 1 from (select ${matchLockExclusive(n)}) as match_lock`);
-    const [row] = await queryRows<{ inserted: number; updated: number }>(
+    locked = performance.now();
+    const [row] = await queryRows<{ inserted: number; updated: number; keys: string; erx_ids: string }>(
       tx,
-      sql`with upserted as (
+      sql`with input as (
+        select * from jsonb_to_recordset(${`[${batch.map(rowJson).join(',')}]`}::jsonb) as r(external_id text, patient_first_name text,
+          patient_last_name text, patient_state text, patient_dob text, prescriber_npi text, written_date text, drug_ndc text,
+          erx_message_id text, identity_key text, subscription_id text, cancellation_requested_at timestamptz)
+      ),
+      -- an update's old identity: held events it made ambiguous may now match another prescription
+      previous as (
+        select p.identity_key, p.erx_message_id from ${n.prescriptions} p join input i on i.external_id = p.external_id
+        where p.feed = ${feed}::text
+      ),
+      upserted as (
         insert into ${n.prescriptions} as p (feed, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
           prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at)
         select ${feed}::text, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
           prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at
-        from jsonb_to_recordset(${`[${batch.map(rowJson).join(',')}]`}::jsonb) as r(external_id text, patient_first_name text,
-          patient_last_name text, patient_state text, patient_dob text, prescriber_npi text, written_date text, drug_ndc text,
-          erx_message_id text, identity_key text, subscription_id text, cancellation_requested_at timestamptz)
+        from input
         on conflict (feed, external_id) do update set
           patient_first_name = excluded.patient_first_name, patient_last_name = excluded.patient_last_name,
           patient_state = excluded.patient_state, patient_dob = excluded.patient_dob,
@@ -103,42 +142,64 @@ async function upsertBatch(
           updated_at = now()
         returning (xmax = 0) as inserted
       )
-      select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from upserted`,
+      select (select count(*) filter (where inserted) from upserted)::int as inserted,
+        (select count(*) filter (where not inserted) from upserted)::int as updated,
+        -- as json text: the driver hands text[] back as its literal
+        (select coalesce(json_agg(distinct k), '[]')::text
+          from (select identity_key from input union all select identity_key from previous) as t(k)) as keys,
+        (select coalesce(json_agg(distinct x), '[]')::text
+          from (select erx_message_id from input union all select erx_message_id from previous) as t(x) where x is not null) as erx_ids`,
+    );
+    // the held events these identities concern, and only those: a rematch of the whole quarantine here
+    // held the lock for minutes with 100,000 held events (issue 19)
+    const rematched = await rematchKeys(
+      tx,
+      n,
+      JSON.parse(row?.keys ?? '[]') as string[],
+      JSON.parse(row?.erx_ids ?? '[]') as string[],
+      feed,
     );
     const counts = { inserted: row?.inserted ?? 0, updated: row?.updated ?? 0 };
     if (audit) {
       const subject = batch.length === 1 ? (batch[0]?.external_id ?? null) : null;
-      await recordAudit(tx, n, { action: audit.action, feed, subject, detail: { ...counts, rows: batch.length } }, audit.onBehalfOf);
+      const detail = { ...counts, rows: batch.length, rematched: rematched.matched };
+      await recordAudit(tx, n, { action: audit.action, feed, subject, detail }, audit.onBehalfOf);
     }
-    return counts;
+    return { ...counts, rematch: rematched };
   });
+  return { ...result, rows: batch.length, lockWaitMs: locked - started, lockHeldMs: performance.now() - locked };
 }
 
 /**
- * Registers (upserts by feed and external_id) the vendor's prescriptions in batches, then
- * rematches the feed's open unmatched/ambiguous quarantine against them.
+ * Registers (upserts by feed and external_id) the vendor's prescriptions in batches, each batch one
+ * transaction that also rematches the feed's open unmatched/ambiguous findings its identities (and the
+ * identities it replaced) concern. A failing batch leaves the batches before it committed.
  */
 export async function registerLocalPrescriptions(
   db: Db,
   rows: readonly LocalPrescriptionInput[],
-  scope: FeedScope & { audit?: RegistrationAudit | undefined } = {},
-): Promise<{ inserted: number; updated: number }> {
-  const feed = scope.feed ?? DEFAULT_FEED;
+  options: RegisterOptions = {},
+): Promise<RegisterResult> {
+  const feed = options.feed ?? DEFAULT_FEED;
+  const batchSize = options.batchSize ?? REGISTER_BATCH_SIZE;
   // a repeated external_id in one statement would make ON CONFLICT touch a row twice: the last one wins
   const unique = [...new Map(rows.map((r) => [r.external_id, r])).values()];
-  let inserted = 0;
-  let updated = 0;
-  for (let start = 0; start < unique.length; start += REGISTER_BATCH_SIZE) {
-    const result = await upsertBatch(db, feed, unique.slice(start, start + REGISTER_BATCH_SIZE), scope.audit);
-    inserted += result.inserted;
-    updated += result.updated;
+  const total: RegisterResult = { inserted: 0, updated: 0, rematch: { examined: 0, matched: 0, stillUnmatched: 0, stillAmbiguous: 0 } };
+  for (let start = 0; start < unique.length; start += batchSize) {
+    const batch = await upsertBatch(db, feed, unique.slice(start, start + batchSize), options.audit);
+    total.inserted += batch.inserted;
+    total.updated += batch.updated;
+    addRematch(total.rematch, batch.rematch);
+    options.onBatch?.(batch);
   }
-  if (inserted >= ANALYZE_AFTER_INSERTED) await db.execute(sql`analyze ${namesOf(db).prescriptions}`);
-  if (unique.length > 0) await rematch(db, { feed });
-  return { inserted, updated };
+  if (total.inserted >= ANALYZE_AFTER_INSERTED) await db.execute(sql`analyze ${namesOf(db).prescriptions}`);
+  return total;
 }
 
-/** Records a prescription sent through POST /prescriptions so its events match it. */
+/**
+ * Records a prescription sent through POST /prescriptions so its events match it: one row, so the
+ * rematch that follows concerns only its own identity's held events.
+ */
 export async function recordSentPrescription(
   db: Db,
   request: PrescriptionRequest,
@@ -168,7 +229,10 @@ export async function recordSentPrescription(
   );
 }
 
-/** Mirrors a cancellation request on the local row; false when there is no such row. */
+/**
+ * Mirrors a cancellation request on the local row; false when there is no such row. With `audit`,
+ * the change and its audit row (`prescription.cancel`) commit together.
+ */
 export async function markCancellationRequested(
   db: Db,
   externalId: string,
@@ -176,20 +240,14 @@ export async function markCancellationRequested(
   scope: FeedScope & { audit?: RegistrationAudit | undefined } = {},
 ): Promise<boolean> {
   const n = namesOf(db);
-  if (scope.audit) {
-    const audit = scope.audit;
-    return db.transaction(async (tx) => {
-      const marked = await markOn(tx, n, externalId, at, scope.feed ?? DEFAULT_FEED);
-      await recordAudit(
-        tx,
-        n,
-        { action: audit.action, feed: scope.feed ?? DEFAULT_FEED, subject: externalId, detail: { local_row: marked } },
-        audit.onBehalfOf,
-      );
-      return marked;
-    });
-  }
-  return markOn(db, n, externalId, at, scope.feed ?? DEFAULT_FEED);
+  const feed = scope.feed ?? DEFAULT_FEED;
+  const audit = scope.audit;
+  if (!audit) return markOn(db, n, externalId, at, feed);
+  return db.transaction(async (tx) => {
+    const marked = await markOn(tx, n, externalId, at, feed);
+    await recordAudit(tx, n, { action: audit.action, feed, subject: externalId, detail: { local_row: marked } }, audit.onBehalfOf);
+    return marked;
+  });
 }
 
 async function markOn(db: Pick<Db, 'execute'>, n: StoreNames, externalId: string, at: string, feed: string): Promise<boolean> {
@@ -232,7 +290,7 @@ const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v a
 
 /**
  * Local prescriptions with their current status, ordered by external_id: the SQL API's view
- * prescription_status (sql/current-schema.sql), so the CLI and applications read one definition.
+ * prescription_status (drizzle/0002_api_register.sql), so the CLI and applications read one definition.
  */
 export async function listLocalPrescriptions(
   db: Db,

@@ -16,6 +16,10 @@ export interface QuarantineEntry {
   last_seen_at: string;
   seen_count: number;
   resolved_at: string | null;
+  /** how a closed finding closed: matched (rematch), resolved (triage), dismissed (triage), expired (retention) */
+  resolution: string | null;
+  /** the event's name; null for a malformed event (nothing was stored) */
+  event_name: string | null;
   /** the body as received; only when asked for, because it can hold PHI */
   raw?: unknown;
 }
@@ -24,7 +28,7 @@ export interface ListQuarantineOptions {
   /** only this feed's findings; every feed's when absent */
   feed?: string | undefined;
   reason?: QuarantineReason | undefined;
-  /** include findings rematch has resolved */
+  /** include closed findings (matched, resolved, dismissed) */
   includeResolved?: boolean | undefined;
   includeRaw?: boolean | undefined;
 }
@@ -35,13 +39,15 @@ const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v a
 export async function listQuarantine(db: Db, options: ListQuarantineOptions = {}): Promise<QuarantineEntry[]> {
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`select event_id, quarantine_key, feed, reason, detail, first_seen_at, last_seen_at, seen_count, resolved_at
-        ${options.includeRaw ? sql`, raw` : sql``}
-        from ${namesOf(db).quarantine}
-        where (${options.reason ?? null}::text is null or reason = ${options.reason ?? null}::text)
-          and (${options.feed ?? null}::text is null or feed = ${options.feed ?? null}::text)
-          and (${options.includeResolved ?? false}::boolean or resolved_at is null)
-        order by id`,
+    sql`select q.event_id, q.quarantine_key, q.feed, q.reason, q.detail, q.first_seen_at, q.last_seen_at, q.seen_count, q.resolved_at,
+          q.resolution, e.name as event_name
+        ${options.includeRaw ? sql`, q.raw` : sql``}
+        from ${namesOf(db).quarantine} q
+        left join ${namesOf(db).events} e on e.feed = q.feed and e.id = q.event_id
+        where (${options.reason ?? null}::text is null or q.reason = ${options.reason ?? null}::text)
+          and (${options.feed ?? null}::text is null or q.feed = ${options.feed ?? null}::text)
+          and (${options.includeResolved ?? false}::boolean or q.resolved_at is null)
+        order by q.id`,
   );
   return rows.map((r) => ({
     event_id: r.event_id as string | null,
@@ -53,6 +59,8 @@ export async function listQuarantine(db: Db, options: ListQuarantineOptions = {}
     last_seen_at: iso(r.last_seen_at) as string,
     seen_count: Number(r.seen_count),
     resolved_at: iso(r.resolved_at),
+    resolution: (r.resolution as string | null) ?? null,
+    event_name: (r.event_name as string | null) ?? null,
     ...(options.includeRaw ? { raw: r.raw } : {}),
   }));
 }

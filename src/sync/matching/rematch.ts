@@ -1,7 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import { osActor, recordAudit, setAuditActor } from '../../db/audit.js';
 import { namesOf, type StoreNames } from '../../db/store-names.js';
 import { queryRows, type Db } from '../../db/connection.js';
+import { matchLockExclusive } from './match-lock.js';
 
 export interface RematchResult {
   examined: number;
@@ -10,39 +11,85 @@ export interface RematchResult {
   stillAmbiguous: number;
 }
 
-/**
- * Re-evaluates every open unmatched/ambiguous finding (of one feed, or of every feed when none is given) against the local prescriptions, set-based,
- * in one transaction: the SQL API's rematch_held() (sql/current-schema.sql), which takes
- * the match lock exclusively and applies the page apply's rule. Single matches link their event,
- * advance the prescription's status (never backwards) and resolve the finding; the rest keep or
- * change their reason.
- */
-export async function rematch(
-  db: Db,
-  scope: { feed?: string | undefined } = {},
-  audit?: { onBehalfOf?: string | undefined },
-): Promise<RematchResult> {
-  const n = namesOf(db);
-  if (!audit) return rematchOn(db, n, scope.feed ?? null);
-  // `rematch` run by an operator: audited in the rematch's own transaction, with who ran it
-  return db.transaction(async (tx) => {
-    await setAuditActor(tx, audit.onBehalfOf ?? osActor());
-    const result = await rematchOn(tx, n, scope.feed ?? null);
-    await recordAudit(
-      tx,
-      n,
-      { action: 'quarantine.rematch', feed: scope.feed ?? null, detail: { ...result } },
-      audit.onBehalfOf ?? osActor(),
-    );
-    return result;
-  });
+/** One committed batch of a batched rematch: its counts and how long it held the match lock. */
+export interface RematchBatch extends RematchResult {
+  /** 1-based */
+  batch: number;
+  /** identity keys of held events this batch re-evaluated */
+  keys: number;
+  /** waiting for the exclusive match lock (page applies in flight finish first) */
+  lockWaitMs: number;
+  /** from holding the lock to commit: how long page applies waited on this batch */
+  lockHeldMs: number;
 }
 
-async function rematchOn(db: Pick<Db, 'execute'>, n: StoreNames, feed: string | null): Promise<RematchResult> {
+export interface BatchedRematchOptions {
+  /** only this feed's held events; every feed's when absent */
+  feed?: string | undefined;
+  /** distinct identity keys per batch (each batch one short transaction) */
+  batchSize?: number;
+  /** called after each committed batch (progress) */
+  onBatch?: (batch: RematchBatch) => void;
+}
+
+/**
+ * Identity keys per rematch batch (about 4 held events each). Measured with 100,000 held events and a
+ * daemon draining beside it (docs/performance.md): a batch holds the exclusive match lock for tens of
+ * milliseconds. At 2,000 keys the planner turned the held-event lookup into scans of events and
+ * quarantine, and a batch held the lock for over a second on a loaded machine.
+ */
+export const REMATCH_BATCH_KEYS = 500;
+
+const zero = (): RematchResult => ({ examined: 0, matched: 0, stillUnmatched: 0, stillAmbiguous: 0 });
+
+/** Adds `b`'s counts to `a` (in place) and returns it. */
+export function addRematch(a: RematchResult, b: RematchResult): RematchResult {
+  a.examined += b.examined;
+  a.matched += b.matched;
+  a.stillUnmatched += b.stillUnmatched;
+  a.stillAmbiguous += b.stillAmbiguous;
+  return a;
+}
+
+/**
+ * The next `limit` distinct identity keys of held events (no prescription) after `after`, in key
+ * order, read without any lock: the partial index events_held_identity_key_idx walks them. Each held
+ * event has one identity key, so walking keys visits each held event in exactly one batch.
+ */
+export async function nextHeldKeys(
+  db: Pick<Db, 'execute'>,
+  names: StoreNames,
+  feed: string | null,
+  after: string | null,
+  limit: number,
+): Promise<string[]> {
+  const rows = await queryRows<{ identity_key: string }>(
+    db,
+    sql`select distinct e.identity_key from ${names.events} e
+        where e.prescription_id is null
+          and (${feed}::text is null or e.feed = ${feed}::text)
+          and (${after}::text is null or e.identity_key > ${after}::text)
+        order by e.identity_key
+        limit ${limit}::int`,
+  );
+  return rows.map((r) => r.identity_key);
+}
+
+/** rematch_held() of the held events with these identity keys (and erx ids), on `db` or a transaction. */
+export async function rematchKeys(
+  db: Pick<Db, 'execute'>,
+  names: StoreNames,
+  keys: readonly string[],
+  erxIds: readonly string[],
+  feed: string | null,
+): Promise<RematchResult> {
   const [row] = await queryRows<{ examined: number; matched: number; still_unmatched: number; still_ambiguous: number }>(
     db,
     sql`select examined, matched, still_unmatched, still_ambiguous
-        from ${n.qualified('rematch_held')}(null, null, ${feed}::text)`,
+        from ${names.qualified('rematch_held')}(
+          array(select jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb)),
+          array(select jsonb_array_elements_text(${JSON.stringify(erxIds)}::jsonb)),
+          ${feed}::text)`,
   );
   return {
     examined: row?.examined ?? 0,
@@ -50,4 +97,38 @@ async function rematchOn(db: Pick<Db, 'execute'>, n: StoreNames, feed: string | 
     stillUnmatched: row?.still_unmatched ?? 0,
     stillAmbiguous: row?.still_ambiguous ?? 0,
   };
+}
+
+/**
+ * Re-evaluates every open unmatched/ambiguous finding (of one feed, or of every feed) against the
+ * local prescriptions in batches of identity keys, each batch its own transaction holding the
+ * exclusive match lock only while rematch_held() (drizzle/0014_triage.sql) runs over it: page
+ * applies go on between batches. Single matches link their event, advance the prescription's status
+ * (never backwards) and close the finding as 'matched'; the rest keep or change their reason.
+ * A batch that fails leaves the batches before it committed (a rerun continues: they are matched).
+ */
+export async function rematch(db: Db, options: BatchedRematchOptions = {}): Promise<RematchResult> {
+  const names = namesOf(db);
+  const feed = options.feed ?? null;
+  const batchSize = options.batchSize ?? REMATCH_BATCH_KEYS;
+  const total = zero();
+  let after: string | null = null;
+  for (let batch = 1; ; batch++) {
+    const keys = await nextHeldKeys(db, names, feed, after, batchSize);
+    if (keys.length === 0) break;
+    after = keys[keys.length - 1] ?? null;
+    const started = performance.now();
+    let locked = started;
+    const result = await db.transaction(async (tx) => {
+      // taken here (rematch_held takes it again, re-entrantly) so the hold time can be measured
+      await tx.execute(sql`select 1 from (select ${matchLockExclusive(names)}) as match_lock`);
+      locked = performance.now();
+      return rematchKeys(tx, names, keys, [], feed);
+    });
+    const committed = performance.now();
+    addRematch(total, result);
+    options.onBatch?.({ ...result, batch, keys: keys.length, lockWaitMs: locked - started, lockHeldMs: committed - locked });
+    if (keys.length < batchSize) break;
+  }
+  return total;
 }

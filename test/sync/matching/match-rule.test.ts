@@ -181,8 +181,8 @@ describe('applyPage matching (the SQL path of the same rule)', () => {
       select case when g % 2 = 0 then 'default' else 'other' end, 'f-' || g, 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'erx-' || g, 'key-' || g
       from generate_series(1, 4000) g`);
     await db.execute(sql`analyze intake_sync.prescriptions`);
-    const json = JSON.stringify([{ id: 'ev-1', identity_key: K, erx_message_id: 'E1' }]);
-    const matchOnly = sql`select ev.id, m.prescription_id from json_to_recordset(${json}::json) as ev(id text, identity_key text, erx_message_id text)
+    const json = JSON.stringify([{ id: 'ev-1', identity_key: K, erx_message_id: 'E1', subscription_id: 'sub-1' }]);
+    const matchOnly = sql`select ev.id, m.prescription_id from json_to_recordset(${json}::json) as ev(id text, identity_key text, erx_message_id text, subscription_id text)
       ${matchCandidatesLateral(tdb.database.names, sql`'default'::text`)}`;
     // tiny tables make a scan cheapest; disabling it proves a usable index exists for every branch
     const plan = await tdb.database.db.transaction(async (tx) => {

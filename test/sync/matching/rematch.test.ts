@@ -10,7 +10,8 @@ import {
   registerLocalPrescriptions,
 } from '../../../src/sync/matching/local-prescriptions.js';
 import { listQuarantine } from '../../../src/sync/matching/quarantine.js';
-import { rematch } from '../../../src/sync/matching/rematch.js';
+import { rematch, type RematchBatch } from '../../../src/sync/matching/rematch.js';
+import { previewRematch } from '../../../src/sync/matching/rematch-preview.js';
 import type { PrescriptionRequest } from '../../../src/intake/prescription.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { event, identity, PRESCRIBER_NPI, truncateStore } from '../fixtures.js';
@@ -43,7 +44,7 @@ describe('local prescriptions and rematch', () => {
     const registered = await registerLocalPrescriptions(db, [
       { external_id: 'rx-ada', prescription_identity: identity({ patient_first_name: ' ADA ' }) },
     ]);
-    expect(registered).toEqual({ inserted: 1, updated: 0 });
+    expect(registered).toEqual({ inserted: 1, updated: 0, rematch: { examined: 2, matched: 2, stillUnmatched: 0, stillAmbiguous: 0 } });
     expect(await listLocalPrescriptions(db)).toEqual([
       {
         feed: 'default',
@@ -93,7 +94,7 @@ describe('local prescriptions and rematch', () => {
       { external_id: 'rx-1', prescription_identity: identity() },
       { external_id: 'rx-1', prescription_identity: identity() },
     ]);
-    expect(again).toEqual({ inserted: 0, updated: 1 });
+    expect(again).toMatchObject({ inserted: 0, updated: 1 });
     expect(await listLocalPrescriptions(db)).toMatchObject([{ external_id: 'rx-1', subscription_id: 'sub-9' }]);
   });
 
@@ -118,6 +119,70 @@ describe('local prescriptions and rematch', () => {
         subscription_id: 'sub-1',
       },
     ]);
+  });
+});
+
+describe('rematch at scale: only what changed, in batches', () => {
+  /** A prescription inserted behind every rematch's back (a restore, a hand-made row): only a full rematch finds its events. */
+  const insertQuietly = (externalId: string, lastName: string) =>
+    db.execute(sql`insert into intake_sync.prescriptions (feed, external_id, patient_first_name, patient_last_name, patient_state,
+      patient_dob, prescriber_npi, written_date, drug_ndc, identity_key)
+      select feed, ${externalId}, 'x', 'x', 'x', 'x', 'x', 'x', 'x', identity_key from intake_sync.events
+      where raw->'prescription_identity'->>'patient_last_name' = ${lastName} limit 1`);
+  const heldIds = async () =>
+    (await queryRows<{ id: string }>(db, sql`select id from intake_sync.events where prescription_id is null order by id`)).map(
+      (r) => r.id,
+    );
+
+  test('a registration (import, a delivered send) rematches only the identities it registered', async () => {
+    await apply([
+      event('e-a', 'accepted', '2024-12-10T10:00:00Z', { patient_last_name: 'Alpha' }),
+      event('e-b', 'accepted', '2024-12-10T10:00:00Z', { patient_last_name: 'Beta' }),
+    ]);
+    await insertQuietly('rx-beta', 'Beta');
+    const registered = await registerLocalPrescriptions(db, [
+      { external_id: 'rx-alpha', prescription_identity: identity({ patient_last_name: 'Alpha' }) },
+    ]);
+    expect(registered.rematch).toEqual({ examined: 1, matched: 1, stillUnmatched: 0, stillAmbiguous: 0 });
+    // Beta's event would match, but nothing registered Beta: it waits for `rematch`
+    expect(await heldIds()).toEqual(['e-b']);
+  });
+
+  test('rematch walks the held identities in batches, each its own transaction, and reports each batch', async () => {
+    const names = ['Alpha', 'Beta', 'Gamma'];
+    await apply(
+      names.flatMap((n) => [
+        event(`${n}-1`, 'accepted', '2024-12-10T10:00:00Z', { patient_last_name: n }),
+        event(`${n}-2`, 'ordered', '2024-12-10T11:00:00Z', { patient_last_name: n }),
+      ]),
+    );
+    await insertQuietly('rx-alpha', 'Alpha');
+    await insertQuietly('rx-gamma', 'Gamma');
+    const preview: string[] = [];
+    expect(await previewRematch(db, { batchSize: 1, onMatch: (m) => preview.push(`${m.event_id}>${m.external_id}`) })).toEqual({
+      examined: 6,
+      matched: 4,
+      stillUnmatched: 2,
+      stillAmbiguous: 0,
+    });
+    expect(preview.sort()).toEqual(['Alpha-1>rx-alpha', 'Alpha-2>rx-alpha', 'Gamma-1>rx-gamma', 'Gamma-2>rx-gamma']);
+    expect((await heldIds()).length).toBe(6); // the preview wrote nothing
+
+    const batches: RematchBatch[] = [];
+    const total = await rematch(db, { batchSize: 1, onBatch: (b) => batches.push(b) });
+    expect(total).toEqual({ examined: 6, matched: 4, stillUnmatched: 2, stillAmbiguous: 0 });
+    expect(batches.map((b) => [b.batch, b.keys, b.examined])).toEqual([
+      [1, 1, 2],
+      [2, 1, 2],
+      [3, 1, 2],
+    ]);
+    expect(batches.every((b) => b.lockHeldMs >= 0 && b.lockWaitMs >= 0)).toBe(true);
+    expect(await heldIds()).toEqual(['Beta-1', 'Beta-2']);
+    expect((await listLocalPrescriptions(db)).map((p) => [p.external_id, p.status])).toEqual([
+      ['rx-alpha', 'ordered'],
+      ['rx-gamma', 'ordered'],
+    ]);
+    expect((await listQuarantine(db, { includeResolved: true })).filter((q) => q.resolution === 'matched')).toHaveLength(4);
   });
 });
 

@@ -1,0 +1,111 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/connection.js';
+import { namesOf } from '../../db/store-names.js';
+import { TriageRefusedError } from './errors/triage-refused-error.js';
+
+// SQLSTATEs the triage functions refuse with (drizzle/0014_triage.sql); anything else is a failure
+const REFUSALS = new Set(['23502', '22023', 'P0002', '55000']);
+
+/** One finding with the identity the operator sent: PHI, for triage staff only (the read is audited). */
+export interface QuarantinedFinding {
+  feed: string;
+  event_id: string | null;
+  reason: string;
+  detail: string;
+  event_name: string | null;
+  occurred_at: string | null;
+  subscription_id: string | null;
+  held_since: string;
+  resolved_at: string | null;
+  resolution: string | null;
+  resolution_note: string | null;
+  prescription_identity: Record<string, unknown> | null;
+}
+
+export interface ResolveResult {
+  subscription_id: string;
+  /** held events of the subscription applied to the prescription (the resolved one included) */
+  events_applied: number;
+  /** the prescription's status afterwards */
+  status: string | null;
+}
+
+/** Who acts, for the audit rows the SQL functions write: `_audit` reads intake_sync.actor when given no attribution. */
+export interface Attribution {
+  actor: string;
+}
+
+const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date).toISOString());
+
+function serverError(error: unknown): { code: string; message: string } | undefined {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return { code, message: current.message };
+  }
+  return undefined;
+}
+
+/**
+ * Runs one triage call in its own transaction with the caller's attribution set, turning the
+ * function's refusals into TriageRefusedError.
+ */
+async function triageCall<T extends Record<string, unknown>>(db: Db, by: Attribution, call: SQL): Promise<T[]> {
+  try {
+    return await db.transaction(async (tx) => {
+      await tx.execute(sql`select set_config('intake_sync.actor', ${by.actor}, true)`);
+      return queryRows<T>(tx, call);
+    });
+  } catch (error) {
+    const server = serverError(error);
+    if (server && REFUSALS.has(server.code)) throw new TriageRefusedError(server.message, server.code, { cause: error });
+    throw error;
+  }
+}
+
+/** show_quarantined(): one finding with its identity; writes quarantine.show to the audit trail. */
+export async function showQuarantined(db: Db, feed: string, eventId: string, by: Attribution): Promise<QuarantinedFinding> {
+  const [row] = await triageCall<Record<string, unknown>>(
+    db,
+    by,
+    sql`select * from ${namesOf(db).qualified('show_quarantined')}(${feed}::text, ${eventId}::text)`,
+  );
+  if (!row) throw new TriageRefusedError(`event_id: no quarantine finding with this id in feed ${feed}`, 'P0002');
+  const identity = row.prescription_identity;
+  return {
+    feed: row.finding_feed as string,
+    event_id: (row.finding_event_id as string | null) ?? null,
+    reason: row.reason as string,
+    detail: row.detail as string,
+    event_name: (row.event_name as string | null) ?? null,
+    occurred_at: iso(row.occurred_at),
+    subscription_id: (row.subscription_id as string | null) ?? null,
+    held_since: iso(row.held_since) as string,
+    resolved_at: iso(row.resolved_at),
+    resolution: (row.resolution as string | null) ?? null,
+    resolution_note: (row.resolution_note as string | null) ?? null,
+    // the driver may hand jsonb over as text
+    prescription_identity: (typeof identity === 'string' ? JSON.parse(identity) : identity) as Record<string, unknown> | null,
+  };
+}
+
+/** resolve_quarantined(): "this event is prescription externalId"; audited as quarantine.resolve. */
+export async function resolveQuarantined(
+  db: Db,
+  feed: string,
+  eventId: string,
+  externalId: string,
+  by: Attribution,
+): Promise<ResolveResult> {
+  const [row] = await triageCall<{ subscription_id: string; events_applied: number; status: string | null }>(
+    db,
+    by,
+    sql`select subscription_id, events_applied, status
+        from ${namesOf(db).qualified('resolve_quarantined')}(${feed}::text, ${eventId}::text, ${externalId}::text)`,
+  );
+  return { subscription_id: row?.subscription_id ?? '', events_applied: Number(row?.events_applied ?? 0), status: row?.status ?? null };
+}
+
+/** dismiss_quarantined(): "this event is not ours"; audited as quarantine.dismiss. */
+export async function dismissQuarantined(db: Db, feed: string, eventId: string, reason: string, by: Attribution): Promise<void> {
+  await triageCall(db, by, sql`select ${namesOf(db).qualified('dismiss_quarantined')}(${feed}::text, ${eventId}::text, ${reason}::text)`);
+}
