@@ -9,7 +9,7 @@
 --   'matched'   a rematch (registration, import, `rematch`) found its one prescription
 --   'resolved'  resolve_quarantined(): triage staff said which prescription it is
 --   'dismissed' dismiss_quarantined(): not the vendor's; resolution_note holds the reason code
---   'expired'   reserved for the retention cleaner (an open finding that aged out)
+--   'expired'   the retention cleaner expired an open finding (RETAIN_OPEN_FINDINGS, 0012's _purge)
 -- resolution_note: the external_id a finding was resolved to, or a dismissal's reason code.
 -- Identifiers and codes only, never patient data.
 ALTER TABLE "intake_sync"."quarantine" ADD COLUMN "resolution" text;
@@ -17,7 +17,7 @@ ALTER TABLE "intake_sync"."quarantine" ADD COLUMN "resolution" text;
 ALTER TABLE "intake_sync"."quarantine" ADD COLUMN "resolution_note" text;
 --> statement-breakpoint
 -- every finding closed before this migration was closed by a rematch
-UPDATE "intake_sync"."quarantine" SET "resolution" = 'matched' WHERE "resolved_at" IS NOT NULL;
+UPDATE "intake_sync"."quarantine" SET "resolution" = CASE WHEN "expired_at" IS NOT NULL THEN 'expired' ELSE 'matched' END WHERE "resolved_at" IS NOT NULL;
 --> statement-breakpoint
 ALTER TABLE "intake_sync"."quarantine" ADD CONSTRAINT "quarantine_resolution_check"
   CHECK ("resolution" IS NULL OR "resolution" IN ('matched', 'resolved', 'dismissed', 'expired'));

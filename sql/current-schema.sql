@@ -580,6 +580,7 @@ BEGIN
   PERFORM "intake_sync"."_purge_check"(class, feed, cutoff, max_rows);
   IF class = 'open_findings' THEN
     -- an open unmatched, ambiguous or malformed finding nobody resolved: expired, its body dropped, audited
+    -- (quarantine.resolution comes with 0014_triage.sql, of the same release; plpgsql resolves it at run time)
     WITH picked AS (
       SELECT q.id FROM "intake_sync"."quarantine" q
       WHERE q.feed = given_feed AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous', 'malformed')
@@ -587,7 +588,7 @@ BEGIN
       ORDER BY q.last_seen_at LIMIT max_rows FOR UPDATE SKIP LOCKED
     ),
     expired AS (
-      UPDATE "intake_sync"."quarantine" q SET resolved_at = pg_catalog.now(), expired_at = pg_catalog.now(), raw = NULL
+      UPDATE "intake_sync"."quarantine" q SET resolved_at = pg_catalog.now(), expired_at = pg_catalog.now(), resolution = 'expired', raw = NULL
       FROM picked WHERE q.id = picked.id
       RETURNING q.quarantine_key, q.event_id, q.reason, q.seen_count
     ),

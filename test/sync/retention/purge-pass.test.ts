@@ -160,11 +160,11 @@ describe('RETAIN_QUARANTINE and RETAIN_OPEN_FINDINGS', () => {
     const result = await passAt(tdb, db, FEED, policy({ open_findings: 90 * DAY }), T0 + 100 * DAY);
     expect(result.counts.open_findings).toBe(1);
     const rows = await run(
-      'select event_id, reason, resolved_at is not null as resolved, expired_at is not null as expired, raw is null as dropped from intake_sync.quarantine order by event_id',
+      'select event_id, reason, resolved_at is not null as resolved, expired_at is not null as expired, resolution, raw is null as dropped from intake_sync.quarantine order by event_id',
     );
     expect(rows).toEqual([
-      { event_id: 'q1', reason: 'unmatched', resolved: true, expired: true, dropped: true },
-      { event_id: 'q2', reason: 'unmatched', resolved: false, expired: false, dropped: false },
+      { event_id: 'q1', reason: 'unmatched', resolved: true, expired: true, resolution: 'expired', dropped: true },
+      { event_id: 'q2', reason: 'unmatched', resolved: false, expired: false, resolution: null, dropped: false },
     ]);
     const audit = await run(`select action, feed, subject, detail from intake_sync.audit_log where action = 'quarantine.expire'`);
     expect(audit).toEqual([
