@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, type Config } from './config.js';
-import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
+import { baseUrlProblem, canonicalBaseUrl } from './intake/base-url.js';
+import { SUPPORTED_API_VERSIONS } from './intake/versions.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
 
 /** One operator account this deployment consumes. */
@@ -35,13 +36,9 @@ const feedEntrySchema = (env: NodeJS.ProcessEnv) => {
       {
         name: z.string({ message: 'must be a string' }).regex(FEED_NAME_PATTERN, { message: FEED_NAME_RULE }),
         base_url: value.pipe(
-          z.url({ message: 'must be an absolute http(s) URL' }).superRefine((url, ctx) => {
-            if (!URL.canParse(url)) return;
-            const parsed = new URL(url);
-            // the bearer token must never cross a network in clear text
-            if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname))) {
-              ctx.addIssue({ code: 'custom', message: `must use https:// (${parsed.protocol}// is allowed only for a loopback host)` });
-            }
+          z.string().superRefine((url, ctx) => {
+            const problem = baseUrlProblem(url, SUPPORTED_API_VERSIONS);
+            if (problem) ctx.addIssue({ code: 'custom', message: problem });
           }),
         ),
         api_key: value,

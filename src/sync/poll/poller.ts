@@ -1,3 +1,4 @@
+import { EventsNotFoundError } from '../../intake/errors/events-not-found-error.js';
 import { UnauthorizedError } from '../../intake/errors/unauthorized-error.js';
 import {
   checkpointNeedsTouch,
@@ -149,7 +150,11 @@ export class Poller {
         case 'fatal': {
           const summary = summarizeFailure(outcome.error);
           state.fatal(summary);
-          log.error({ error: summary }, 'operator refused our credentials; stopped consuming (fix them and restart)');
+          const why =
+            outcome.error instanceof EventsNotFoundError
+              ? 'the operator base URL is wrong (404 on /events); stopped consuming (fix it and restart)'
+              : 'operator refused our credentials; stopped consuming (fix them and restart)';
+          log.error({ error: summary }, why);
           if (untilCaughtUp) throw new DrainIncompleteError(`stopped: ${summary}`, { cause: outcome.error });
           return false;
         }
@@ -355,7 +360,8 @@ export class Poller {
   private failure(source: FailureSource, error: unknown): PassOutcome {
     if (this.stopping) return { kind: 'stopped' };
     if (error instanceof CheckpointConflictError) return { kind: 'conflict' };
-    if (error instanceof UnauthorizedError) return { kind: 'fatal', error };
+    // what only a person can fix: retrying a bad key or a wrong base URL only hides it
+    if (error instanceof UnauthorizedError || error instanceof EventsNotFoundError) return { kind: 'fatal', error };
     return { kind: 'failure', source, error };
   }
 }
