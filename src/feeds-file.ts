@@ -137,3 +137,24 @@ export function selectFeed(feeds: readonly FeedConfig[], requested: string | und
   if (!feed) throw new ConfigError(`--feed: ${shown} is not a configured feed (known feeds: ${known})`);
   return feed;
 }
+
+/**
+ * The names of the configured feeds without their secrets: FEEDS_FILE's names (a file whose `env:`
+ * values are not set here still names its feeds: `migrate` runs without the operator secrets), else
+ * FEED_NAME. ConfigError for a file that cannot be read or holds no valid names.
+ */
+export function configuredFeedNames(config: Config): string[] {
+  if (!config.FEEDS_FILE) return [config.FEED_NAME];
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(config.FEEDS_FILE, 'utf8'));
+  } catch {
+    throw new ConfigError(`invalid environment:\n  FEEDS_FILE: cannot read ${config.FEEDS_FILE} as JSON`);
+  }
+  const names = z
+    .array(z.object({ name: z.string().regex(FEED_NAME_PATTERN) }))
+    .min(1)
+    .safeParse(json);
+  if (!names.success) throw new ConfigError(`invalid environment:\n  FEEDS_FILE: ${config.FEEDS_FILE}: every feed needs a valid name`);
+  return names.data.map((feed) => feed.name);
+}

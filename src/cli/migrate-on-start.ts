@@ -11,7 +11,7 @@ import { requireRuntimeGrants } from './runtime-grants.js';
  * unadopted 0.1 install in public: the worker would replay the feed into empty tables and lose
  * the prescriptions registered there.
  */
-export async function migrateOnStart(database: Database, options: { migrate: boolean }): Promise<void> {
+export async function migrateOnStart(database: Database, options: { migrate: boolean; verifyOwnership?: boolean }): Promise<void> {
   if (!options.migrate) {
     // a schema this role cannot use looks like no schema at all: name the grants instead
     if (await schemaExists(database)) await requireRuntimeGrants(database);
@@ -29,7 +29,7 @@ export async function migrateOnStart(database: Database, options: { migrate: boo
       `found an intake-sync 0.1 install in schema public: run \`intake-sync migrate --adopt-public\` once (as the owner role) to move it into "${schema}" with every row`,
     );
   }
-  await runMigrations(database);
+  await runMigrations(database, { verifyOwnership: options.verifyOwnership === true });
   await requireRuntimeGrants(database);
 }
 

@@ -60,7 +60,7 @@ async function runWorker(options: RunOptions): Promise<number> {
   });
   try {
     // migrations are applied here, serialised across processes
-    const { database, sessions } = await openStore(config, { lease: true });
+    const { database, sessions } = await openStore(config, { lease: true, migrate: config.MIGRATE_ON_START });
     closers.push({ what: 'database', close: () => database.close() });
     workers = await composeFeedWorkers({ config, mode, feeds, database, leaseUrl: sessions?.sessionUrl, log, clock, closers });
     for (const { feed, state } of workers) {
