@@ -107,7 +107,12 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
     expect(result.stdout).toContain('moved prescriptions, events, feed_checkpoints, checkpoint_resets, quarantine');
 
     // 0005 gave prescriptions a feed: a 0.1 install ran the one feed `default`
-    const withFeed = { ...before, prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default' })) };
+    // and 0011 marks a feed that holds a position as an operator's (feed_checkpoints.origin)
+    const withFeed = {
+      ...before,
+      prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default' })),
+      feed_checkpoints: before.feed_checkpoints!.map((row) => ({ ...(row as object), origin: 'operator' })),
+    };
     expect(await tableRows(legacy, 'intake_sync')).toEqual(withFeed);
     const left = await legacy.sql`select tablename from pg_tables where schemaname = 'public'`;
     expect(left).toEqual([]);

@@ -5,6 +5,7 @@ import {
   classifyEventsFailure,
   describeCursorProblem,
   eventsFailureFacts,
+  resetToBlame,
   suspectsGap,
 } from '../state/cursor-problem.js';
 import { CheckpointConflictError } from '../apply/errors/checkpoint-conflict-error.js';
@@ -159,10 +160,10 @@ export class Poller {
           return false;
         }
         case 'cursor': {
-          const reason = describeCursorProblem(this.feed, outcome.problem);
+          const reason = describeCursorProblem(this.feed, outcome.problem, outcome.reset);
           const entering = this.heldAtVersion === undefined;
           this.heldAtVersion = outcome.version;
-          state.cursorStopped(this.feed, outcome.problem);
+          state.cursorStopped(this.feed, outcome.problem, outcome.reset ?? null);
           if (entering) log.error({ problem: outcome.problem, version: outcome.version }, reason);
           if (untilCaughtUp) throw new DrainIncompleteError(reason);
           // no request to the operator until the checkpoint moves: each wait re-reads only the checkpoint
@@ -226,7 +227,7 @@ export class Poller {
         pending.next?.abort.abort();
         // the page was asked for at `iterator` (a prefetch too: the loop takes pages in order, so it is the position just committed)
         const problem = this.stopping ? null : classifyEventsFailure(eventsFailureFacts(fetched.error, iterator !== null));
-        if (problem) return { kind: 'cursor', problem, version };
+        if (problem) return { kind: 'cursor', problem, version, reset: await this.resetToBlame(iterator) };
         return this.failure('upstream', fetched.error);
       }
       if (this.stopping) {
@@ -314,6 +315,16 @@ export class Poller {
       // the hook's write is retried at the next caught-up pass; the loop itself goes on
       this.deps.log.warn({ error: summarizeFailure(error) }, 'after a caught-up pass: the follow-up failed; retrying at the next one');
       return false;
+    }
+  }
+
+  // best effort: without the reset history the advice stays the generic one
+  private async resetToBlame(iterator: string | null) {
+    if (!this.deps.latestReset || iterator === null) return null;
+    try {
+      return resetToBlame(iterator, await this.deps.latestReset());
+    } catch {
+      return null;
     }
   }
 

@@ -68,8 +68,40 @@ export function checkpointNeedsTouch(updatedAtMs: number, nowMs: number, retenti
   return retentionMs !== undefined && nowMs - updatedAtMs >= retentionMs / 20;
 }
 
+/**
+ * The manual `checkpoint reset` that set the refused iterator: the operator refusing a position a
+ * person just typed is a typo to undo, not a gap to resync (resync re-subscribes everything).
+ */
+export interface ResetHint {
+  /** the iterator before the reset (null: the beginning): what undoing it restores */
+  previous: string | null;
+  by: string;
+  at: Date;
+}
+
+/**
+ * The reset to blame for a refused iterator: the feed's latest manual reset when it set exactly the
+ * iterator the operator refused (so no page moved the checkpoint since). Pure. The simulator's own
+ * rewinds are not manual.
+ */
+export function resetToBlame(
+  refusedIterator: string | null,
+  latest: { from: string | null; to: string | null; by: string; at: Date } | null,
+): ResetHint | null {
+  if (refusedIterator === null || latest === null || latest.to !== refusedIterator || latest.by === 'embedded-sandbox') return null;
+  return { previous: latest.from, by: latest.by, at: latest.at };
+}
+
 /** The PHI-free line /readyz, logs and errors use for a stopped feed. */
-export function describeCursorProblem(feed: string, kind: CursorProblemKind): string {
+export function describeCursorProblem(feed: string, kind: CursorProblemKind, reset?: ResetHint | null): string {
+  if (reset && kind !== 'gap-suspected') {
+    const undo = reset.previous === null ? '--beginning' : `--to ${reset.previous}`;
+    return (
+      `feed ${feed} stopped consuming: the operator refuses the iterator that \`checkpoint reset\` set at ${reset.at.toISOString()} ` +
+      `(by ${reset.by}); undo the reset with \`intake-sync checkpoint reset --feed ${feed} ${undo}\` (the previous position, from ` +
+      'the audit), not resync'
+    );
+  }
   const why = {
     expired: 'the operator says the stored iterator expired (events past its retention are gone)',
     refused: 'the operator refuses the stored iterator (400)',

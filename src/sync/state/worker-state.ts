@@ -1,4 +1,4 @@
-import type { CursorProblemKind } from './cursor-problem.js';
+import type { CursorProblemKind, ResetHint } from './cursor-problem.js';
 
 /** One recorded source of a feed, as health and metrics show it (a version and a state: nothing else). */
 export interface FeedSourceSummary {
@@ -80,7 +80,7 @@ export interface WorkerSnapshot {
   /** set when consuming stopped for good (401): readyz 503 with this reason */
   fatalReason: string | null;
   /** set while the feed is stopped at a position the operator will not (or may not) serve: cleared when resync or a reset moves it */
-  cursorProblem: { feed: string; kind: CursorProblemKind; since: number } | null;
+  cursorProblem: { feed: string; kind: CursorProblemKind; since: number; reset?: ResetHint | null } | null;
   leaderSince: number | null;
   lastSuccessAt: number | null;
   /** when the last poll ended, successful or not: the loop's heartbeat */
@@ -226,8 +226,8 @@ export class WorkerState {
     for (const listener of this.listeners) listener.fatal?.();
   }
 
-  cursorStopped(feed: string, kind: CursorProblemKind): void {
-    if (this.cursorProblem?.kind !== kind) this.cursorProblem = { feed, kind, since: this.clock.now() };
+  cursorStopped(feed: string, kind: CursorProblemKind, reset: ResetHint | null = null): void {
+    if (this.cursorProblem?.kind !== kind) this.cursorProblem = { feed, kind, since: this.clock.now(), reset };
   }
 
   cursorCleared(): void {
