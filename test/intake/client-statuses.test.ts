@@ -117,7 +117,10 @@ describe('IntakeClient against the sandbox', () => {
     const error = await client.createPrescription(request).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect((error as UnprocessableEntityError).errors).toEqual({ 'prescription.external_id': ['has already been taken'] });
-    expect((error as Error).message).toBe('POST /prescriptions: 422 Unprocessable Entity: invalid prescription.external_id');
+    // issue 19 §5: the operator's own words, not "invalid"
+    expect((error as Error).message).toBe(
+      'POST /prescriptions: 422 Unprocessable Entity: prescription.external_id: has already been taken',
+    );
     expect(retries).toEqual([]);
   });
 
