@@ -22,6 +22,8 @@ export function reportCliError(error: unknown): number {
     'MigrationArgumentError',
     'InsecureBaseUrlError',
     'EventsNotFoundError',
+    'StoreNotReadyError',
+    'DataDirLockedError',
   ].includes(err.name)
     ? 2
     : 1;
