@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/connection.js';
 import { findLegacyPublicInstall } from '../db/legacy-public-install.js';
 import { assertSchemaCurrent, LEDGER_TABLE, runMigrations } from '../db/migrate.js';
+import { assertOwnedSchema } from '../db/schema-ownership.js';
 import { requireRuntimeGrants } from './runtime-grants.js';
 
 /**
@@ -19,6 +20,8 @@ export async function migrateOnStart(database: Database, options: { migrate: boo
     return;
   }
   const schema = database.names.schema;
+  // `migrate`: refuse a schema of another role before reading anything in it (its ledger included)
+  if (options.verifyOwnership) await assertOwnedSchema(database.db, schema);
   // the schema's own ledger: once it exists, the legacy question is settled
   const [present] = await queryRows<{ present: boolean }>(
     database.db,
