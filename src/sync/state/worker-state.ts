@@ -227,7 +227,7 @@ export class WorkerState {
   }
 
   cursorStopped(feed: string, kind: CursorProblemKind, reset: ResetHint | null = null): void {
-    if (this.cursorProblem?.kind !== kind) this.cursorProblem = { feed, kind, since: this.clock.now(), reset };
+    if (this.cursorProblem?.kind !== kind) this.cursorProblem = { feed, kind, since: this.clock.now(), ...(reset ? { reset } : {}) };
   }
 
   cursorCleared(): void {
