@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { decideRunMode } from '../../src/cli/demo-gate.js';
 import { loadConfig } from '../../src/config.js';
-import { resolveFeeds } from '../../src/feeds-file.js';
+import { configuredFeedNames, resolveFeeds } from '../../src/feeds-file.js';
 import { imageEnv, resolvedEnv } from './helpers/container-env.js';
 import { findExecutable, skipReason } from './helpers/tools.js';
 
@@ -57,5 +57,22 @@ describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? 
     const feeds = resolveFeeds(config, { ...env, FEEDS_FILE: local });
     expect(feeds.map((f) => f.name)).toEqual(['west', 'east']);
     for (const feed of feeds) expect(feed.apiKey && feed.apiSecret, `${feed.name}: credentials from the Secret`).toBeTruthy();
+  });
+
+  it('the migrate Job reads the same feeds.json (names only, no Secret) and so registers both feeds', () => {
+    const job = rendered.find((m) => m.kind === 'Job') as Obj;
+    const pod = job.spec.template.spec as Obj;
+    const container = pod.containers[0] as Obj;
+    const env = resolvedEnv(
+      container,
+      rendered.filter((m) => m.kind === 'Secret'),
+    );
+    const feedsFile = env.FEEDS_FILE as string;
+    const mount = (container.volumeMounts as Obj[]).find((m) => m.mountPath === dirname(feedsFile)) as Obj;
+    const volume = (pod.volumes as Obj[]).find((v) => v.name === mount.name) as Obj;
+    const configMap = rendered.find((m) => m.kind === 'ConfigMap' && m.metadata.name === volume.configMap.name) as Obj;
+    const local = join(dir, `job-${basename(feedsFile)}`);
+    writeFileSync(local, configMap.data[basename(feedsFile)] as string);
+    expect(configuredFeedNames(loadConfig({ ...env, FEEDS_FILE: local }))).toEqual(['west', 'east']);
   });
 });
