@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # intake-sync: the sync worker image. Requires explicit INTAKE_API_BASE_URL (+ key, secret)
-# and DATABASE_URL; it refuses the embedded sandbox and PGlite fallbacks.
+# and DATABASE_URL: INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG=1 refuses embedded PGlite and `run --demo`.
+# It can only tighten (0 is refused): without a base URL `run` refuses anyway when DATABASE_URL is set.
 
 FROM node:20-slim AS build
 WORKDIR /app

@@ -127,7 +127,10 @@ CREATE FUNCTION intake_sync._feed_configured_check(feed text) RETURNS void
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-  RETURN;
+  IF NOT EXISTS (SELECT 1 FROM "intake_sync"."feed_checkpoints" c WHERE c."feed" = _feed_configured_check.feed) THEN
+    RAISE EXCEPTION 'feed: % is not a configured feed (none of this deployment''s workers runs it; a feed is registered by `intake-sync migrate` and by `intake-sync run`)', feed
+      USING ERRCODE = '42704', COLUMN = 'feed';
+  END IF;
 END
 $$;
 
@@ -1807,7 +1810,9 @@ CREATE TABLE intake_sync.feed_checkpoints (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     pages_applied bigint DEFAULT 0 NOT NULL,
     events_applied bigint DEFAULT 0 NOT NULL,
-    events_quarantined bigint DEFAULT 0 NOT NULL
+    events_quarantined bigint DEFAULT 0 NOT NULL,
+    origin text,
+    CONSTRAINT feed_checkpoints_origin_check CHECK (((origin IS NULL) OR (origin = ANY (ARRAY['operator'::text, 'simulator'::text]))))
 );
 
 --

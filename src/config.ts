@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { DEFAULT_SCHEMA, schemaNameProblem } from './db/schema-name.js';
-import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
+import { baseUrlProblem, canonicalBaseUrl } from './intake/base-url.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './intake/limits.js';
+import { SUPPORTED_API_VERSIONS } from './intake/versions.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
 import { DURATION_RULE, parseDuration } from './lib/duration.js';
 
@@ -23,8 +24,15 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  */
 export const envSchema = z
   .object({
-    /** operator base URL incl. /intake_api/2024-12-10; absent = built-in sandbox */
-    INTAKE_API_BASE_URL: z.url({ message: 'must be an absolute http(s) URL' }).transform(canonicalBaseUrl).optional(),
+    /** operator base URL ending in /intake_api/<version>; absent = built-in simulator (`run` only when nothing points elsewhere) */
+    INTAKE_API_BASE_URL: z
+      .string()
+      .superRefine((url, ctx) => {
+        const problem = baseUrlProblem(url, SUPPORTED_API_VERSIONS);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .transform(canonicalBaseUrl)
+      .optional(),
     INTAKE_API_KEY: z.string().min(1).optional(),
     INTAKE_API_SECRET: z.string().min(1).optional(),
     /** postgres:// URL; absent = embedded PGlite under DATA_DIR */
@@ -96,8 +104,22 @@ export const envSchema = z
     ONCE_MAX_FAILURES: intFromEnv(1, 10_000).default(10),
     /** off a TTY, how often a long drain logs its progress */
     PROGRESS_LOG_INTERVAL_MS: intFromEnv(500, 3_600_000).default(5_000),
-    /** set in the Docker image: `run` refuses to fall back to the embedded sandbox or PGlite */
-    INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: z.enum(['0', '1'], { message: 'must be 0 or 1' }).default('0'),
+    /**
+     * set in the Docker image and the systemd unit: `run` also refuses embedded PGlite and `--demo`. It can
+     * only tighten: the simulator never starts where configuration points elsewhere, whatever this says,
+     * and 0 (which used to switch that guard off) is refused so that an old env file is noticed
+     */
+    INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: z
+      .literal('1', { message: 'must be 1 or unset (0 no longer exists: the built-in simulator cannot be allowed by a variable)' })
+      .optional(),
+    /** Node's switch that turns TLS certificate checks off, for every connection of the process: refused */
+    NODE_TLS_REJECT_UNAUTHORIZED: z
+      .string()
+      .refine((value) => value !== '0', {
+        message:
+          'must not be 0: it turns off certificate checks for the operator and Postgres alike (trust your CA with NODE_EXTRA_CA_CERTS)',
+      })
+      .optional(),
     /** embedded sandbox only: how many times faster than real time it runs */
     SANDBOX_TIME_SCALE: z.coerce.number().positive().max(100_000).default(300),
     /**
@@ -113,16 +135,6 @@ export const envSchema = z
     if (env.LEASE_TTL_MS < 2 * env.LEASE_RETRY_MS) {
       // the holder checks (and so refreshes) its lock session every LEASE_RETRY_MS
       ctx.addIssue({ code: 'custom', path: ['LEASE_TTL_MS'], message: 'must be at least twice LEASE_RETRY_MS' });
-    }
-    // refinements also run when a field already failed: only check a URL that parses
-    const url = env.INTAKE_API_BASE_URL && URL.canParse(env.INTAKE_API_BASE_URL) ? new URL(env.INTAKE_API_BASE_URL) : undefined;
-    // the bearer token must never cross a network in clear text
-    if (url && url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['INTAKE_API_BASE_URL'],
-        message: `must use https:// (${url.protocol}// is allowed only for a loopback host)`,
-      });
     }
     if (env.FEEDS_FILE) {
       // one source of truth for the feeds: a variable beside the file would be silently ignored

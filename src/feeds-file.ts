@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, durationSetting, type Config } from './config.js';
 import { RETENTION_CLASSES, type RetentionClass } from './sync/retention/retention-classes.js';
-import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
+import { baseUrlProblem, canonicalBaseUrl } from './intake/base-url.js';
+import { SUPPORTED_API_VERSIONS } from './intake/versions.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
 
 /** One operator account this deployment consumes. */
@@ -50,13 +51,9 @@ export const feedEntrySchema = (env: NodeJS.ProcessEnv) => {
       {
         name: z.string({ message: 'must be a string' }).regex(FEED_NAME_PATTERN, { message: FEED_NAME_RULE }),
         base_url: value.pipe(
-          z.url({ message: 'must be an absolute http(s) URL' }).superRefine((url, ctx) => {
-            if (!URL.canParse(url)) return;
-            const parsed = new URL(url);
-            // the bearer token must never cross a network in clear text
-            if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname))) {
-              ctx.addIssue({ code: 'custom', message: `must use https:// (${parsed.protocol}// is allowed only for a loopback host)` });
-            }
+          z.string().superRefine((url, ctx) => {
+            const problem = baseUrlProblem(url, SUPPORTED_API_VERSIONS);
+            if (problem) ctx.addIssue({ code: 'custom', message: problem });
           }),
         ),
         api_key: value,
@@ -156,4 +153,25 @@ export function selectFeed(feeds: readonly FeedConfig[], requested: string | und
   const shown = FEED_NAME_PATTERN.test(requested) ? JSON.stringify(requested) : 'the name given';
   if (!feed) throw new ConfigError(`--feed: ${shown} is not a configured feed (known feeds: ${known})`);
   return feed;
+}
+
+/**
+ * The names of the configured feeds without their secrets: FEEDS_FILE's names (a file whose `env:`
+ * values are not set here still names its feeds: `migrate` runs without the operator secrets), else
+ * FEED_NAME. ConfigError for a file that cannot be read or holds no valid names.
+ */
+export function configuredFeedNames(config: Config): string[] {
+  if (!config.FEEDS_FILE) return [config.FEED_NAME];
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(config.FEEDS_FILE, 'utf8'));
+  } catch {
+    throw new ConfigError(`invalid environment:\n  FEEDS_FILE: cannot read ${config.FEEDS_FILE} as JSON`);
+  }
+  const names = z
+    .array(z.object({ name: z.string().regex(FEED_NAME_PATTERN) }))
+    .min(1)
+    .safeParse(json);
+  if (!names.success) throw new ConfigError(`invalid environment:\n  FEEDS_FILE: ${config.FEEDS_FILE}: every feed needs a valid name`);
+  return names.data.map((feed) => feed.name);
 }

@@ -44,9 +44,39 @@ describe('loadConfig', () => {
     [{ DATABASE_SCHEMA: 'a"b' }, 'DATABASE_SCHEMA: must be a lowercase identifier'],
     [{ DATABASE_SCHEMA: 's'.repeat(64) }, 'DATABASE_SCHEMA: must be at most 63 bytes'],
     [{ MIGRATE_ON_START: 'yes' }, 'MIGRATE_ON_START: must be true or false'],
+    // issue 17 §2: the base URL names the API version path, carries no credentials
+    [{ ...remote, INTAKE_API_BASE_URL: 'https://operator.example' }, 'INTAKE_API_BASE_URL: must end in /intake_api/<version>'],
+    [
+      { ...remote, INTAKE_API_BASE_URL: 'https://operator.example/api/2024-12-10' },
+      'INTAKE_API_BASE_URL: must end in /intake_api/<version>',
+    ],
+    [
+      { ...remote, INTAKE_API_BASE_URL: 'https://operator.example/intake_api/2019-01-01' },
+      'INTAKE_API_BASE_URL: names API version 2019-01-01',
+    ],
+    [
+      { ...remote, INTAKE_API_BASE_URL: 'https://u:p@operator.example/intake_api/2024-12-10' },
+      'INTAKE_API_BASE_URL: must not carry a user',
+    ],
+    [
+      { ...remote, INTAKE_API_BASE_URL: 'https://operator.example/intake_api/2024-12-10?x=1' },
+      'INTAKE_API_BASE_URL: must not carry a query',
+    ],
+    // no variable can switch the simulator guard off; TLS checks cannot be switched off either
+    [{ INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: '0' }, 'INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: must be 1 or unset'],
+    [{ NODE_TLS_REJECT_UNAUTHORIZED: '0' }, 'NODE_TLS_REJECT_UNAUTHORIZED: must not be 0'],
   ])('%o fails naming %s', (env, named) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(named);
+  });
+
+  test('a trailing slash and the second supported version are accepted; the password of a refused URL is never printed', () => {
+    expect(loadConfig({ ...remote, INTAKE_API_BASE_URL: 'https://op.example/intake_api/2025-06-01/' }).INTAKE_API_BASE_URL).toBe(
+      'https://op.example/intake_api/2025-06-01',
+    );
+    expect(() => loadConfig({ ...remote, INTAKE_API_BASE_URL: 'https://u:hunter2@op.example/intake_api/2024-12-10' })).toThrow(
+      /^(?![\s\S]*hunter2)/,
+    );
   });
 
   test('http:// is accepted for a loopback operator (the sandbox)', () => {

@@ -34,7 +34,9 @@ describe('parseFeedsFile', () => {
   });
 
   test('http:// is accepted for a loopback host only', () => {
-    expect(parseFeedsFile(JSON.stringify([feed({ base_url: 'http://127.0.0.1:9/x' })]), FILE, {})[0]?.baseUrl).toBe('http://127.0.0.1:9/x');
+    expect(parseFeedsFile(JSON.stringify([feed({ base_url: 'http://127.0.0.1:9/intake_api/2024-12-10' })]), FILE, {})[0]?.baseUrl).toBe(
+      'http://127.0.0.1:9/intake_api/2024-12-10',
+    );
   });
 
   // each bad file: the message names the file and the field path, never a value
@@ -62,6 +64,21 @@ describe('parseFeedsFile', () => {
       JSON.stringify([feed({ base_url: 'http://operator.example/x' })]),
       `FEEDS_FILE: ${FILE} [0].base_url: must use https:// (http:// is allowed only for a loopback host)`,
     ],
+    [
+      'no /intake_api/<version>',
+      JSON.stringify([feed({ base_url: 'https://operator.example/api' })]),
+      `FEEDS_FILE: ${FILE} [0].base_url: must end in /intake_api/<version> (this build reads 2024-12-10, 2025-06-01)`,
+    ],
+    [
+      'a version this build does not read',
+      JSON.stringify([feed({ base_url: 'https://operator.example/intake_api/2030-01-01' })]),
+      `FEEDS_FILE: ${FILE} [0].base_url: names API version 2030-01-01, which this build does not read (it reads 2024-12-10, 2025-06-01)`,
+    ],
+    [
+      'userinfo',
+      JSON.stringify([feed({ base_url: 'https://user:pw@operator.example/intake_api/2024-12-10' })]),
+      `FEEDS_FILE: ${FILE} [0].base_url: must not carry a user or password (the credentials are the API key and secret)`,
+    ],
     ['unknown field', JSON.stringify([{ ...feed(), token: 'x' }]), `FEEDS_FILE: ${FILE} [0]: Unrecognized key: "token"`],
   ])('%s', (_label, text, expected) => {
     let error: unknown;
@@ -81,8 +98,10 @@ describe('resolveFeeds', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('without FEEDS_FILE the single-feed variables are one feed, named by FEED_NAME (default `default`)', () => {
-    const env = { INTAKE_API_BASE_URL: 'https://op.example/x', INTAKE_API_KEY: 'k', INTAKE_API_SECRET: 's' };
-    expect(resolveFeeds(loadConfig(env), env)).toEqual([{ name: 'default', baseUrl: 'https://op.example/x', apiKey: 'k', apiSecret: 's' }]);
+    const env = { INTAKE_API_BASE_URL: 'https://op.example/intake_api/2024-12-10', INTAKE_API_KEY: 'k', INTAKE_API_SECRET: 's' };
+    expect(resolveFeeds(loadConfig(env), env)).toEqual([
+      { name: 'default', baseUrl: 'https://op.example/intake_api/2024-12-10', apiKey: 'k', apiSecret: 's' },
+    ]);
     expect(resolveFeeds(loadConfig({ ...env, FEED_NAME: 'main' }), env)[0]?.name).toBe('main');
     expect(resolveFeeds(loadConfig({}), {})).toEqual([{ name: 'default', baseUrl: undefined, apiKey: undefined, apiSecret: undefined }]);
   });
@@ -145,9 +164,9 @@ describe('INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG with FEEDS_FILE', () => {
     ['DATABASE_URL is still required', { FEEDS_FILE: '/x.json' }, /DATABASE_URL: is required here/],
     ['without FEEDS_FILE, INTAKE_API_BASE_URL is required', { DATABASE_URL: 'postgres://h/db' }, /INTAKE_API_BASE_URL: is required here/],
   ])('%s', async (_label, env, refused) => {
-    const { requireExplicitConfig } = await import('../src/cli/run.js');
-    const check = () => requireExplicitConfig(loadConfig({ ...env, INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: '1' }));
+    const { decideRunMode } = await import('../src/cli/demo-gate.js');
+    const check = () => decideRunMode(loadConfig({ ...env, INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: '1' }), { demo: false });
     if (refused) expect(check).toThrow(refused);
-    else expect(check).not.toThrow();
+    else expect(check()).toBe('operator');
   });
 });

@@ -7,6 +7,8 @@ import { samplePrescription } from '../sandbox/fixtures.js';
 import { startSandbox } from '../sandbox/server.js';
 import { loadCheckpoint, resetCheckpoint } from '../sync/poll/checkpoint.js';
 import { recordSentPrescription } from '../sync/matching/local-prescriptions.js';
+import { registerFeeds } from '../db/feed-registry.js';
+import { feedOriginRefusal } from './demo-gate.js';
 
 /** The demo's seed: two take the happy path to `delivered`, one the rejection path. */
 const DEMO_SEED = [
@@ -32,6 +34,9 @@ export async function startEmbeddedSandbox(
   log: Logger,
   clientOptions: Pick<IntakeClientOptions, 'onRetry' | 'signal'> = {},
 ): Promise<EmbeddedSandbox> {
+  // whoever calls this: the simulator resets, seeds and delivers only in a database that is the demo's
+  const conflict = await registerFeeds(database.db, [config.FEED_NAME], 'simulator');
+  if (conflict) throw feedOriginRefusal(conflict, 'demo');
   const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, clock: scaledClock(config.SANDBOX_TIME_SCALE) });
   const credential = sandbox.credentials[0];
   if (!credential) {

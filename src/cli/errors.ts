@@ -15,7 +15,16 @@ export function reportCliError(error: unknown): number {
   const message = err.message.startsWith('Failed query') ? describeDatabaseError(err) : err.message;
   process.stderr.write(`intake-sync: ${message}\n`);
   if (process.env.INTAKE_SYNC_DEBUG && err.stack) process.stderr.write(`${err.stack}\n`);
-  return ['CliUsageError', 'ConfigError', 'SourceMismatchError', 'MigrationArgumentError', 'InsecureBaseUrlError'].includes(err.name)
+  return [
+    'CliUsageError',
+    'ConfigError',
+    'SourceMismatchError',
+    'MigrationArgumentError',
+    'InsecureBaseUrlError',
+    'EventsNotFoundError',
+    'StoreNotReadyError',
+    'DataDirLockedError',
+  ].includes(err.name)
     ? 2
     : 1;
 }

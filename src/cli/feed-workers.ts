@@ -14,6 +14,8 @@ import type { SyncWorker } from '../sync/leadership/leader-loop.js';
 import { WorkerState } from '../sync/state/worker-state.js';
 import { startEmbeddedSandbox } from './embedded-demo.js';
 import { capHeapGrowthForFeeds } from './heap-growth.js';
+import { feedOriginRefusal, type RunMode } from './demo-gate.js';
+import { registerFeeds } from '../db/feed-registry.js';
 
 /** One configured feed of this process: its own client, state (health, metrics) and worker. */
 export interface FeedWorker {
@@ -26,6 +28,8 @@ export type Closers = Array<{ what: string; close: () => Promise<void> }>;
 
 export interface FeedWorkersOptions {
   config: Config;
+  /** decided by decideRunMode before the store opened */
+  mode: RunMode;
   feeds: readonly FeedConfig[];
   database: Database;
   /** the lease's own session: LEASE_DATABASE_URL behind a pooler, else DATABASE_URL; undefined on PGlite */
@@ -44,6 +48,14 @@ export interface FeedWorkersOptions {
  */
 export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<FeedWorker[]> {
   const { config, feeds, database, log, clock, closers } = options;
+  // the feeds are configured from now on (the SQL API accepts them), and claimed for this kind of run:
+  // the simulator never starts in a database holding an operator's feed, a real run never in the demo's
+  const conflict = await registerFeeds(
+    database.db,
+    feeds.map((f) => f.name),
+    options.mode === 'demo' ? 'simulator' : 'operator',
+  );
+  if (conflict) throw feedOriginRefusal(conflict, options.mode);
   // many feeds hold many pages at once: keep V8 from growing the heap to four times that (see heap-growth.ts)
   capHeapGrowthForFeeds(feeds.length);
   const leases = createFeedLeases(database, {
@@ -125,6 +137,8 @@ async function connectUpstream(
 ): Promise<IntakeClient> {
   const onRetry = (info: RetryInfo) => state.upstreamRetry(upstreamFailureReason(info.error));
   if (!feed.baseUrl) {
+    // decideRunMode allowed the demo, and registerFeeds claimed the database for the simulator
+    if (config.FEEDS_FILE) throw new ConfigError(`invalid environment:\n  feed ${feed.name}: base_url is required`);
     const sandbox = await startEmbeddedSandbox(config, database, log.child({ component: 'sandbox' }), { onRetry });
     closers.push({ what: 'upstream', close: sandbox.close });
     return sandbox.client;

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../db/connection.js';
 import { findLegacyPublicInstall } from '../db/legacy-public-install.js';
 import { assertSchemaCurrent, LEDGER_TABLE, runMigrations } from '../db/migrate.js';
+import { assertOwnedSchema } from '../db/schema-ownership.js';
 import { requireRuntimeGrants } from './runtime-grants.js';
 
 /**
@@ -11,7 +12,7 @@ import { requireRuntimeGrants } from './runtime-grants.js';
  * unadopted 0.1 install in public: the worker would replay the feed into empty tables and lose
  * the prescriptions registered there.
  */
-export async function migrateOnStart(database: Database, options: { migrate: boolean }): Promise<void> {
+export async function migrateOnStart(database: Database, options: { migrate: boolean; verifyOwnership?: boolean }): Promise<void> {
   if (!options.migrate) {
     // a schema this role cannot use looks like no schema at all: name the grants instead
     if (await schemaExists(database)) await requireRuntimeGrants(database);
@@ -19,6 +20,8 @@ export async function migrateOnStart(database: Database, options: { migrate: boo
     return;
   }
   const schema = database.names.schema;
+  // `migrate`: refuse a schema of another role before reading anything in it (its ledger included)
+  if (options.verifyOwnership) await assertOwnedSchema(database.db, schema);
   // the schema's own ledger: once it exists, the legacy question is settled
   const [present] = await queryRows<{ present: boolean }>(
     database.db,
@@ -29,7 +32,7 @@ export async function migrateOnStart(database: Database, options: { migrate: boo
       `found an intake-sync 0.1 install in schema public: run \`intake-sync migrate --adopt-public\` once (as the owner role) to move it into "${schema}" with every row`,
     );
   }
-  await runMigrations(database);
+  await runMigrations(database, { verifyOwnership: options.verifyOwnership === true });
   await requireRuntimeGrants(database);
 }
 

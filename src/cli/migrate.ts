@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { adoptLegacyPublicInstall } from '../db/legacy-public-install.js';
+import { registerFeeds } from '../db/feed-registry.js';
+import { configuredFeedNames } from '../feeds-file.js';
 import { openStoreFromConfig, storeOptions } from './store-context.js';
 
 /**
@@ -30,8 +32,15 @@ export function registerMigrateCommand(program: Command): void {
         }
         return;
       }
-      const database = await openStoreFromConfig(config, { migrate: true });
-      await database.close();
-      process.stdout.write(`migrations applied to schema "${config.DATABASE_SCHEMA}" (${target})\n`);
+      // read before anything opens: a bad FEEDS_FILE exits 2 and changes nothing
+      const feeds = configuredFeedNames(config);
+      const database = await openStoreFromConfig(config, { migrate: true, verifyOwnership: true });
+      try {
+        // the SQL API accepts a feed once it is configured: these are, even before their worker first runs
+        await registerFeeds(database.db, feeds, null);
+      } finally {
+        await database.close();
+      }
+      process.stdout.write(`migrations applied to schema "${config.DATABASE_SCHEMA}" (${target}); configured feeds: ${feeds.join(', ')}\n`);
     });
 }

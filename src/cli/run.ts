@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import { resolveFeeds } from '../feeds-file.js';
 import { createLogger, type Logger } from '../log.js';
@@ -10,6 +10,7 @@ import { retentionSource, tableSizeSource } from '../ops/retention-source.js';
 import { outboxSource } from '../ops/outbox-source.js';
 import { quarantineSource } from '../ops/quarantine-source.js';
 import { defaultMaxPollAgeMs } from '../ops/readiness.js';
+import { decideRunMode } from './demo-gate.js';
 import { composeFeedWorkers, type Closers, type FeedWorker } from './feed-workers.js';
 import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
@@ -18,6 +19,7 @@ import { openStore } from './store-context.js';
 interface RunOptions {
   once?: boolean;
   json?: boolean;
+  demo?: boolean;
 }
 
 /** Registers `intake-sync run [--once] [--json]`. */
@@ -27,6 +29,10 @@ export function registerRunCommand(program: Command): void {
     .description('run the sync worker: poll the event feed and apply it to the database (migrates on start)')
     .option('--once', 'drain the feed until it is caught up, print a summary and exit (cron, tests, benchmarks)')
     .option('--json', 'with --once: print the summary as one JSON object')
+    .option(
+      '--demo',
+      'run against the built-in simulator although DATABASE_URL (or credentials) is set: never on a database holding an operator feed',
+    )
     .action(async (options: RunOptions) => {
       process.exitCode = await runWorker(options);
     });
@@ -34,22 +40,10 @@ export function registerRunCommand(program: Command): void {
 
 const clock = { now: () => Date.now() };
 
-/** Refuses the embedded fallbacks where they would be a deployment mistake (the Docker image sets the switch). */
-export function requireExplicitConfig(config: Config): void {
-  if (config.INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG !== '1') return;
-  // with FEEDS_FILE every feed names its base_url (the file's schema requires it)
-  const required = config.FEEDS_FILE ? (['DATABASE_URL'] as const) : (['INTAKE_API_BASE_URL', 'DATABASE_URL'] as const);
-  const missing = required.filter((key) => !config[key]);
-  if (missing.length === 0) return;
-  const lines = missing.map(
-    (key) => `  ${key}: is required here (INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG=1 disables the embedded sandbox and PGlite)`,
-  );
-  throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
-}
-
 async function runWorker(options: RunOptions): Promise<number> {
   const config = loadConfig();
-  requireExplicitConfig(config);
+  // decided before anything opens: a deployment missing its base URL exits 2 and writes nothing
+  const mode = decideRunMode(config, { demo: options.demo === true });
   // read before anything opens: a bad FEEDS_FILE exits 2 naming the file and field
   const feeds = resolveFeeds(config);
   const log = createLogger({ level: config.LOG_LEVEL, pretty: Boolean(process.stderr.isTTY) });
@@ -67,9 +61,9 @@ async function runWorker(options: RunOptions): Promise<number> {
   });
   try {
     // migrations are applied here, serialised across processes
-    const { database, sessions } = await openStore(config, { lease: true });
+    const { database, sessions } = await openStore(config, { lease: true, migrate: config.MIGRATE_ON_START });
     closers.push({ what: 'database', close: () => database.close() });
-    workers = await composeFeedWorkers({ config, feeds, database, leaseUrl: sessions?.sessionUrl, log, clock, closers });
+    workers = await composeFeedWorkers({ config, mode, feeds, database, leaseUrl: sessions?.sessionUrl, log, clock, closers });
     for (const { feed, state } of workers) {
       const stopProgress = startProgressReporter({
         state,

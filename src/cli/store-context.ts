@@ -1,6 +1,11 @@
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { ConfigError, type Config } from '../config.js';
-import { openDatabase, type Database, type OpenDatabaseOptions } from '../db/connection.js';
+import { openDatabase, queryRows, type Database, type OpenDatabaseOptions } from '../db/connection.js';
+import { lockDataDir } from '../db/data-dir-lock.js';
+import { StoreNotReadyError } from '../db/errors/store-not-ready-error.js';
+import { LEDGER_TABLE } from '../db/migrate.js';
 import type { SessionPlan } from '../db/session-plan.js';
 import { probeSessions } from '../db/session-probe.js';
 import { migrateOnStart } from './migrate-on-start.js';
@@ -28,23 +33,48 @@ export interface OpenedStore {
  * DATA_DIR/pglite, in the schema DATABASE_SCHEMA. DATABASE_URL is probed first: behind a
  * connection pooler the feed lease (a session advisory lock) needs LEASE_DATABASE_URL, and with
  * `options.lease` (run) a ConfigError (exit 2) says so before anything is read or written; a
- * LEASE_DATABASE_URL that is pooled or reaches another database is refused. Pending migrations are applied
- * (serialised across processes) unless MIGRATE_ON_START=false, which only checks the schema is
- * current; `options.migrate` overrides it (`migrate` always migrates).
+ * LEASE_DATABASE_URL that is pooled or reaches another database is refused.
+ *
+ * Only `options.migrate` (`migrate`, and `run` with MIGRATE_ON_START) creates or changes the schema
+ * (serialised across processes). Every other command refuses (StoreNotReadyError, exit 2) a store
+ * without the schema, naming `intake-sync migrate`, and creates nothing: not the schema, not a
+ * PGlite directory. Embedded PGlite is locked for as long as it is open (lockDataDir): a second
+ * process is refused naming the holder's pid.
  */
-export async function openStore(config: Config, options: { migrate?: boolean; lease?: boolean } = {}): Promise<OpenedStore> {
+export async function openStore(
+  config: Config,
+  options: { migrate?: boolean; lease?: boolean; verifyOwnership?: boolean } = {},
+): Promise<OpenedStore> {
   if (!config.DATABASE_URL && config.LEASE_DATABASE_URL) {
     throw new ConfigError(
       'invalid environment:\n  LEASE_DATABASE_URL: is only used with DATABASE_URL (embedded PGlite has no lease to place)',
     );
   }
+  const migrate = options.migrate === true;
   const sessions = config.DATABASE_URL ? await planSessionsFor(config.DATABASE_URL, config.LEASE_DATABASE_URL) : undefined;
   // refused before anything is read or written: nothing may run a lease where it does not hold
   if (options.lease && sessions?.noSession)
     throw new ConfigError(`invalid environment:\n  ${sessions.noSession.variable}: ${sessions.noSession.message}`);
-  const database = await openDatabase(storeOptions(config, sessions?.pooled ?? false));
+  const release = config.DATABASE_URL ? () => {} : lockEmbeddedStore(config, migrate);
+  let database: Database;
   try {
-    await migrateOnStart(database, { migrate: options.migrate ?? config.MIGRATE_ON_START });
+    database = await openDatabase(storeOptions(config, sessions?.pooled ?? false));
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const close = database.close;
+  database.close = async () => {
+    try {
+      await close();
+    } finally {
+      release();
+    }
+  };
+  try {
+    // `run` with MIGRATE_ON_START=false keeps its own message (migrateOnStart: behind, ahead or missing)
+    if (!migrate && !options.lease) await requireInstalledSchema(database, config);
+    await migrateOnStart(database, { migrate, verifyOwnership: options.verifyOwnership === true });
   } catch (error) {
     await database.close().catch(() => {});
     throw error;
@@ -52,8 +82,38 @@ export async function openStore(config: Config, options: { migrate?: boolean; le
   return { database, sessions };
 }
 
-/** openStore() for commands that need only the database. */
-export async function openStoreFromConfig(config: Config, options: { migrate?: boolean } = {}): Promise<Database> {
+/** The embedded store's lock; without `create` a missing DATA_DIR is refused, not made. */
+function lockEmbeddedStore(config: Config, create: boolean): () => void {
+  const dir = config.DATA_DIR;
+  if (!create && !existsSync(join(dir, 'pglite'))) {
+    throw new StoreNotReadyError(
+      `no embedded store in DATA_DIR ${dir}: run \`intake-sync migrate\` (or \`intake-sync run\`) there first, or set DATABASE_URL to the database to use`,
+    );
+  }
+  mkdirSync(dir, { recursive: true });
+  return lockDataDir(dir).release;
+}
+
+/** Refuses a store without this deployment's schema: the command was pointed at the wrong database, or migrate never ran. */
+async function requireInstalledSchema(database: Database, config: Config): Promise<void> {
+  const schema = database.names.schema;
+  const [row] = await queryRows<{ present: boolean }>(
+    database.db,
+    sql`select to_regclass(${`"${schema}"."${LEDGER_TABLE}"`}) is not null as present`,
+  );
+  if (row?.present) return;
+  const where = config.DATABASE_URL ? 'the database DATABASE_URL names' : `the embedded store in DATA_DIR ${config.DATA_DIR}`;
+  throw new StoreNotReadyError(
+    `${where} has no intake-sync schema "${schema}" (DATABASE_SCHEMA): run \`intake-sync migrate\` (as the owner role) first; ` +
+      'no other command creates or changes the schema, so nothing was written',
+  );
+}
+
+/** openStore() for commands that need only the database (they never migrate unless told to). */
+export async function openStoreFromConfig(
+  config: Config,
+  options: { migrate?: boolean; verifyOwnership?: boolean } = {},
+): Promise<Database> {
   return (await openStore(config, options)).database;
 }
 

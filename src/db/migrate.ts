@@ -3,6 +3,7 @@ import { queryRows, type Database } from './connection.js';
 import { MigrationError } from './errors/migration-error.js';
 import { SchemaVersionError } from './errors/schema-version-error.js';
 import { forSchema, readMigrationFiles, type MigrationFile } from './migration-files.js';
+import { assertOwnedSchema, revokePublicCreate } from './schema-ownership.js';
 
 export { MIGRATIONS_FOLDER } from './migration-files.js';
 
@@ -51,6 +52,12 @@ export interface MigrationOptions {
   rewrite?: (statement: string, migration: MigrationFile) => string;
   /** runs first inside the migration transaction, under the lock (adoption moves tables here) */
   before?: (tx: Tx) => Promise<void>;
+  /**
+   * check ownership (assertOwnedSchema) and revoke CREATE from PUBLIC even when nothing is pending:
+   * `intake-sync migrate` runs as the owner; `run` (MIGRATE_ON_START, maybe as the runtime role) checks
+   * only when it has migrations to apply
+   */
+  verifyOwnership?: boolean;
 }
 
 /**
@@ -69,7 +76,13 @@ export async function runMigrations(database: Database, options: MigrationOption
     if (unknown.length > 0) throw newerSchemaError(schema, unknown);
     const applied = new Set(ledger.map((row) => row.hash));
     const pending = files.filter((f) => !applied.has(f.hash));
-    if (pending.length === 0) return [];
+    if (pending.length === 0 && !options.verifyOwnership) return [];
+    // before any DDL: a schema another role created (or planted objects in) is never adopted
+    await assertOwnedSchema(tx, schema);
+    if (pending.length === 0) {
+      await revokePublicCreate(tx, schema);
+      return [];
+    }
     if (ledger.length === 0) {
       try {
         await tx.execute(sql.raw(`create schema if not exists "${schema}"`));
@@ -81,6 +94,7 @@ export async function runMigrations(database: Database, options: MigrationOption
         throw new MigrationError('(schema and ledger)', schema, error);
       }
     }
+    await revokePublicCreate(tx, schema);
     for (const migration of pending) {
       try {
         for (const statement of migration.statements) {

@@ -28,7 +28,34 @@ export function parseSecureBaseUrl(baseUrl: string): URL {
     // the URL itself is not echoed: it may carry credentials
     throw new TypeError('the intake API base URL is not an absolute URL', { cause: error });
   }
+  // user:password@ in the URL would go out as credentials beside ours, and into logs with the URL
+  if (url.username !== '' || url.password !== '') throw new TypeError('the intake API base URL must not carry a user or password');
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
   throw new InsecureBaseUrlError(url.protocol, url.hostname);
+}
+
+// the spec: "the version is a segment of the base path"; the operator serves it under /intake_api/
+const VERSIONED_PATH = /\/intake_api\/(\d{4}-\d{2}-\d{2})\/*$/;
+
+/**
+ * Why a configured operator base URL cannot be used, or undefined when it can: an absolute http(s)
+ * URL, https unless the host is loopback, no user or password in it (credentials are the key and
+ * secret), no query or fragment, and a path ending in `/intake_api/<a version this build reads>`
+ * (without it every request lands on the wrong resource: a 404 on /events at best). The message
+ * never quotes the URL (it may carry credentials). Pure; `supported` is SUPPORTED_API_VERSIONS.
+ */
+export function baseUrlProblem(baseUrl: string, supported: readonly string[]): string | undefined {
+  if (!URL.canParse(baseUrl)) return 'must be an absolute http(s) URL';
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an absolute http(s) URL';
+  if (url.username !== '' || url.password !== '') return 'must not carry a user or password (the credentials are the API key and secret)';
+  // the bearer token must never cross a network in clear text
+  if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) return `must use https:// (http:// is allowed only for a loopback host)`;
+  if (url.search !== '' || url.hash !== '') return 'must not carry a query or fragment';
+  const version = VERSIONED_PATH.exec(url.pathname)?.[1];
+  if (version === undefined) return `must end in /intake_api/<version> (this build reads ${supported.join(', ')})`;
+  if (!supported.includes(version))
+    return `names API version ${version}, which this build does not read (it reads ${supported.join(', ')})`;
+  return undefined;
 }

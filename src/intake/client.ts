@@ -2,12 +2,14 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { abortableSleep, type Sleep } from '../lib/abortable-sleep.js';
 import { parseSecureBaseUrl } from './base-url.js';
+import { EventsNotFoundError } from './errors/events-not-found-error.js';
+import { NotFoundError } from './errors/not-found-error.js';
 import { RequestValidationError } from './errors/request-validation-error.js';
 import { schemaIssuesFrom, WHOLE_BODY_PATH } from './errors/schema-issues.js';
 import { eventEnvelopeSchema, eventPageSchema, type CollectionMeta, type IntakeEvent } from './event.js';
 import { EventsPageSkimmer, type SkimmedPage } from './events-page-skim.js';
 import { HttpTransport, type TransportRequest } from './http-transport.js';
-import { intakePaths } from './paths.js';
+import { intakePaths, pathSegment } from './paths.js';
 import {
   prescriptionEnvelopeSchema,
   prescriptionRequestSchema,
@@ -73,9 +75,12 @@ export class IntakeClient {
   readonly #runner: RetryRunner;
   readonly #logger: Logger | undefined;
   readonly #signal: AbortSignal | undefined;
+  /** scheme, host and path of the base URL: what a configuration error names */
+  readonly #shownBaseUrl: string;
 
   constructor(options: IntakeClientOptions) {
     const baseUrl = parseSecureBaseUrl(options.baseUrl);
+    this.#shownBaseUrl = `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}`;
     const token = Buffer.from(`${options.apiKey}:${options.apiSecret}`, 'utf8').toString('base64');
     this.#transport = new HttpTransport({
       baseUrl,
@@ -109,6 +114,9 @@ export class IntakeClient {
       path: intakePaths.events,
       searchParams,
       schema: eventPageSchema,
+    }).catch((error: unknown) => {
+      // the feed itself missing is the base URL's fault: a configuration error naming it, never retried
+      throw error instanceof NotFoundError ? new EventsNotFoundError(this.#shownBaseUrl, error) : error;
     });
     return { events: page.events, meta: page.meta };
   }
@@ -180,6 +188,8 @@ export class IntakeClient {
    */
   async createPrescription(prescription: PrescriptionRequestInput, call: CreatePrescriptionOptions = {}): Promise<PrescriptionResponse> {
     const body = validateRequest('POST /prescriptions', prescriptionRequestSchema, prescription, 'prescription');
+    // an external_id that cannot be one path segment could never be looked up or cancelled: refused before sending
+    pathSegment('POST /prescriptions', 'prescription.external_id', body.external_id);
     const { signal, ...sendOptions } = call;
     return sendPrescriptionOnce(
       { transport: this.#transport, runner: this.#runner, logger: this.#logger },

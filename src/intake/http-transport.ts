@@ -48,6 +48,10 @@ export class HttpTransport {
       retry: 0,
       timeout: false,
       throwHttpErrors: false,
+      // never follow a redirect: a 307 would re-send the prescription (PHI) and the bearer token to
+      // wherever Location points, and a redirected GET /events would be applied from whoever answers.
+      // The 3xx comes back as an unexpected status (UnexpectedStatusError), named, not retried
+      redirect: 'manual',
       headers: { authorization: options.authorization, accept: 'application/json' },
     });
   }

@@ -34,7 +34,7 @@ export function evaluateReadiness(
   if (!databaseReachable) reasons.push('database unreachable');
   if (snapshot.fatalReason !== null) reasons.push(`stopped consuming: ${snapshot.fatalReason}`);
   if (snapshot.cursorProblem !== null)
-    reasons.push(describeCursorProblem(snapshot.cursorProblem.feed, snapshot.cursorProblem.kind, snapshot.cursorProblem.at));
+    reasons.push(describeCursorProblem(snapshot.cursorProblem.feed, snapshot.cursorProblem.kind, snapshot.cursorProblem));
   if (!snapshot.loopAlive) reasons.push(`worker loop died: ${snapshot.loopDeathReason ?? 'unknown'}`);
   if (snapshot.role === 'starting') reasons.push('worker starting');
   if (snapshot.role === 'stopped') reasons.push('worker stopped');

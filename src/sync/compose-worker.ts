@@ -2,7 +2,7 @@ import type { Database } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
 import type { Logger } from '../log.js';
 import { applyPage } from './apply/apply-page.js';
-import { loadCheckpoint, touchCheckpoint } from './poll/checkpoint.js';
+import { latestCheckpointReset, loadCheckpoint, touchCheckpoint } from './poll/checkpoint.js';
 import { createFeedLease, type FeedLease } from './leadership/lease.js';
 import { defaultDelayPolicy, nextDelay } from './poll/next-delay.js';
 import { OutboxLoop } from './outbox/delivery-loop.js';
@@ -145,6 +145,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
       // not at every poll: a poll at 1 s then costs half a statement, not one
       checkpointReloadMs: settings.leaseRetryMs,
       touchCheckpoint: (expectedVersion) => touchCheckpoint(database.db, settings.feed, expectedVersion),
+      latestReset: () => latestCheckpointReset(database.db, settings.feed),
       ...overrides,
     });
   const sources = options.sources;

@@ -21,6 +21,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'intake-cli-'));
   // the local store: embedded PGlite in the temp folder
   env = { INTAKE_API_BASE_URL: sandbox.baseUrl, INTAKE_API_KEY: credential.key, INTAKE_API_SECRET: credential.secret, DATA_DIR: dir };
+  // only migrate (or run) creates the store: a user runs it once, as the README's quick start does
+  expect(await runCli(['migrate'], env)).toMatchObject({ code: 0 });
 });
 afterAll(async () => {
   await sandbox?.close();

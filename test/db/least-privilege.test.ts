@@ -223,6 +223,7 @@ describe.skipIf(!reachable)(
         const byRuntime = entries.filter((e) => e.actor.startsWith(`${ROLES.runtime} (`));
         expect(new Set(byRuntime.map((e) => e.action))).toEqual(
           new Set([
+            'checkpoint.reset',
             'prescription.send',
             'prescription.cancel',
             'prescription.import',

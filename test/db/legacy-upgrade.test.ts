@@ -127,6 +127,8 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
     const withFeed = {
       ...before,
       prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default' })),
+      // 0011 marks a feed that holds a position as an operator's (feed_checkpoints.origin)
+      feed_checkpoints: before.feed_checkpoints!.map((row) => ({ ...(row as object), origin: 'operator' })),
       quarantine: before.quarantine!.map((row) => ({
         ...(row as object),
         expired_at: null,

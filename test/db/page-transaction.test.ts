@@ -21,6 +21,8 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await truncateStore(db);
+  // these tests use feed_checkpoints as a plain table: without the feed `default` migrate registers
+  await db.execute(sql`delete from intake_sync.feed_checkpoints`);
 });
 
 const insertFeed = (feed: string) => sql`insert into intake_sync.feed_checkpoints (feed) values (${feed}::text) returning feed`;

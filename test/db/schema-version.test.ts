@@ -6,6 +6,10 @@ import { readMigrationFiles } from '../../src/db/migration-files.js';
 import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
 
+// `run` with a database needs an operator (the built-in simulator never starts where DATABASE_URL
+// points); none is reached: the schema check refuses first
+const OPERATOR = { INTAKE_API_BASE_URL: 'http://127.0.0.1:9/intake_api/2024-12-10', INTAKE_API_KEY: 'k', INTAKE_API_SECRET: 's' };
+
 const reachable = await postgresReachable();
 const files = readMigrationFiles();
 
@@ -23,7 +27,7 @@ describe.skipIf(!reachable)(`schema versions (${reachable ? 'real PostgreSQL' : 
 
   it('with migrations off, an empty database is refused, naming the migrate command', async () => {
     await expect(assertSchemaCurrent(database)).rejects.toThrow(/no intake-sync schema "intake_sync" yet: run `intake-sync migrate`/);
-    const result = await runCli(['run', '--once'], { DATABASE_URL: empty.url, MIGRATE_ON_START: 'false' });
+    const result = await runCli(['run', '--once'], { ...OPERATOR, DATABASE_URL: empty.url, MIGRATE_ON_START: 'false' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('MIGRATE_ON_START=false');
     const [schema] = await empty.sql`select 1 from pg_namespace where nspname = 'intake_sync'`;
@@ -66,7 +70,7 @@ describe.skipIf(!reachable)(`schema versions (${reachable ? 'real PostgreSQL' : 
       [['run', '--once'], {}],
       [['run', '--once'], { MIGRATE_ON_START: 'false' }],
     ] as const) {
-      const result = await runCli(args, { DATABASE_URL: empty.url, ...env });
+      const result = await runCli(args, { ...(args[0] === 'run' ? OPERATOR : {}), DATABASE_URL: empty.url, ...env });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(1);
       expect(result.stderr).toMatch(refused);
     }

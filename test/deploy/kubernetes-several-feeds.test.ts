@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { requireExplicitConfig } from '../../src/cli/run.js';
+import { decideRunMode } from '../../src/cli/demo-gate.js';
 import { loadConfig } from '../../src/config.js';
-import { resolveFeeds } from '../../src/feeds-file.js';
+import { configuredFeedNames, resolveFeeds } from '../../src/feeds-file.js';
 import { imageEnv, resolvedEnv } from './helpers/container-env.js';
 import { findExecutable, skipReason } from './helpers/tools.js';
 
@@ -53,9 +53,26 @@ describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? 
     const local = join(dir, basename(feedsFile));
     writeFileSync(local, fileText);
     const config = loadConfig({ ...imageEnv(new URL('Dockerfile', root)), ...env, FEEDS_FILE: local });
-    expect(() => requireExplicitConfig(config)).not.toThrow();
+    expect(decideRunMode(config, { demo: false })).toBe('operator');
     const feeds = resolveFeeds(config, { ...env, FEEDS_FILE: local });
     expect(feeds.map((f) => f.name)).toEqual(['west', 'east']);
     for (const feed of feeds) expect(feed.apiKey && feed.apiSecret, `${feed.name}: credentials from the Secret`).toBeTruthy();
+  });
+
+  it('the migrate Job reads the same feeds.json (names only, no Secret) and so registers both feeds', () => {
+    const job = rendered.find((m) => m.kind === 'Job') as Obj;
+    const pod = job.spec.template.spec as Obj;
+    const container = pod.containers[0] as Obj;
+    const env = resolvedEnv(
+      container,
+      rendered.filter((m) => m.kind === 'Secret'),
+    );
+    const feedsFile = env.FEEDS_FILE as string;
+    const mount = (container.volumeMounts as Obj[]).find((m) => m.mountPath === dirname(feedsFile)) as Obj;
+    const volume = (pod.volumes as Obj[]).find((v) => v.name === mount.name) as Obj;
+    const configMap = rendered.find((m) => m.kind === 'ConfigMap' && m.metadata.name === volume.configMap.name) as Obj;
+    const local = join(dir, `job-${basename(feedsFile)}`);
+    writeFileSync(local, configMap.data[basename(feedsFile)] as string);
+    expect(configuredFeedNames(loadConfig({ ...env, FEEDS_FILE: local }))).toEqual(['west', 'east']);
   });
 });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { requireExplicitConfig } from '../../src/cli/run.js';
+import { decideRunMode } from '../../src/cli/demo-gate.js';
 import { envSchema, loadConfig } from '../../src/config.js';
 import { startHealthServer, type HealthServer } from '../../src/ops/health-server.js';
 import { createSyncMetrics } from '../../src/ops/metrics.js';
@@ -83,7 +83,7 @@ describe('deploy/kubernetes against the code', () => {
     // the Deployment's environment on top of the image's, parsed by the daemon's own schema
     const config = loadConfig({ ...imageEnv(), ...resolvedEnv(container) });
     expect(imageEnv().INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG).toBe('1');
-    expect(() => requireExplicitConfig(config)).not.toThrow();
+    expect(decideRunMode(config, { demo: false })).toBe('operator');
     for (const required of ['INTAKE_API_BASE_URL', 'INTAKE_API_KEY', 'INTAKE_API_SECRET', 'DATABASE_URL'] as const) {
       expect(config[required], `${required} must be set`).toBeTruthy();
     }

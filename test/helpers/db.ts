@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../src/db/connection.js';
+import { registerFeeds } from '../../src/db/feed-registry.js';
 import { runMigrations } from '../../src/db/migrate.js';
 
 /** The server the test machines run; override with TEST_DATABASE_URL. */
@@ -38,12 +39,14 @@ export interface TestDatabase {
 
 /**
  * A fresh migrated database for one test file: its own Postgres database on the
- * real server, or an in-memory PGlite when no server is reachable.
+ * real server, or an in-memory PGlite when no server is reachable. Its feed `default` is
+ * registered, as `intake-sync migrate` registers the configured feed.
  */
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
   if (!(await postgresReachable())) {
     const database = await openDatabase({});
     await runMigrations(database);
+    await registerFeeds(database.db, ['default'], null);
     return { url: undefined, database, drop: () => database.close() };
   }
   const name = `t_${label
@@ -56,6 +59,8 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   const database = await openDatabase({ url: url.toString() });
   await runMigrations(database);
+  // as `intake-sync migrate` does for the configured feed (FEED_NAME, `default`): the SQL API accepts it
+  await registerFeeds(database.db, ['default'], null);
   return {
     url: url.toString(),
     database,

@@ -92,7 +92,7 @@ describe('IntakeClient against the sandbox', () => {
 
   it.each([
     ['getEvent', (c: IntakeClient) => c.getEvent('ev_missing'), 'GET /events/ev_missing'],
-    ['getPrescription', (c: IntakeClient) => c.getPrescription('no such/id'), 'GET /prescriptions/no%20such%2Fid'],
+    ['getPrescription', (c: IntakeClient) => c.getPrescription('no such?id'), 'GET /prescriptions/no%20such%3Fid'],
     ['cancelPrescription', (c: IntakeClient) => c.cancelPrescription('missing'), 'DELETE /prescriptions/missing'],
     ['cancelSubscription', (c: IntakeClient) => c.cancelSubscription('sub_missing'), 'DELETE /subscriptions/sub_missing'],
   ])('404: %s throws NotFoundError naming the encoded path, not retried', async (_name, call, request) => {
@@ -103,11 +103,11 @@ describe('IntakeClient against the sandbox', () => {
     expect(retries).toEqual([]);
   });
 
-  it('encodes path segments: an external_id with a slash and a space round-trips', async () => {
+  it('encodes path segments: an external_id with a space, ? and # round-trips (a slash is refused: fail-closed-http.test.ts)', async () => {
     const { client } = observedClient(sandbox.baseUrl, credential());
-    const request = { ...samplePrescription(4, { prefix: 'statuses' }), external_id: 'clinic a/rx 4' };
+    const request = { ...samplePrescription(4, { prefix: 'statuses' }), external_id: 'clinic a?rx#4' };
     await client.createPrescription(request);
-    expect((await client.getPrescription('clinic a/rx 4')).external_id).toBe('clinic a/rx 4');
+    expect((await client.getPrescription('clinic a?rx#4')).external_id).toBe('clinic a?rx#4');
   });
 
   it('422: a duplicate external_id carries the errors object, not retried', async () => {
@@ -117,7 +117,10 @@ describe('IntakeClient against the sandbox', () => {
     const error = await client.createPrescription(request).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect((error as UnprocessableEntityError).errors).toEqual({ 'prescription.external_id': ['has already been taken'] });
-    expect((error as Error).message).toBe('POST /prescriptions: 422 Unprocessable Entity: invalid prescription.external_id');
+    // issue 19 §5: the operator's own words, not "invalid"
+    expect((error as Error).message).toBe(
+      'POST /prescriptions: 422 Unprocessable Entity: prescription.external_id: has already been taken',
+    );
     expect(retries).toEqual([]);
   });
 

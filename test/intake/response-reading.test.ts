@@ -59,15 +59,15 @@ describe('interpretResponse', () => {
     expect((thrown(() => read(401, '<html>')) as UnauthorizedError).serverMessage).toBeUndefined();
   });
 
-  it('carries the 422 errors object and names its paths only', () => {
+  it("carries the 422 errors sanitised: the paths and the operator's words, never the value", () => {
     const body = JSON.stringify({
       errors: { 'prescription.patient.dob': ['1990-13-01 is not a date'], 'prescription.medication.ndc': ['x'] },
     });
     const error = thrown(() => read(422, body)) as UnprocessableEntityError;
-    expect(error.errors).toEqual(JSON.parse(body).errors);
+    expect(error.errors).toEqual({ 'prescription.patient.dob': ['… is not a date'], 'prescription.medication.ndc': ['…'] });
     expect(error.fieldPaths).toEqual(['prescription.patient.dob', 'prescription.medication.ndc']);
     expect(error.message).toBe(
-      'POST /prescriptions: 422 Unprocessable Entity: invalid prescription.patient.dob, prescription.medication.ndc',
+      'POST /prescriptions: 422 Unprocessable Entity: prescription.patient.dob: … is not a date, prescription.medication.ndc: …',
     );
     expect(error.message).not.toContain('1990');
   });

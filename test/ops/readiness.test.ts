@@ -60,6 +60,25 @@ describe('evaluateReadiness', () => {
       reasons: [/^feed default stopped consuming: no page was committed for longer than FEED_RETENTION_MS/],
     },
     {
+      name: 'feed stopped on an iterator a manual reset set: undo the reset, not resync (issue 17 §2)',
+      state: {
+        cursorProblem: {
+          feed: 'east',
+          kind: 'refused',
+          since: NOW,
+          reset: { previous: 'it-41', by: 'ana@ops', at: new Date(NOW - 60_000) },
+        },
+      },
+      reasons: [/^feed east stopped consuming: the operator refuses the iterator that `checkpoint reset` set .*--feed east --to it-41`/],
+    },
+    {
+      name: '404 on /events: stopped, naming the URL',
+      state: {
+        fatalReason: 'EventsNotFoundError: GET https://op.example/api/events answered 404 Not Found: the operator base URL is wrong',
+      },
+      reasons: [/stopped consuming: EventsNotFoundError: GET https:\/\/op.example\/api\/events answered 404/],
+    },
+    {
       name: '401: stopped for good, staleness not reported on top',
       state: { fatalReason: 'UnauthorizedError: GET /events: 401 Unauthorized', lastSuccessAt: NOW - 600_000 },
       reasons: [/stopped consuming: UnauthorizedError/],

@@ -436,7 +436,8 @@ describe.skipIf(!hasPostgres)('subscriptions migrate as a process', () => {
     // run refuses a configured base URL that is none of the recorded sources (the daemon stopped first: one leader)
     daemon.child.kill('SIGTERM');
     await daemon.exited;
-    const elsewhere = `${w.sandbox.origin}/intake_api/2025-06-01-mirror`;
+    // a base URL the config parse accepts (it ends in /intake_api/<version>) but no recorded source
+    const elsewhere = `${w.sandbox.origin}/mirror/intake_api/2025-06-01`;
     const refused = await finished(cliProcess(w, ['run'], { ...daemonEnv, INTAKE_API_BASE_URL: elsewhere }));
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(

@@ -3,6 +3,7 @@ import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { applyPage } from '../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { rematch } from '../../src/sync/matching/rematch.js';
+import { registerFeeds } from '../../src/db/feed-registry.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { event, identity, truncateStore } from '../sync/fixtures.js';
 import { plainSql, sqlError, type PlainSql } from './helpers/plain-sql.js';
@@ -24,6 +25,8 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await truncateStore(tdb.database.db);
+  // a deployment with FEEDS_FILE naming default, clinic-a and clinic-b: `intake-sync migrate` (or the daemon) registers both
+  await registerFeeds(tdb.database.db, ['clinic-a', 'clinic-b'], null);
 });
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -108,6 +111,12 @@ describe('the feed argument', () => {
       [null, '23502', 'feed: required'],
       ['Clinic B', '22023', 'feed: must be 1-64 of a-z 0-9 _ -'],
       ['x'.repeat(65), '22023', 'feed: must be 1-64 of a-z 0-9 _ -'],
+      // issue 17 §2: a typo of a feed is refused, not queued for a worker that does not exist
+      [
+        'defualt',
+        '42704',
+        "feed: defualt is not a configured feed (none of this deployment's workers runs it; a feed is registered by `intake-sync migrate` and by `intake-sync run`)",
+      ],
     ] as const) {
       expect(await sqlError(app.query(statement, [...args, feed]))).toEqual({ code, message });
     }
@@ -116,5 +125,16 @@ describe('the feed argument', () => {
         `select (select count(*) from "intake_sync".prescriptions)::int as p, (select count(*) from "intake_sync".outbox)::int as o`,
       ),
     ).toEqual([{ p: 0, o: 0 }]);
+  });
+});
+
+describe('a feed that was never configured (issue 17 §2)', () => {
+  test("send_prescription(p, 'defualt') is refused with 42704 and writes nothing; once the feed is registered it is accepted", async () => {
+    const send = `select "intake_sync".send_prescription($1::text::jsonb, $2::text)`;
+    expect(await sqlError(app.query(send, [json(samplePrescription(11)), 'defualt']))).toMatchObject({ code: '42704' });
+    expect(await app.query(`select count(*)::int as n from "intake_sync".outbox`)).toEqual([{ n: 0 }]);
+    // a feed configured but never run: `migrate` registered it
+    await registerFeeds(tdb.database.db, ['clinic-c'], null);
+    expect(await app.query(send, [json(samplePrescription(11)), 'clinic-c'])).toHaveLength(1);
   });
 });

@@ -1,3 +1,4 @@
+import { registerFeeds } from '../../src/db/feed-registry.js';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../src/db/connection.js';
 import type { PrescriptionIdentity } from '../../src/intake/identity.js';
@@ -48,9 +49,10 @@ export async function snapshotStore(db: Db): Promise<Record<string, unknown[]>> 
   return result;
 }
 
-/** Empties the store between tests of one file (the database is per file). */
+/** Empties the store between tests of one file (the database is per file), back to just after `migrate` (feed `default` registered). */
 export async function truncateStore(db: Db): Promise<void> {
   await db.execute(
     sql`truncate intake_sync.events, intake_sync.prescriptions, intake_sync.quarantine, intake_sync.feed_checkpoints, intake_sync.checkpoint_resets, intake_sync.status_changes, intake_sync.change_commits, intake_sync.outbox, intake_sync.feed_sources, intake_sync.subscription_migrations restart identity cascade`,
   );
+  await registerFeeds(db, ['default'], null);
 }

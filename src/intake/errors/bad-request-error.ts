@@ -1,3 +1,4 @@
+import { sanitizeOperatorText } from '../operator-text.js';
 import { describeRequest, type RequestContext } from './request-context.js';
 
 /**
@@ -6,13 +7,18 @@ import { describeRequest, type RequestContext } from './request-context.js';
  */
 export class BadRequestError extends Error {
   override readonly name = 'BadRequestError';
+  /** the body's `error`, sanitised (sanitizeOperatorText): validation words only, never a value */
+  readonly serverMessage: string | undefined;
   readonly status = 400;
 
   constructor(
     readonly context: RequestContext,
-    readonly serverMessage: string | undefined,
+    serverMessage: string | undefined,
     options?: ErrorOptions,
   ) {
-    super(`${describeRequest(context)}: 400 Bad Request`, options);
+    const snippet = serverMessage === undefined ? '' : sanitizeOperatorText(serverMessage);
+    super(`${describeRequest(context)}: 400 Bad Request${snippet ? ` (the operator says: ${snippet})` : ''}`, options);
+    // the operator's words may quote what it refused (PHI): only the sanitised form is kept
+    this.serverMessage = serverMessage === undefined ? undefined : sanitizeOperatorText(serverMessage);
   }
 }

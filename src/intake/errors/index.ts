@@ -14,3 +14,4 @@ export * from './schema-issues.js';
 export * from './is-retryable.js';
 export * from './coerce-error.js';
 export * from './response-too-large-error.js';
+export * from './events-not-found-error.js';

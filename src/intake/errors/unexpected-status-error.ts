@@ -9,6 +9,8 @@ export class UnexpectedStatusError extends Error {
     readonly status: number,
     options?: ErrorOptions,
   ) {
-    super(`${describeRequest(context)}: unexpected status ${status}`, options);
+    // a redirect is never followed (http-transport.ts): say so, without echoing where it pointed
+    const redirect = status >= 300 && status < 400 ? ' (a redirect: not followed; the base URL must be the final address)' : '';
+    super(`${describeRequest(context)}: unexpected status ${status}${redirect}`, options);
   }
 }

@@ -1,9 +1,10 @@
+import { describeFieldErrors, sanitizeFieldErrors } from '../operator-text.js';
 import { describeRequest, type RequestContext } from './request-context.js';
 
 /**
- * 422: field errors, `errors` keyed by field path as the operator sent it. The
- * message lists the paths only; the per-field messages stay in `errors`
- * because a server may quote the rejected value.
+ * 422: field errors keyed by field path. The operator's messages may quote the refused value, so
+ * only their sanitised form is kept (sanitizeFieldErrors: known field paths, validation words, no
+ * values), and the message shows those: `prescription.external_id: has already been taken`.
  */
 export class UnprocessableEntityError extends Error {
   override readonly name = 'UnprocessableEntityError';
@@ -11,13 +12,17 @@ export class UnprocessableEntityError extends Error {
 
   constructor(
     readonly context: RequestContext,
-    readonly errors: Readonly<Record<string, unknown>>,
+    errors: Readonly<Record<string, unknown>>,
     options?: ErrorOptions,
   ) {
-    const paths = Object.keys(errors);
-    const detail = paths.length > 0 ? `: invalid ${paths.join(', ')}` : '';
+    const safe = sanitizeFieldErrors(errors);
+    const detail = Object.keys(safe).length > 0 ? `: ${describeFieldErrors(safe)}` : '';
     super(`${describeRequest(context)}: 422 Unprocessable Entity${detail}`, options);
+    this.errors = safe;
   }
+
+  /** the operator's field errors, sanitised: field path -> messages */
+  readonly errors: Readonly<Record<string, readonly string[]>>;
 
   /** Field paths the operator refused, e.g. `prescription.patient.dob`. */
   get fieldPaths(): string[] {

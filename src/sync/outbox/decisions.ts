@@ -5,6 +5,7 @@ import { UnauthorizedError } from '../../intake/errors/unauthorized-error.js';
 import { UnexpectedStatusError } from '../../intake/errors/unexpected-status-error.js';
 import { UnprocessableEntityError } from '../../intake/errors/unprocessable-entity-error.js';
 import { UpstreamError } from '../../intake/errors/upstream-error.js';
+import { describeFieldErrors } from '../../intake/operator-text.js';
 import { mayHaveBeenProcessed } from '../../intake/retry-policy.js';
 
 // What the leader does with an outbox row, given what happened to its request. Pure: the I/O
@@ -47,6 +48,7 @@ export function outcomeOfError(kind: OutboxKind, error: unknown, aborted: boolea
   if (aborted) return { kind: 'aborted' };
   if (error instanceof UnprocessableEntityError) return { kind: 'refused', status: 422, reason: unprocessableReason(error) };
   if (error instanceof BadRequestError) {
+    // sanitised by the error (sanitizeOperatorText): validation words only
     const detail = error.serverMessage ? `: ${error.serverMessage}` : '';
     return { kind: 'refused', status: 400, reason: clip(`400 from the operator${detail}`) };
   }
@@ -127,19 +129,14 @@ export function cancelPrecondition(previousSend: { id: number; state: OutboxStat
   return { action: 'fail', reason: `its send (outbox row ${previousSend.id}) failed: nothing to cancel at the operator` };
 }
 
-// field paths only: the operator's per-field messages may quote the refused value
+// the operator's words as the error keeps them: known field paths and sanitised messages, no values
 function unprocessableReason(error: UnprocessableEntityError): string {
   const paths = error.fieldPaths;
-  const taken = paths.filter((path) => asMessages(error.errors[path]).includes(ALREADY_TAKEN));
+  const taken = paths.filter((path) => (error.errors[path] ?? []).includes(ALREADY_TAKEN));
   if (taken.length > 0 && paths.length === taken.length) {
     return clip(`422 from the operator: ${taken.join(', ')} ${ALREADY_TAKEN} (by another prescription)`);
   }
-  return clip(`422 from the operator: invalid ${paths.length > 0 ? paths.join(', ') : '(no field named)'}`);
-}
-
-function asMessages(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  return Array.isArray(value) ? value.filter((m): m is string => typeof m === 'string') : [];
+  return clip(`422 from the operator: ${paths.length > 0 ? describeFieldErrors(error.errors) : '(no field named)'}`);
 }
 
 function clip(text: string): string {

@@ -1,6 +1,7 @@
 import { namesOf, type StoreNames } from '../../db/store-names.js';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
+import { recordAudit } from '../../db/audit.js';
 
 export interface Checkpoint {
   feed: string;
@@ -66,6 +67,12 @@ export async function loadCheckpoint(db: Db, feed: string): Promise<Checkpoint> 
   return toCheckpoint(row);
 }
 
+/** The feed's position without creating its row (a dry run writes nothing): the beginning when it has none. */
+export async function peekCheckpoint(db: Db, feed: string): Promise<{ iterator: string | null; version: number }> {
+  const [row] = await queryRows<CheckpointRow>(db, selectRow(namesOf(db), feed));
+  return row ? { iterator: row.iterator, version: Number(row.version) } : { iterator: null, version: 0 };
+}
+
 /**
  * Stamps the checkpoint's updated_at, leaving iterator and version as they are: a caught-up worker's
  * proof of life for the retention check (see checkpointNeedsTouch). No row changes when the version
@@ -80,7 +87,8 @@ export async function touchCheckpoint(db: Db, feed: string, expectedVersion: num
 /**
  * Moves the feed's iterator (null = the beginning) and bumps the version so a
  * running worker's next compare-and-set fails and it reloads: a worker never
- * overwrites a reset. The audit row is written in the same transaction.
+ * overwrites a reset. In the same transaction: the checkpoint_resets row and an audit row
+ * (`checkpoint.reset`, detail: previous and new iterator, on behalf of `by`).
  */
 export async function resetCheckpoint(
   db: Db,
@@ -103,8 +111,29 @@ export async function resetCheckpoint(
       sql`insert into ${n.checkpointResets} (feed, from_iterator, to_iterator, reset_by)
           values (${feed}::text, ${before?.iterator ?? null}::text, ${options.to}::text, ${options.by}::text)`,
     );
+    await recordAudit(
+      tx,
+      n,
+      {
+        action: 'checkpoint.reset',
+        feed,
+        subject: options.to,
+        detail: { previous_iterator: before?.iterator ?? null, new_iterator: options.to, version: Number(after?.version) },
+      },
+      options.by,
+    );
     return { from: before?.iterator ?? null, to: options.to, version: Number(after?.version) };
   });
+}
+
+/** The feed's latest reset, or null (the poller blames a refused iterator on it: see resetToBlame). */
+export async function latestCheckpointReset(db: Db, feed: string): Promise<Omit<CheckpointReset, 'feed'> | null> {
+  const [row] = await queryRows<{ from_iterator: string | null; to_iterator: string | null; reset_by: string; reset_at: unknown }>(
+    db,
+    sql`select from_iterator, to_iterator, reset_by, reset_at from ${namesOf(db).checkpointResets}
+        where feed = ${feed}::text order by id desc limit 1`,
+  );
+  return row ? { from: row.from_iterator, to: row.to_iterator, by: row.reset_by, at: new Date(row.reset_at as string | Date) } : null;
 }
 
 /** The feed's reset audit trail, oldest first. */

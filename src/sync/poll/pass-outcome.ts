@@ -1,4 +1,4 @@
-import type { CursorProblemKind } from '../state/cursor-problem.js';
+import type { CursorProblemKind, ResetHint } from '../state/cursor-problem.js';
 import type { FailureSource } from '../state/worker-state.js';
 
 /** How one pass of the poll loop ended; the loop decides its next wait from it. */
@@ -9,7 +9,7 @@ export type PassOutcome =
   | { kind: 'failure'; source: FailureSource; error: unknown }
   | { kind: 'fatal'; error: unknown }
   /** the stored position cannot (or may not) be read on: wait for resync or a reset to move it */
-  | { kind: 'cursor'; problem: CursorProblemKind; version: number; at?: string | null }
+  | { kind: 'cursor'; problem: CursorProblemKind; version: number; at?: string | null; reset?: ResetHint | null }
   /** still stopped at the same checkpoint version */
   | { kind: 'held' }
   | { kind: 'stopped' };

@@ -65,6 +65,8 @@ export interface PollerDeps {
    * retentionMs / 20 (checkpointNeedsTouch): suspectsGap must not read a caught-up worker as nobody polling.
    */
   touchCheckpoint?(expectedVersion: number): Promise<void>;
+  /** the feed's latest checkpoint reset, to tell a mistyped reset from an expired cursor (see resetToBlame) */
+  latestReset?(): Promise<{ from: string | null; to: string | null; by: string; at: Date } | null>;
   /**
    * Called each time a pass ends caught up (the operator said done), with the position's version;
    * true ends the loop (run and drain resolve). A draining source retires here (feed-sources.ts).

@@ -1,9 +1,11 @@
+import { EventsNotFoundError } from '../../intake/errors/events-not-found-error.js';
 import { UnauthorizedError } from '../../intake/errors/unauthorized-error.js';
 import {
   checkpointNeedsTouch,
   classifyEventsFailure,
   describeCursorProblem,
   eventsFailureFacts,
+  resetToBlame,
   suspectsGap,
 } from '../state/cursor-problem.js';
 import { CheckpointConflictError } from '../apply/errors/checkpoint-conflict-error.js';
@@ -150,15 +152,20 @@ export class Poller {
         case 'fatal': {
           const summary = summarizeFailure(outcome.error);
           state.fatal(summary);
-          log.error({ error: summary }, 'operator refused our credentials; stopped consuming (fix them and restart)');
+          const why =
+            outcome.error instanceof EventsNotFoundError
+              ? 'the operator base URL is wrong (404 on /events); stopped consuming (fix it and restart)'
+              : 'operator refused our credentials; stopped consuming (fix them and restart)';
+          log.error({ error: summary }, why);
           if (untilCaughtUp) throw new DrainIncompleteError(`stopped: ${summary}`, { cause: outcome.error });
           return false;
         }
         case 'cursor': {
-          const reason = describeCursorProblem(this.feed, outcome.problem, outcome.at);
+          const context = { at: outcome.at, reset: outcome.reset ?? null };
+          const reason = describeCursorProblem(this.feed, outcome.problem, context);
           const entering = this.heldAtVersion === undefined;
           this.heldAtVersion = outcome.version;
-          state.cursorStopped(this.feed, outcome.problem, outcome.at);
+          state.cursorStopped(this.feed, outcome.problem, context);
           if (entering) log.error({ problem: outcome.problem, version: outcome.version }, reason);
           if (untilCaughtUp) throw new DrainIncompleteError(reason);
           // no request to the operator until the checkpoint moves: each wait re-reads only the checkpoint
@@ -224,7 +231,7 @@ export class Poller {
         if (!this.stopping && fetched.error instanceof OversizedEventError)
           return { kind: 'cursor', problem: 'oversized-event', version, at: iterator };
         const problem = this.stopping ? null : classifyEventsFailure(eventsFailureFacts(fetched.error, iterator !== null));
-        if (problem) return { kind: 'cursor', problem, version };
+        if (problem) return { kind: 'cursor', problem, version, reset: await this.resetToBlame(iterator) };
         return this.failure('upstream', fetched.error);
       }
       if (this.stopping) {
@@ -315,6 +322,16 @@ export class Poller {
     }
   }
 
+  // best effort: without the reset history the advice stays the generic one
+  private async resetToBlame(iterator: string | null) {
+    if (!this.deps.latestReset || iterator === null) return null;
+    try {
+      return resetToBlame(iterator, await this.deps.latestReset());
+    } catch {
+      return null;
+    }
+  }
+
   private get feed(): string {
     return this.deps.feed ?? 'default';
   }
@@ -358,7 +375,8 @@ export class Poller {
   private failure(source: FailureSource, error: unknown): PassOutcome {
     if (this.stopping) return { kind: 'stopped' };
     if (error instanceof CheckpointConflictError) return { kind: 'conflict' };
-    if (error instanceof UnauthorizedError) return { kind: 'fatal', error };
+    // what only a person can fix: retrying a bad key or a wrong base URL only hides it
+    if (error instanceof UnauthorizedError || error instanceof EventsNotFoundError) return { kind: 'fatal', error };
     return { kind: 'failure', source, error };
   }
 }

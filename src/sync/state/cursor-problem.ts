@@ -77,15 +77,53 @@ export function checkpointNeedsTouch(updatedAtMs: number, nowMs: number, retenti
 }
 
 /**
- * The PHI-free line /readyz, logs and errors use for a stopped feed. `at` is the stored position
- * (null: the beginning), named for `oversized-event`, whose fix takes it as an argument.
+ * The manual `checkpoint reset` that set the refused iterator: the operator refusing a position a
+ * person just typed is a typo to undo, not a gap to resync (resync re-subscribes everything).
  */
-export function describeCursorProblem(feed: string, kind: CursorProblemKind, at?: string | null): string {
+export interface ResetHint {
+  /** the iterator before the reset (null: the beginning): what undoing it restores */
+  previous: string | null;
+  by: string;
+  at: Date;
+}
+
+/**
+ * The reset to blame for a refused iterator: the feed's latest manual reset when it set exactly the
+ * iterator the operator refused (so no page moved the checkpoint since). Pure. The simulator's own
+ * rewinds are not manual.
+ */
+export function resetToBlame(
+  refusedIterator: string | null,
+  latest: { from: string | null; to: string | null; by: string; at: Date } | null,
+): ResetHint | null {
+  if (refusedIterator === null || latest === null || latest.to !== refusedIterator || latest.by === 'embedded-sandbox') return null;
+  return { previous: latest.from, by: latest.by, at: latest.at };
+}
+
+/** What a stopped feed's line names besides its kind. */
+export interface CursorProblemContext {
+  /** the stored position (null: the beginning), named for `oversized-event`, whose fix takes it as an argument */
+  at?: string | null | undefined;
+  /** the manual reset that set a refused iterator (see resetToBlame) */
+  reset?: ResetHint | null | undefined;
+}
+
+/** The PHI-free line /readyz, logs and errors use for a stopped feed. */
+export function describeCursorProblem(feed: string, kind: CursorProblemKind, context: CursorProblemContext = {}): string {
+  const { at, reset } = context;
   if (kind === 'oversized-event') {
     const position = at === undefined || at === null ? '--beginning' : `--at ${at}`;
     return (
       `feed ${feed} stopped consuming: the next event alone is larger than MAX_RESPONSE_BYTES (GET /events at ${at ?? 'the beginning'} with limit=1); ` +
       `raise MAX_RESPONSE_BYTES, or skip exactly that event with \`intake-sync events skip --feed ${feed} ${position}\` (see docs/runbook.md)`
+    );
+  }
+  if (reset && kind !== 'gap-suspected') {
+    const undo = reset.previous === null ? '--beginning' : `--to ${reset.previous}`;
+    return (
+      `feed ${feed} stopped consuming: the operator refuses the iterator that \`checkpoint reset\` set at ${reset.at.toISOString()} ` +
+      `(by ${reset.by}); undo the reset with \`intake-sync checkpoint reset --feed ${feed} ${undo}\` (the previous position, from ` +
+      'the audit), not resync'
     );
   }
   const why = {

@@ -20,6 +20,7 @@ export function upstreamFailureReason(error: unknown): UpstreamFailureReason {
       return 'bad_request';
     case 'ResponseSchemaError':
     case 'UnexpectedStatusError':
+    case 'EventsNotFoundError':
       // the operator answered something the contract does not allow
       return 'bad_response';
     default:

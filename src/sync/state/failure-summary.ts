@@ -20,6 +20,7 @@ const OWN_ERROR_NAMES = new Set([
   'RequestTimeoutError',
   'ResponseSchemaError',
   'NotFoundError',
+  'EventsNotFoundError',
   'BadRequestError',
   'UnexpectedStatusError',
   'CheckpointConflictError',

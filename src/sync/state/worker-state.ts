@@ -1,4 +1,4 @@
-import type { CursorProblemKind } from './cursor-problem.js';
+import type { CursorProblemContext, CursorProblemKind, ResetHint } from './cursor-problem.js';
 
 /** One recorded source of a feed, as health and metrics show it (a version and a state: nothing else). */
 export interface FeedSourceSummary {
@@ -80,7 +80,7 @@ export interface WorkerSnapshot {
   /** set when consuming stopped for good (401): readyz 503 with this reason */
   fatalReason: string | null;
   /** set while the feed is stopped at a position the operator will not (or may not) serve: cleared when resync or a reset moves it */
-  cursorProblem: { feed: string; kind: CursorProblemKind; since: number; at?: string | null } | null;
+  cursorProblem: { feed: string; kind: CursorProblemKind; since: number; at?: string | null; reset?: ResetHint | null } | null;
   leaderSince: number | null;
   lastSuccessAt: number | null;
   /** when the last poll ended, successful or not: the loop's heartbeat */
@@ -233,9 +233,10 @@ export class WorkerState {
     for (const listener of this.listeners) listener.fatal?.();
   }
 
-  cursorStopped(feed: string, kind: CursorProblemKind, at?: string | null): void {
+  cursorStopped(feed: string, kind: CursorProblemKind, context: CursorProblemContext = {}): void {
+    const { at, reset } = context;
     if (this.cursorProblem?.kind !== kind || this.cursorProblem.at !== at) {
-      this.cursorProblem = { feed, kind, since: this.clock.now(), ...(at === undefined ? {} : { at }) };
+      this.cursorProblem = { feed, kind, since: this.clock.now(), ...(at === undefined ? {} : { at }), ...(reset ? { reset } : {}) };
     }
   }
 

@@ -26,10 +26,10 @@ const half = () => 0.5;
 describe('outcomeOfError: what an error means for the row', () => {
   const cases: Array<[string, OutboxKind, unknown, DeliveryOutcome]> = [
     [
-      '422 with field errors: refused, paths only',
+      "422 with field errors: refused, the operator's words without the value",
       'send',
       new UnprocessableEntityError(POST, { 'prescription.patient.dob': ['is invalid: 1990-99-99'] }),
-      { kind: 'refused', status: 422, reason: '422 from the operator: invalid prescription.patient.dob' },
+      { kind: 'refused', status: 422, reason: '422 from the operator: prescription.patient.dob: is invalid …' },
     ],
     [
       '422 already taken (not after an ambiguous failure: the client settled that case)',

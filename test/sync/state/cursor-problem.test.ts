@@ -6,6 +6,7 @@ import { EXPIRED_ITERATOR_MESSAGE } from '../../../src/sandbox/retention.js';
 import {
   classifyEventsFailure,
   describeCursorProblem,
+  resetToBlame,
   eventsFailureFacts,
   checkpointNeedsTouch,
   suspectsGap,
@@ -79,5 +80,25 @@ describe('describeCursorProblem', () => {
   it('names the feed and the fix', () => {
     expect(describeCursorProblem('east', 'expired')).toContain('intake-sync resync --feed east');
     expect(describeCursorProblem('east', 'gap-suspected')).toMatch(/^feed east stopped consuming: .*FEED_RETENTION_MS/);
+  });
+});
+
+describe('a refused iterator that a manual reset set (issue 17 §2)', () => {
+  const at = new Date('2026-01-02T03:04:05Z');
+  it('resetToBlame: only the latest manual reset that set exactly the refused iterator', () => {
+    const reset = { from: 'it-41', to: 'garbage!!', by: 'ana@ops', at };
+    expect(resetToBlame('garbage!!', reset)).toEqual({ previous: 'it-41', by: 'ana@ops', at });
+    expect(resetToBlame('it-50', reset)).toBeNull();
+    expect(resetToBlame(null, reset)).toBeNull();
+    expect(resetToBlame('garbage!!', null)).toBeNull();
+    expect(resetToBlame('garbage!!', { ...reset, by: 'embedded-sandbox' })).toBeNull();
+  });
+
+  it('describeCursorProblem suggests undoing the reset with the previous position, not resync', () => {
+    const text = describeCursorProblem('east', 'refused', { reset: { previous: 'it-41', by: 'ana@ops', at } });
+    expect(text).toContain('undo the reset with `intake-sync checkpoint reset --feed east --to it-41`');
+    expect(text).toContain('2026-01-02T03:04:05.000Z (by ana@ops)');
+    expect(text).not.toContain('intake-sync resync');
+    expect(describeCursorProblem('east', 'expired', { reset: { previous: null, by: 'ana@ops', at } })).toContain('--feed east --beginning');
   });
 });

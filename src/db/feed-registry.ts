@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from './connection.js';
+import { namesOf } from './store-names.js';
+
+/**
+ * Whose feed a checkpoint row is (0011_hardening.sql): `operator` once a run with a base URL claimed
+ * it, `simulator` once the built-in demo did, null while only registered (migrate, a reset).
+ */
+export type FeedOrigin = 'operator' | 'simulator';
+
+/** A feed of another origin found where a claim was made: the claim was refused, nothing written. */
+export interface FeedOriginConflict {
+  feed: string;
+  origin: FeedOrigin;
+}
+
+/** Serialises claims of one schema across processes (7305 migrations, 7306 the match lock). */
+const FEED_CLAIM_LOCK_NAMESPACE = 7_307;
+
+/**
+ * Which existing feed forbids claiming `claimed` for `origin`, or null. Pure. The simulator may never
+ * share a database with an operator's feed (it resets checkpoints and seeds rows), and a real run
+ * never shares one with the demo's (its checkpoint points into a simulated feed, its rows were never
+ * sent to a pharmacy): one database, one kind.
+ */
+export function feedOriginConflict(
+  existing: ReadonlyArray<{ feed: string; origin: FeedOrigin | null }>,
+  origin: FeedOrigin,
+): FeedOriginConflict | null {
+  const other = existing.find((row) => row.origin !== null && row.origin !== origin);
+  return other ? { feed: other.feed, origin: other.origin as FeedOrigin } : null;
+}
+
+/**
+ * Records `feeds` as configured (a checkpoint row at the beginning, if none) and, with `origin`,
+ * claims them for it: refused (returned, nothing written) when the database holds a feed of the
+ * other origin. Serialised by a transaction advisory lock, so a demo and a real run starting at
+ * once cannot both pass the check.
+ */
+export async function registerFeeds(db: Db, feeds: readonly string[], origin: FeedOrigin | null): Promise<FeedOriginConflict | null> {
+  const n = namesOf(db);
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${FEED_CLAIM_LOCK_NAMESPACE}::int, hashtext(${n.schema}::text))`);
+    if (origin !== null) {
+      const existing = await queryRows<{ feed: string; origin: FeedOrigin | null }>(
+        tx,
+        sql`select feed, origin from ${n.feedCheckpoints} order by feed`,
+      );
+      const conflict = feedOriginConflict(existing, origin);
+      if (conflict) return conflict;
+    }
+    for (const feed of feeds) {
+      await tx.execute(
+        sql`insert into ${n.feedCheckpoints} (feed, origin) values (${feed}::text, ${origin}::text)
+            on conflict (feed) do update set origin = coalesce(${n.feedCheckpoints}.origin, excluded.origin)
+            where ${n.feedCheckpoints}.origin is null and excluded.origin is not null`,
+      );
+    }
+    return null;
+  });
+}
+
+/** The feeds of a database and their origin, by name. */
+export async function listFeedOrigins(db: Db): Promise<Array<{ feed: string; origin: FeedOrigin | null }>> {
+  return queryRows(db, sql`select feed, origin from ${namesOf(db).feedCheckpoints} order by feed`);
+}
