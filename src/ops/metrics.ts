@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 import { QUARANTINE_REASONS } from '../sync/matching/quarantine.js';
 import { UPSTREAM_FAILURE_REASONS, type WorkerState } from '../sync/state/worker-state.js';
 import { registerFeedGauges } from './metrics-feed-gauges.js';
+import { registerBuildInfo } from './metrics-build-info.js';
 import { registerProvidedGauges, type OutboxSource, type QuarantineSource } from './metrics-provided-gauges.js';
 
 export type { OutboxSource, QuarantineSource } from './metrics-provided-gauges.js';
@@ -127,6 +128,7 @@ export function createFeedsMetrics(
   registerFeedGauges(registers, feeds, clock, limits);
   registerProvidedGauges(registers, feeds);
   registerCursorGauge(registry, feeds);
+  registerBuildInfo(registry);
 
   const unsubscribes = feeds.map(({ feed, state }) => {
     // every labelled series exists at 0 from the start (see above)
