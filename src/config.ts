@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_SCHEMA, schemaNameProblem } from './db/schema-name.js';
 import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
+import { givenValueNote } from './config-given.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -117,6 +118,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = envSchema.safeParse(present);
   if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  // what was expected (zod's message) and what was given (unless it may be a secret)
+  const lines = result.error.issues.map((issue) => {
+    const variable = issue.path.join('.');
+    return `  ${variable || '(env)'}: ${issue.message}${givenValueNote(variable, present[variable])}`;
+  });
   throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
 }

@@ -14,6 +14,12 @@ import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
 import { openStore } from './store-context.js';
+import { readSchemaLevel } from '../db/schema-level.js';
+import { attachActivityLog } from '../sync/poll/activity-log.js';
+import { latestCheckpointMove } from '../sync/poll/checkpoint-mover.js';
+import { VERSION } from '../version.js';
+import { healthListenError } from './health-port-error.js';
+import { startLineFields } from './start-line.js';
 interface RunOptions {
   once?: boolean;
   json?: boolean;
@@ -68,6 +74,8 @@ async function runWorker(options: RunOptions): Promise<number> {
     // migrations are applied here, serialised across processes
     const { database, sessions } = await openStore(config, { lease: true });
     closers.push({ what: 'database', close: () => database.close() });
+    const level = await readSchemaLevel(database);
+    log.info(startLineFields({ version: VERSION, config, feeds, sessions, level }), `intake-sync ${VERSION} starting`);
     workers = await composeFeedWorkers({ config, feeds, database, leaseUrl: sessions?.sessionUrl, log, clock, closers });
     for (const { feed, state } of workers) {
       const stopProgress = startProgressReporter({
@@ -79,6 +87,14 @@ async function runWorker(options: RunOptions): Promise<number> {
         intervalMs: config.PROGRESS_LOG_INTERVAL_MS,
       });
       closers.push({ what: 'progress', close: async () => stopProgress() });
+      const stopActivity = attachActivityLog({
+        state,
+        clock,
+        log: log.child({ component: 'activity', feed }),
+        intervalMs: config.PROGRESS_LOG_INTERVAL_MS,
+        whoMoved: () => latestCheckpointMove(database.db, feed),
+      });
+      closers.push({ what: 'activity log', close: async () => stopActivity() });
     }
     if (stopRequested) return 0;
     if (options.once) return await drainOnce(workers, options.json === true);
@@ -140,6 +156,9 @@ async function startHealth(
     },
     clock,
     log: log.child({ component: 'health' }),
+  }).catch((error: unknown) => {
+    // EADDRINUSE and friends name the setting to change, not just the socket call
+    throw healthListenError(error, config.HEALTH_HOST, config.HEALTH_PORT);
   });
   closers.push({ what: 'health endpoint', close: () => server.close() });
 }

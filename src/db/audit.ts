@@ -37,7 +37,12 @@ export function osActor(): string {
  * transaction of the action, so the row commits or rolls back with it. Take `names` from the root
  * handle before opening the transaction (namesOf).
  */
-export async function recordAudit(tx: Executor, names: StoreNames, entry: AuditEntry, onBehalfOf: string | null = osActor()): Promise<void> {
+export async function recordAudit(
+  tx: Executor,
+  names: StoreNames,
+  entry: AuditEntry,
+  onBehalfOf: string | null = osActor(),
+): Promise<void> {
   const detail = JSON.stringify(entry.detail ?? {});
   await tx.execute(
     sql`select ${names.qualified('_audit')}(${entry.action}, ${entry.feed}, ${entry.subject ?? null}, ${detail}::jsonb, ${onBehalfOf})`,

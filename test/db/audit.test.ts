@@ -23,7 +23,12 @@ describe('the audit trail (0010_audit_log.sql)', () => {
     const db = tdb.database.db;
     const names = namesOf(db);
     await db.transaction(async (tx) => {
-      await recordAudit(tx, names, { action: 'checkpoint.reset', feed: 'default', subject: 'it-1', detail: { previous: 'it-0' } }, 'ops@host-1');
+      await recordAudit(
+        tx,
+        names,
+        { action: 'checkpoint.reset', feed: 'default', subject: 'it-1', detail: { previous: 'it-0' } },
+        'ops@host-1',
+      );
     });
     const rows = await plain.query<{ actor: string; action: string; feed: string; subject: string; detail: unknown }>(
       `select actor, action, feed, subject, detail from intake_sync.audit_log where subject = 'it-1'`,
@@ -58,9 +63,17 @@ describe('the audit trail (0010_audit_log.sql)', () => {
   });
 
   it('refuses a malformed action or detail, naming the argument, and writes nothing', async () => {
-    await expect(plain.query(`select intake_sync._audit('DROP TABLE', 'default', 'x')`)).rejects.toMatchObject({ code: '22023', message: expect.stringMatching(/^action:/) });
-    await expect(plain.query(`select intake_sync._audit('a.b', 'default', 'x', '[1]'::jsonb)`)).rejects.toMatchObject({ code: '22023', message: expect.stringMatching(/^detail:/) });
-    await expect(plain.query(`select intake_sync._audit('a.b', 'default', 'x', jsonb_build_object('big', repeat('x', 9000)))`)).rejects.toMatchObject({ code: '22023' });
+    await expect(plain.query(`select intake_sync._audit('DROP TABLE', 'default', 'x')`)).rejects.toMatchObject({
+      code: '22023',
+      message: expect.stringMatching(/^action:/),
+    });
+    await expect(plain.query(`select intake_sync._audit('a.b', 'default', 'x', '[1]'::jsonb)`)).rejects.toMatchObject({
+      code: '22023',
+      message: expect.stringMatching(/^detail:/),
+    });
+    await expect(
+      plain.query(`select intake_sync._audit('a.b', 'default', 'x', jsonb_build_object('big', repeat('x', 9000)))`),
+    ).rejects.toMatchObject({ code: '22023' });
     const rows = await plain.query(`select 1 from intake_sync.audit_entries where subject = 'x'`);
     expect(rows).toHaveLength(0);
   });
