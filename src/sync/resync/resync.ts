@@ -37,7 +37,7 @@ export interface ResyncSummary {
   terminal: number;
 }
 
-interface Candidate {
+export interface Candidate {
   external_id: string;
   identity: PrescriptionIdentity;
   /** every subscription we know publishes for it: the recorded one and those its events came under */
@@ -90,7 +90,7 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
 }
 
 /** The feed's own local prescriptions: another feed's belong to another credential. */
-async function loadCandidates(db: Db, feed: string): Promise<{ candidates: Candidate[]; terminal: number }> {
+export async function loadCandidates(db: Db, feed: string): Promise<{ candidates: Candidate[]; terminal: number }> {
   const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
     db,
