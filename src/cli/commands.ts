@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerChangesCommands } from './changes.js';
 import { registerCheckpointCommands } from './checkpoint.js';
+import { registerDoctorCommand } from './doctor.js';
 import { registerEventsCommands } from './events.js';
 import { registerGrantsCommand } from './grants.js';
 import { registerMigrateCommand } from './migrate.js';
@@ -33,4 +34,5 @@ export function registerCommands(program: Command): void {
   registerStatusCommand(program);
   registerChangesCommands(program);
   registerSandboxCommand(program);
+  registerDoctorCommand(program);
 }
