@@ -14,6 +14,7 @@ import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
 import { openStore } from './store-context.js';
+import { CliUsageError } from './errors.js';
 import { readSchemaLevel } from '../db/schema-level.js';
 import { attachActivityLog } from '../sync/poll/activity-log.js';
 import { latestCheckpointMove } from '../sync/poll/checkpoint-mover.js';
@@ -33,6 +34,8 @@ export function registerRunCommand(program: Command): void {
     .option('--once', 'drain the feed until it is caught up, print a summary and exit (cron, tests, benchmarks)')
     .option('--json', 'with --once: print the summary as one JSON object')
     .action(async (options: RunOptions) => {
+      // a daemon prints no summary: --json would be silently ignored
+      if (options.json && !options.once) throw new CliUsageError('--json only applies together with --once');
       process.exitCode = await runWorker(options);
     });
 }
