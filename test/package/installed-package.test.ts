@@ -38,9 +38,9 @@ describe.skipIf(!reachable)(`the packed package as a dependency (${reachable ? '
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('the README shows the example verbatim', async () => {
-    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
-    expect(readme).toContain((await readFile(EXAMPLE, 'utf8')).trim());
+  it('the Node API page shows the example verbatim', async () => {
+    const page = await readFile(join(REPO, 'docs/node-api.md'), 'utf8');
+    expect(page).toContain((await readFile(EXAMPLE, 'utf8')).trim());
   });
 
   it('exports typed entry points: the package.json exports map and the declarations', async () => {
