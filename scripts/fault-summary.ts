@@ -1,6 +1,6 @@
 /**
  * Prints the reliability table of the last `npm run test:faults` (or of the
- * results file given as the first argument), for the README "Reliability" section.
+ * results file given as the first argument), for docs/guarantees.md, "The fault suite".
  * Usage: node --import tsx scripts/fault-summary.ts [results.ndjson]
  */
 import { LAST_RESULTS_FILE } from '../test/faults/global-setup.js';

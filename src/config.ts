@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_SCHEMA, schemaNameProblem } from './db/schema-name.js';
 import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './intake/limits.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
 import { givenValueNote } from './config-given.js';
 
@@ -41,6 +42,8 @@ export const envSchema = z
     POLL_INTERVAL_MS: intFromEnv(10, 3_600_000).default(5_000),
     PAGE_LIMIT: intFromEnv(1, 250).default(250),
     HTTP_TIMEOUT_MS: intFromEnv(100, 300_000).default(15_000),
+    /** no operator response body is read past this many bytes (src/intake/limits.ts says why the default) */
+    MAX_RESPONSE_BYTES: intFromEnv(65_536, 256 * 1024 * 1024).default(DEFAULT_MAX_RESPONSE_BYTES),
     FEED_NAME: z.string().regex(FEED_NAME_PATTERN, { message: FEED_NAME_RULE }).default(DEFAULT_FEED),
     /** a JSON file listing several feeds (operator accounts); see src/feeds-file.ts. Replaces INTAKE_API_* and FEED_NAME */
     FEEDS_FILE: z.string().min(1).optional(),

@@ -16,7 +16,8 @@ export interface FeedConfig {
 // `env:VAR` reads the value from the environment, so secrets stay out of the file
 const ENV_REF = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
 
-const feedEntrySchema = (env: NodeJS.ProcessEnv) => {
+/** One entry of a FEEDS_FILE (its keys are documented in docs/configuration.md; a test checks them). */
+export const feedEntrySchema = (env: NodeJS.ProcessEnv) => {
   const value = z
     .string({ message: 'must be a string' })
     .min(1, { message: 'must not be empty' })

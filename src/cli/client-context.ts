@@ -8,6 +8,7 @@ export interface RemoteConfig {
   apiKey: string;
   apiSecret: string;
   timeoutMs: number;
+  maxResponseBytes: number;
 }
 
 /**
@@ -17,7 +18,8 @@ export interface RemoteConfig {
  */
 export function requireRemoteConfig(config: Config): RemoteConfig {
   const { INTAKE_API_BASE_URL: baseUrl, INTAKE_API_KEY: apiKey, INTAKE_API_SECRET: apiSecret } = config;
-  if (baseUrl && apiKey && apiSecret) return { baseUrl, apiKey, apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS };
+  if (baseUrl && apiKey && apiSecret)
+    return { baseUrl, apiKey, apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS, maxResponseBytes: config.MAX_RESPONSE_BYTES };
   const missing = (['INTAKE_API_BASE_URL', 'INTAKE_API_KEY', 'INTAKE_API_SECRET'] as const).filter((key) => !config[key]);
   const lines = missing.map((key) => `  ${key}: is required for commands that call the intake API`);
   throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
@@ -31,6 +33,7 @@ export function clientFromConfig(config: Config, logger?: Logger): IntakeClient 
     apiKey: remote.apiKey,
     apiSecret: remote.apiSecret,
     timeoutMs: remote.timeoutMs,
+    maxResponseBytes: remote.maxResponseBytes,
     logger,
   });
 }

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
+import { registerAuditCommands } from './audit.js';
 import { registerChangesCommands } from './changes.js';
 import { registerCheckpointCommands } from './checkpoint.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerEventsCommands } from './events.js';
+import { registerEventsSkipCommand } from './events-skip.js';
 import { registerGrantsCommand } from './grants.js';
 import { registerMigrateCommand } from './migrate.js';
 import { registerPrescriptionLocalCommands } from './prescriptions-local.js';
@@ -23,9 +25,11 @@ export function registerCommands(program: Command): void {
   registerPrescriptionRemoteCommands(prescriptions);
   registerPrescriptionLocalCommands(prescriptions);
   registerEventsCommands(program);
+  registerEventsSkipCommand(program);
   registerSubscriptionsCommands(program);
   registerMigrateCommand(program);
   registerGrantsCommand(program);
+  registerAuditCommands(program);
   registerQuarantineCommands(program);
   registerRematchCommand(program);
   registerCheckpointCommands(program);

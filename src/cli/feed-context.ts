@@ -25,7 +25,13 @@ export function commandFeed(config: Config, requested: string | undefined): Feed
 export function feedRemote(config: Config, feed: FeedConfig): RemoteConfig {
   // the single-feed variables keep their own messages (naming each missing variable)
   if (!config.FEEDS_FILE || !feed.baseUrl || !feed.apiKey || !feed.apiSecret) return requireRemoteConfig(config);
-  return { baseUrl: feed.baseUrl, apiKey: feed.apiKey, apiSecret: feed.apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS };
+  return {
+    baseUrl: feed.baseUrl,
+    apiKey: feed.apiKey,
+    apiSecret: feed.apiSecret,
+    timeoutMs: config.HTTP_TIMEOUT_MS,
+    maxResponseBytes: config.MAX_RESPONSE_BYTES,
+  };
 }
 
 /** An IntakeClient for the feed's account at its configured base URL. */

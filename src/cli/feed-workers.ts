@@ -103,6 +103,7 @@ async function sourcesOf(
         apiKey: feed.apiKey ?? '',
         apiSecret: feed.apiSecret ?? '',
         timeoutMs: config.HTTP_TIMEOUT_MS,
+        maxResponseBytes: config.MAX_RESPONSE_BYTES,
         logger: log,
         onRetry,
       });
@@ -137,6 +138,7 @@ async function connectUpstream(
     apiKey: feed.apiKey,
     apiSecret: feed.apiSecret,
     timeoutMs: config.HTTP_TIMEOUT_MS,
+    maxResponseBytes: config.MAX_RESPONSE_BYTES,
     logger: log,
     onRetry,
   });

@@ -18,7 +18,7 @@ try {
 } catch (error) {
   if (error instanceof CommanderError) {
     // help and version exit 0; usage errors (a missing required option, an unknown one) were already
-    // printed by commander and are bad input: exit 2, as every other bad argument (README, Commands)
+    // printed by commander and are bad input: exit 2, as every other bad argument (docs/commands.md)
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else {
     process.exitCode = reportCliError(error);

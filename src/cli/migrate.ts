@@ -19,10 +19,12 @@ export function registerMigrateCommand(program: Command): void {
       if (options.adoptPublic) {
         const database = await openDatabase(storeOptions(config));
         try {
-          const { moved, applied } = await adoptLegacyPublicInstall(database);
+          const { moved, applied, revoked } = await adoptLegacyPublicInstall(database);
           process.stdout.write(
             `adopted the public install into schema "${config.DATABASE_SCHEMA}": moved ${moved.join(', ')}; applied ${applied.join(', ')} (${target})\n`,
           );
+          // the grants 0.1 installs gave reached the tables directly: roles use `intake-sync grants` now
+          if (revoked.length > 0) process.stdout.write(`revoked: ${revoked.join('; ')}; grant roles again with intake-sync grants\n`);
         } finally {
           await database.close();
         }

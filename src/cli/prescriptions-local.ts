@@ -37,7 +37,7 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
         else process.stderr.write(`${file}:${bad.line}: ${bad.error}\n`);
       }
       const summary = await withStore(config, async ({ db }) => {
-        const registered = await registerLocalPrescriptions(db, parsed.good, { feed });
+        const registered = await registerLocalPrescriptions(db, parsed.good, { feed, audit: { action: 'prescription.import' } });
         const subscribed = options.subscribe
           ? await subscribeAll(db, () => currentSource(config, selected, db), parsed, options.backfill === true, feed)
           : 0;

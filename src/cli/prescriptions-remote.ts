@@ -4,6 +4,8 @@ import type { IntakeClient } from '../intake/client.js';
 import { prescriptionRequestSchema, type PrescriptionRequest, type PrescriptionResponse } from '../intake/prescription.js';
 import { loadConfig, type Config } from '../config.js';
 import type { FeedConfig } from '../feeds-file.js';
+import { recordAudit } from '../db/audit.js';
+import { DEFAULT_FEED } from '../db/feed-name.js';
 import { createLogger, type Logger } from '../log.js';
 import { markCancellationRequested, recordSentPrescription } from '../sync/matching/local-prescriptions.js';
 import { joinMigrationAfterSend } from '../sync/version-migration/migration-join.js';
@@ -35,7 +37,7 @@ export async function sendPrescription(
   return withStore(config, async ({ db }) => {
     const { client, baseUrl } = await currentSource(config, feed, db, logger);
     const response = await client.createPrescription(request);
-    await recordSentPrescription(db, request, response, undefined, { feed: feed.name });
+    await recordSentPrescription(db, request, response, undefined, { feed: feed.name, audit: { action: 'prescription.send' } });
     // a migration that started during the POST left its automatic subscription at the old version
     if (await joinMigrationAfterSend(db, feed.name, baseUrl, request.external_id)) {
       process.stderr.write(
@@ -47,13 +49,21 @@ export async function sendPrescription(
   });
 }
 
-/** DELETE /prescriptions/{external_id}, mirrored on the local row when there is one. */
+/**
+ * DELETE /prescriptions/{external_id}, mirrored on the local row when there is one, and audited
+ * (`prescription.cancel`) in the same transaction as the local change.
+ */
 export async function cancelPrescription(client: IntakeClient, externalId: string, feed?: string): Promise<PrescriptionResponse> {
   const response = await client.cancelPrescription(externalId);
-  if (response.cancellation_requested_at) {
-    const at = response.cancellation_requested_at;
-    await withStore(loadConfig(), (database) => markCancellationRequested(database.db, externalId, at, { feed }));
-  }
+  const at = response.cancellation_requested_at;
+  const audit = { action: 'prescription.cancel' };
+  await withStore(loadConfig(), async (database) => {
+    if (at) await markCancellationRequested(database.db, externalId, at, { feed, audit });
+    else {
+      const entry = { ...audit, feed: feed ?? DEFAULT_FEED, subject: externalId, detail: { local_row: false, flagged: false } };
+      await recordAudit(database.db, database.names, entry);
+    }
+  });
   return response;
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
+import { osActor } from '../db/audit.js';
 import { listQuarantine, QUARANTINE_REASONS, type QuarantineReason } from '../sync/matching/quarantine.js';
 import { rematch } from '../sync/matching/rematch.js';
 import { CliUsageError } from './errors.js';
@@ -39,7 +40,7 @@ export function registerRematchCommand(program: Command): void {
     .action(async (options: { feed?: string; json?: boolean }) => {
       const config = loadConfig();
       const feed = commandFeed(config, options.feed).name;
-      const result = await withStore(config, ({ db }) => rematch(db, { feed }));
+      const result = await withStore(config, ({ db }) => rematch(db, { feed }, { onBehalfOf: osActor() }));
       if (options.json) printJson(result);
       else {
         printFields([

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { osActor, recordAudit } from '../db/audit.js';
 import { createLogger } from '../log.js';
 import { listFeedSources } from '../sync/version-migration/feed-sources.js';
 import { resync } from '../sync/resync/resync.js';
@@ -39,13 +38,13 @@ export function registerResyncCommand(program: Command): void {
       feedRemote(config, selected); // checked before anything is read or written
       const by = operator();
       await withStore(config, async (database) => {
-        const { db, names } = database;
+        const { db } = database;
         // the draining source's position and its subscriptions are the migration's: finish it first
         const draining = (await listFeedSources(db, feed)).filter((s) => s.state === 'draining');
         if (draining.length > 0) {
           throw new CliUsageError(
             `resync: feed ${feed} is migrating API versions (${draining.map((s) => s.baseUrl).join(', ')} still draining); ` +
-              `finish 'intake-sync subscriptions migrate' first (README "API version migration")`,
+              `finish 'intake-sync subscriptions migrate' first (docs/version-migration.md)`,
           );
         }
         // its subscriptions at the feed's current source (currentSourceClient): the version the feed reads now
@@ -64,28 +63,15 @@ export function registerResyncCommand(program: Command): void {
               'or pass --force (see what it would do with --dry-run)',
           );
         }
-        const summary = await resync({ db, client, feed, by, log: log.child({ component: 'resync', feed }) });
-        // the audit trail: who resynced which feed, why, and how much it touched (counts only)
-        await db.transaction((tx) =>
-          recordAudit(
-            tx,
-            names,
-            {
-              action: 'resync.run',
-              feed,
-              subject: summary.from,
-              detail: {
-                version: summary.version,
-                resubscribed: summary.resubscribed,
-                cancelled: summary.cancelled,
-                terminal: summary.terminal,
-                problem: check?.problem ?? null,
-                forced: options.force === true,
-              },
-            },
-            osActor(),
-          ),
-        );
+        // audited by resync (feed.resync: started, then finished or failed); the started row says why it ran
+        const summary = await resync({
+          db,
+          client,
+          feed,
+          by,
+          log: log.child({ component: 'resync', feed }),
+          auditDetail: { problem: check?.problem ?? null, forced: options.force === true },
+        });
         if (options.json) return printJson({ ...summary, by });
         process.stdout.write(
           `feed ${feed}: cursor restarted at the oldest retained event (was ${summary.from ?? '(beginning)'}, version ${summary.version}, by ${by}); ` +

@@ -3,7 +3,7 @@ import { queryRows, type Database } from './connection.js';
 
 /**
  * The privileges each role needs, as data: rendered to GRANT statements (`intake-sync grants`,
- * the README) and checked at start (`run` names what is missing). One list, so the documented
+ * docs/security.md) and checked at start (`run` names what is missing). One list, so the documented
  * grants are exactly the ones the code is tested with.
  *
  * - runtime: the daemon (`run`, and the CLI commands an operator runs beside it).
@@ -27,31 +27,53 @@ export const API_FUNCTIONS = [
   'identity_key(jsonb)',
 ] as const;
 
-/** Functions the daemon's own statements call: the page apply's match rule and the rematch. */
-const WORKER_FUNCTIONS = ['_match_prescription(text, text, text)', 'rematch_held(text[], text[], text)'] as const;
+/**
+ * Functions the daemon's and the operator commands' own statements call: the page apply's match
+ * rule, the rematch, and the audit trail (recordAudit, src/db/audit.ts: the commands that change
+ * state record who ran them).
+ */
+const WORKER_FUNCTIONS = [
+  '_match_prescription(text, text, text)',
+  'rematch_held(text[], text[], text)',
+  '_audit(text, text, text, jsonb, text)',
+] as const;
 
 export const API_VIEWS = ['prescription_status', 'outbox_status'] as const;
 
+type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
+
+/**
+ * The runtime role's table privileges, one line per table with the commands that need them. A
+ * migration that adds a table the daemon or an operator command writes adds its line here (and
+ * least-privilege.test.ts runs that command as the runtime role).
+ */
+const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivilege[] }[] = [
+  // the version check before anything runs
+  { name: '__drizzle_migrations', privileges: ['SELECT'] },
+  // registration (import, send), status updates of page applies and rematch
+  { name: 'prescriptions', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  // rematch links held events to prescriptions
+  { name: 'events', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  { name: 'quarantine', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  { name: 'feed_checkpoints', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  { name: 'checkpoint_resets', privileges: ['SELECT', 'INSERT'] },
+  // API version migration: the worker reads the sources, moves a draining one's position and retires it;
+  // `subscriptions migrate` records sources and per-prescription progress, and deletes the progress
+  // rows of an earlier migration to the same version when a new one starts
+  { name: 'feed_sources', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
+  { name: 'subscription_migrations', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
+  // delivery reads pending rows and records each attempt and outcome
+  { name: 'outbox', privileges: ['SELECT', 'UPDATE'] },
+  // `audit list` (written only through _audit, which runs as the owner)
+  { name: 'audit_log', privileges: ['SELECT'] },
+];
+
+const RUNTIME_SEQUENCES = ['prescriptions_id_seq', 'quarantine_id_seq', 'checkpoint_resets_id_seq'] as const;
+
 const RUNTIME_GRANTS: readonly Grant[] = [
   { kind: 'schema', privilege: 'USAGE' },
-  // the version check before anything runs
-  { kind: 'table', name: '__drizzle_migrations', privileges: ['SELECT'] },
-  // registration (import, send), status updates of page applies and rematch
-  { kind: 'table', name: 'prescriptions', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
-  // rematch links held events to prescriptions
-  { kind: 'table', name: 'events', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
-  { kind: 'table', name: 'quarantine', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
-  { kind: 'table', name: 'feed_checkpoints', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
-  { kind: 'table', name: 'checkpoint_resets', privileges: ['SELECT', 'INSERT'] },
-  // API version migration: the worker reads the sources, moves a draining one's position and retires it;
-  // `subscriptions migrate` records sources and per-prescription progress
-  { kind: 'table', name: 'feed_sources', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
-  { kind: 'table', name: 'subscription_migrations', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
-  // delivery reads pending rows and records each attempt and outcome
-  { kind: 'table', name: 'outbox', privileges: ['SELECT', 'UPDATE'] },
-  { kind: 'sequence', name: 'prescriptions_id_seq', privileges: ['USAGE'] },
-  { kind: 'sequence', name: 'quarantine_id_seq', privileges: ['USAGE'] },
-  { kind: 'sequence', name: 'checkpoint_resets_id_seq', privileges: ['USAGE'] },
+  ...RUNTIME_TABLES.map((t): Grant => ({ kind: 'table', name: t.name, privileges: t.privileges })),
+  ...RUNTIME_SEQUENCES.map((name): Grant => ({ kind: 'sequence', name, privileges: ['USAGE'] })),
   ...WORKER_FUNCTIONS.map((signature): Grant => ({ kind: 'function', signature })),
   ...API_FUNCTIONS.map((signature): Grant => ({ kind: 'function', signature })),
   ...API_VIEWS.map((name): Grant => ({ kind: 'table', name, privileges: ['SELECT'] })),

@@ -57,11 +57,36 @@ export function ifNotExists(statement: string, migration: MigrationFile): string
 }
 
 /**
- * Moves a 0.1 install from `public` into the deployment's schema, in one transaction: the five
- * tables with every row, then the remaining migrations, then our rows leave drizzle's shared
- * ledger (the vendor's rows there stay). Refuses when the schema already holds an install.
+ * Revokes every privilege other roles (PUBLIC included) hold on the relations just moved into
+ * `schema` (the legacy tables and their sequences): grants given in 0.1's `public` would otherwise
+ * reach the tables behind the SQL API, past its validation, audit trail and per-feed access.
+ * Returns what was revoked, as `SELECT, UPDATE on prescriptions from vendor_app`.
  */
-export async function adoptLegacyPublicInstall(database: Database): Promise<{ moved: string[]; applied: string[] }> {
+async function revokeLegacyGrants(tx: Executor, schema: string): Promise<string[]> {
+  const grants = await queryRows<{ relname: string; relkind: string; grantee: string; privileges: string }>(
+    tx,
+    sql`select c.relname, c.relkind::text as relkind,
+          case when a.grantee = 0 then 'PUBLIC' else pg_get_userbyid(a.grantee) end as grantee,
+          string_agg(a.privilege_type, ', ' order by a.privilege_type) as privileges
+        from pg_class c join pg_namespace n on n.oid = c.relnamespace, aclexplode(c.relacl) a
+        where n.nspname = ${schema} and c.relkind in ('r', 'S') and a.grantee <> c.relowner
+        group by 1, 2, 3 order by 1, 3`,
+  );
+  for (const g of grants) {
+    const target = `${g.relkind === 'S' ? 'SEQUENCE' : 'TABLE'} "${schema}"."${g.relname.replaceAll('"', '""')}"`;
+    const grantee = g.grantee === 'PUBLIC' ? 'PUBLIC' : `"${g.grantee.replaceAll('"', '""')}"`;
+    await tx.execute(sql.raw(`revoke all on ${target} from ${grantee}`));
+  }
+  return grants.map((g) => `${g.privileges} on ${g.relname} from ${g.grantee}`);
+}
+
+/**
+ * Moves a 0.1 install from `public` into the deployment's schema, in one transaction: the five
+ * tables with every row, their grants to other roles revoked (revokeLegacyGrants), then the
+ * remaining migrations, then our rows leave drizzle's shared ledger (the vendor's rows there stay).
+ * Refuses when the schema already holds an install.
+ */
+export async function adoptLegacyPublicInstall(database: Database): Promise<{ moved: string[]; applied: string[]; revoked: string[] }> {
   const schema = database.names.schema;
   const legacy = await findLegacyPublicInstall(database.db);
   if (!legacy) throw new Error('no intake-sync install found in public (drizzle.__drizzle_migrations holds none of its migrations)');
@@ -71,6 +96,7 @@ export async function adoptLegacyPublicInstall(database: Database): Promise<{ mo
     );
   }
   const moved: string[] = [];
+  let revoked: string[] = [];
   const applied = await runMigrations(database, {
     rewrite: ifNotExists,
     before: async (tx) => {
@@ -84,6 +110,7 @@ export async function adoptLegacyPublicInstall(database: Database): Promise<{ mo
         await tx.execute(sql.raw(`alter table public."${table}" set schema "${schema}"`));
         moved.push(table);
       }
+      revoked = await revokeLegacyGrants(tx, schema);
       await tx.execute(
         sql`delete from drizzle.__drizzle_migrations where hash in (${sql.join(
           LEGACY_MIGRATION_HASHES.map((h) => sql`${h}`),
@@ -93,5 +120,5 @@ export async function adoptLegacyPublicInstall(database: Database): Promise<{ mo
     },
     files: readMigrationFiles(),
   });
-  return { moved, applied };
+  return { moved, applied, revoked };
 }

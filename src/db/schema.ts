@@ -93,7 +93,7 @@ export const events = intakeSync.table(
     prescriptionId: bigint('prescription_id', { mode: 'number' }),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  // drizzle/0002_api_register.sql adds two partial indexes drizzle does not model (held events by
+  // a custom migration adds two partial indexes (sql/current-schema.sql) drizzle does not model (held events by
   // identity_key and by erx_message_id, where prescription_id is null): do not declare them here
   (t) => [primaryKey({ name: 'events_feed_id_pk', columns: [t.feed, t.id] }), index('events_prescription_id_idx').on(t.prescriptionId)],
 );
@@ -168,7 +168,7 @@ export const statusChanges = intakeSync.table(
 /**
  * One row per transaction that appended status changes; `commit_seq` is assigned by a deferred
  * trigger at commit (change_commit_seq, drawn under the change_clock table lock; see
- * 0003_api_changes.sql), so its order is the commit order.
+ * stamp_change_commit in sql/current-schema.sql), so its order is the commit order.
  */
 export const changeCommits = intakeSync.table(
   'change_commits',

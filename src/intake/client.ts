@@ -5,6 +5,7 @@ import { parseSecureBaseUrl } from './base-url.js';
 import { RequestValidationError } from './errors/request-validation-error.js';
 import { schemaIssuesFrom, WHOLE_BODY_PATH } from './errors/schema-issues.js';
 import { eventEnvelopeSchema, eventPageSchema, type CollectionMeta, type IntakeEvent } from './event.js';
+import { EventsPageSkimmer, type SkimmedPage } from './events-page-skim.js';
 import { HttpTransport, type TransportRequest } from './http-transport.js';
 import { intakePaths } from './paths.js';
 import {
@@ -30,6 +31,8 @@ export interface IntakeClientOptions {
   apiSecret: string;
   /** per attempt, headers and body together (default 15000) */
   timeoutMs?: number;
+  /** MAX_RESPONSE_BYTES: no response body is read past this (default DEFAULT_MAX_RESPONSE_BYTES, limits.ts) */
+  maxResponseBytes?: number | undefined;
   retry?: { retries?: number; baseMs?: number; capMs?: number; maxElapsedMs?: number };
   logger?: Logger;
   /** uniform [0, 1); injected by tests for deterministic jitter */
@@ -78,6 +81,7 @@ export class IntakeClient {
       baseUrl,
       authorization: `Bearer ${token}`,
       timeoutMs: options.timeoutMs ?? 15_000,
+      maxResponseBytes: options.maxResponseBytes,
     });
     this.#logger = options.logger?.child({ component: 'intake-client' });
     this.#signal = options.signal;
@@ -107,6 +111,24 @@ export class IntakeClient {
       schema: eventPageSchema,
     });
     return { events: page.events, meta: page.meta };
+  }
+
+  /**
+   * GET /events read as a stream in constant memory, keeping only `meta`, the event count and the first
+   * event's fingerprint (events-page-skim.ts): for a page too large to hold (`events skip`).
+   */
+  async skimEvents(query: ListEventsQuery, call: CallOptions = {}): Promise<SkimmedPage> {
+    const searchParams: Record<string, string | number> = {};
+    if (query.iterator !== undefined) searchParams.iterator = query.iterator;
+    if (query.limit !== undefined) searchParams.limit = query.limit;
+    const signal = this.#signalFor(call);
+    const request = { path: intakePaths.events, searchParams, signal };
+    return this.#runner.run(
+      'repeatable',
+      { method: 'GET', path: intakePaths.events },
+      () => this.#transport.stream(request, skimBody),
+      signal,
+    );
   }
 
   /** GET /events/{id}. */
@@ -218,4 +240,11 @@ function prefixPath(prefix: string | undefined, path: string): string {
 // `{ retries: undefined }` must not override the default
 function definedOnly<T extends object>(values: T): Partial<T> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+// the body of a GET /events read by EventsPageSkimmer, chunk by chunk
+async function skimBody(body: ReadableStream<Uint8Array>): Promise<SkimmedPage> {
+  const skimmer = new EventsPageSkimmer();
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) skimmer.push(chunk);
+  return skimmer.result();
 }

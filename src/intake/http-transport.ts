@@ -1,10 +1,13 @@
 import ky, { type KyInstance } from 'ky';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { coerceError } from './errors/coerce-error.js';
 import { NetworkError } from './errors/network-error.js';
 import type { RequestContext } from './errors/request-context.js';
 import { RequestTimeoutError } from './errors/request-timeout-error.js';
 import { interpretResponse, type ReadResponse } from './response-reading.js';
+import { readCappedText } from './capped-body.js';
+import { ResponseTooLargeError } from './errors/response-too-large-error.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './limits.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -23,6 +26,8 @@ export interface TransportOptions {
   /** full header value, `Bearer ...`; kept only inside the ky instance */
   readonly authorization: string;
   readonly timeoutMs: number;
+  /** no response body is read past this many bytes (MAX_RESPONSE_BYTES; default DEFAULT_MAX_RESPONSE_BYTES) */
+  readonly maxResponseBytes?: number | undefined;
 }
 
 /**
@@ -33,11 +38,13 @@ export interface TransportOptions {
 export class HttpTransport {
   readonly #ky: KyInstance;
   readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
   /** host:port of the base URL, for network errors (never its path or credentials) */
   readonly #host: string;
 
   constructor(options: TransportOptions) {
     this.#timeoutMs = options.timeoutMs;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#host = operatorHost(options.baseUrl);
     this.#ky = ky.create({
       prefixUrl: options.baseUrl,
@@ -46,6 +53,33 @@ export class HttpTransport {
       throwHttpErrors: false,
       headers: { authorization: options.authorization, accept: 'application/json' },
     });
+  }
+
+  /**
+   * GET once and hand a 2xx body to `consume` as a stream, never holding it whole (no byte cap: the
+   * consumer keeps constant memory; the timeout still covers the whole body). Any other status is
+   * read capped and thrown as its typed error, as send() does.
+   */
+  async stream<T>(
+    request: Pick<TransportRequest<unknown>, 'path' | 'searchParams' | 'signal'>,
+    consume: (body: ReadableStream<Uint8Array>) => Promise<T>,
+  ): Promise<T> {
+    const context: RequestContext = { method: 'GET', path: request.path };
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    let read: ReadResponse;
+    try {
+      const response = await this.#ky(request.path.slice(1), { method: 'GET', searchParams: request.searchParams, signal });
+      if (response.status >= 200 && response.status < 300) return await consume(response.body ?? new ReadableStream());
+      const body = await readCappedText(response, this.#maxResponseBytes, context);
+      read = { status: response.status, retryAfter: response.headers.get('retry-after'), body };
+    } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw error;
+      if (request.signal?.aborted) throw coerceError(request.signal.reason);
+      if (timeout.aborted) throw new RequestTimeoutError(context, this.#timeoutMs, { cause: error });
+      throw asNetworkError(context, error, this.#host);
+    }
+    return interpretResponse(context, read, z.never(), Date.now());
   }
 
   /** Performs the request once; never retries. */
@@ -61,12 +95,14 @@ export class HttpTransport {
         json: request.json,
         signal,
       });
-      read = { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() };
+      const body = await readCappedText(response, this.#maxResponseBytes, context);
+      read = { status: response.status, retryAfter: response.headers.get('retry-after'), body };
       // fetch (undici) returns the connection to its pool a tick after the body ends: a request sent in
       // the same tick (the poller's prefetch is) would open a second connection, and alternate between
       // the two from then on, each new one costing a handshake over a real network
       await new Promise<void>((resolve) => setImmediate(resolve));
     } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw error;
       if (request.signal?.aborted) throw coerceError(request.signal.reason);
       if (timeout.aborted) throw new RequestTimeoutError(context, this.#timeoutMs, { cause: error });
       throw asNetworkError(context, error, this.#host);

@@ -33,7 +33,8 @@ export function evaluateReadiness(
   const reasons: string[] = [];
   if (!databaseReachable) reasons.push('database unreachable');
   if (snapshot.fatalReason !== null) reasons.push(`stopped consuming: ${snapshot.fatalReason}`);
-  if (snapshot.cursorProblem !== null) reasons.push(describeCursorProblem(snapshot.cursorProblem.feed, snapshot.cursorProblem.kind));
+  if (snapshot.cursorProblem !== null)
+    reasons.push(describeCursorProblem(snapshot.cursorProblem.feed, snapshot.cursorProblem.kind, snapshot.cursorProblem.at));
   if (!snapshot.loopAlive) reasons.push(`worker loop died: ${snapshot.loopDeathReason ?? 'unknown'}`);
   if (snapshot.role === 'starting') reasons.push('worker starting');
   if (snapshot.role === 'stopped') reasons.push('worker stopped');

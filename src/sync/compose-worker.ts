@@ -11,6 +11,7 @@ import { Poller, type PollerDeps, type PollLoop } from './poll/poller.js';
 import { planSources, sourcesSignature, type PlannedSource } from './version-migration/source-plan.js';
 import { SourcesPoller } from './version-migration/sources-poller.js';
 import { preparePage } from './apply/prepare-page.js';
+import { shrinkingFetch } from './poll/shrinking-fetch.js';
 import { sleepUnlessAborted, type LoopSleep } from '../lib/loop-sleep.js';
 import { SyncWorker } from './leadership/leader-loop.js';
 import type { WorkerState } from './state/worker-state.js';
@@ -94,8 +95,11 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     };
     let completedSeen = false;
     return createPoller({
-      fetchPage: ({ iterator }, signal) =>
-        sourceClient.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
+      fetchPage: shrinkingFetch(
+        ({ iterator, limit }, signal) => sourceClient.listEvents({ ...(iterator === null ? {} : { iterator }), limit }, { signal }),
+        settings.pageLimit,
+        log,
+      ),
       applyPage: (page) => applyPage(database.db, { feed, ...page, readFrom: source.baseUrl, draining: source.draining }),
       loadCheckpoint: source.draining
         ? async () => {
@@ -116,8 +120,12 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
   };
   const createPoller = (overrides: Partial<PollerDeps> = {}) =>
     new Poller({
-      fetchPage: ({ iterator }, signal) =>
-        client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
+      // a page over MAX_RESPONSE_BYTES is asked again with a smaller limit, down to 1 (shrinking-fetch.ts)
+      fetchPage: shrinkingFetch(
+        ({ iterator, limit }, signal) => client.listEvents({ ...(iterator === null ? {} : { iterator }), limit }, { signal }),
+        settings.pageLimit,
+        log,
+      ),
       // a prefetched page is validated as it arrives, while the previous one commits
       preparePage,
       applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page }),

@@ -10,7 +10,11 @@ describe('the exit-code rule', () => {
     ['an unknown command', ['bogus-command'], /unknown command 'bogus-command'/],
     ['an unknown option', ['status', '--bogus'], /unknown option '--bogus'/],
     ['a missing argument', ['prescriptions', 'get'], /missing required argument/],
-    ['prescriptions list --status bogus', ['prescriptions', 'list', '--status', 'bogus'], /--status must be one of accepted, ordered, dispensed, delivered, rejected \(got "bogus"\)/],
+    [
+      'prescriptions list --status bogus',
+      ['prescriptions', 'list', '--status', 'bogus'],
+      /--status must be one of accepted, ordered, dispensed, delivered, rejected \(got "bogus"\)/,
+    ],
     ['quarantine list --reason bogus', ['quarantine', 'list', '--reason', 'bogus'], /--reason must be one of/],
     ['events list --limit 0', ['events', 'list', '--limit', '0'], /--limit must be an integer from 1 to 250/],
     ['run --json without --once', ['run', '--json'], /--json only applies together with --once/],
@@ -18,17 +22,28 @@ describe('the exit-code rule', () => {
     ['grants --role bogus', ['grants', '--role', 'bogus', '--to', 'x'], /--role must be runtime or app/],
     ['doctor --feed north', ['doctor', '--feed', 'north'], /--feed: "north" is not a configured feed/],
     ['resync --feed north', ['resync', '--feed', 'north'], /--feed: "north" is not a configured feed/],
-    ['a bad variable, naming what was expected and what was given', ['status'], /POLL_INTERVAL_MS: .*expected number.*\(given "abc"\)/, { POLL_INTERVAL_MS: 'abc' }],
-  ])('%s: exit 2', async (_label, args, message, env = {}) => {
-    const result = await runCli(args, { ...UNREACHABLE, ...env });
-    expect(result.stderr).toMatch(message);
-    expect(result.code).toBe(2);
-  }, 30_000);
+    [
+      'a bad variable, naming what was expected and what was given',
+      ['status'],
+      /POLL_INTERVAL_MS: .*expected number.*\(given "abc"\)/,
+      { POLL_INTERVAL_MS: 'abc' },
+    ],
+  ])(
+    '%s: exit 2',
+    async (_label, args, message, env?: Record<string, string>) => {
+      const result = await runCli(args, { ...UNREACHABLE, ...(env ?? {}) });
+      expect(result.stderr).toMatch(message);
+      expect(result.code).toBe(2);
+    },
+    30_000,
+  );
 
   it('a secret variable is never echoed in a config error', async () => {
     const result = await runCli(['status'], { DATABASE_URL: 'mysql://user:hunter2@db/x' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL \(the value given is not shown: it may hold a secret\)/);
+    expect(result.stderr).toMatch(
+      /DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL \(the value given is not shown: it may hold a secret\)/,
+    );
     expect(result.stderr).not.toContain('hunter2');
   }, 30_000);
 

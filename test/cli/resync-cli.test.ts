@@ -109,7 +109,7 @@ describe.skipIf(!hasPostgres)('resync --dry-run and the expired-cursor guard', (
     expect(await footprint()).toEqual(before);
   }, 60_000);
 
-  it('once the cursor expired: the dry run says so and still changes nothing; resync runs and writes an audit row', async () => {
+  it('once the cursor expired: the dry run says so and still changes nothing; resync runs and its audit rows say why', async () => {
     clock.advance(3 * 60 * MINUTE); // past the 60-minute retention: the stored iterator is gone
     const before = await footprint();
     const dry = await runCli(['resync', '--dry-run', '--json'], env);
@@ -123,14 +123,12 @@ describe.skipIf(!hasPostgres)('resync --dry-run and the expired-cursor guard', (
     const db = tdb.database.db;
     const audit = await queryRows<{ action: string; feed: string; detail: Record<string, unknown> }>(
       db,
-      sql`select action, feed, detail from ${namesOf(db).qualified('audit_log')} where action = 'resync.run'`,
+      sql`select action, feed, detail from ${namesOf(db).qualified('audit_log')} where action = 'feed.resync' order by id`,
     );
+    // the dry runs and the refusal wrote nothing; the run: why it started, then what it did
     expect(audit).toEqual([
-      {
-        action: 'resync.run',
-        feed: 'default',
-        detail: expect.objectContaining({ resubscribed: 2, terminal: 1, problem: 'expired', forced: false }),
-      },
+      { action: 'feed.resync', feed: 'default', detail: { phase: 'started', problem: 'expired', forced: false } },
+      { action: 'feed.resync', feed: 'default', detail: expect.objectContaining({ phase: 'finished', resubscribed: 2, terminal: 1 }) },
     ]);
   }, 60_000);
 
@@ -140,9 +138,10 @@ describe.skipIf(!hasPostgres)('resync --dry-run and the expired-cursor guard', (
     const db = tdb.database.db;
     const [last] = await queryRows<{ detail: Record<string, unknown> }>(
       db,
-      sql`select detail from ${namesOf(db).qualified('audit_log')} where action = 'resync.run' order by id desc limit 1`,
+      sql`select detail from ${namesOf(db).qualified('audit_log')}
+          where action = 'feed.resync' and detail->>'phase' = 'started' order by id desc limit 1`,
     );
-    expect(last?.detail).toMatchObject({ forced: true, problem: null });
+    expect(last?.detail).toEqual({ phase: 'started', forced: true, problem: null });
   }, 60_000);
 });
 

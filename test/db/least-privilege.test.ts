@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { grantsScript } from '../../src/cli/grants.js';
 import { grantStatements } from '../../src/db/grants.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
@@ -9,6 +13,9 @@ import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type
 import { runCli } from '../cli/helpers/run-cli.js';
 import { waitFor } from '../process/helpers/wait-for.js';
 import { spawnCli } from '../process/helpers/worker-process.js';
+
+const V1 = '2024-12-10';
+const V2 = '2025-06-01';
 
 const reachable = await postgresReachable();
 const FIVE_MINUTES = 5 * 60_000;
@@ -38,7 +45,8 @@ describe.skipIf(!reachable)(
       const dbName = new URL(empty.url).pathname.slice(1);
       // the owner may create schemas in this database and nothing else
       await admin.unsafe(`grant create on database "${dbName}" to "${ROLES.owner}"`);
-      sandbox = await startSandbox({ clock });
+      // two versions: `subscriptions migrate` moves the feed from the first to the second
+      sandbox = await startSandbox({ clock, versions: [V1, V2] });
       const [credential] = sandbox.credentials;
       upstreamEnv = {
         INTAKE_API_BASE_URL: sandbox.baseUrl,
@@ -86,10 +94,11 @@ describe.skipIf(!reachable)(
       expect(result.stderr).toContain('intake-sync grants --role runtime');
     });
 
-    it('with exactly the grants the README lists, the runtime role drains, rematches and serves the SQL API', async () => {
+    it('with exactly the grants docs/security.md lists, the runtime role drains, rematches and serves the SQL API', async () => {
       const grants = await runCli(['grants', '--role', 'runtime', '--to', ROLES.runtime], {});
       expect(grants.code).toBe(0);
-      expect(grants.stdout.trim().split('\n')).toEqual(grantStatements('runtime', 'intake_sync', ROLES.runtime));
+      expect(grants.stdout.trim().split('\n')).toEqual(grantsScript('runtime', 'intake_sync', ROLES.runtime, { kind: 'unchanged' }));
+      expect(grants.stdout).toContain(grantStatements('runtime', 'intake_sync', ROLES.runtime).join('\n'));
       await asRole(ROLES.owner, async (sql) => {
         await sql.unsafe(grants.stdout);
         await sql.unsafe(grantStatements('app', 'intake_sync', ROLES.app).join('\n'));
@@ -158,6 +167,78 @@ describe.skipIf(!reachable)(
       const status = await runCli(['status', '--json'], env);
       expect(status.code).toBe(0);
       expect(JSON.parse(status.stdout)).toMatchObject({ prescriptions: { total: 2 }, outbox: { pending: 0 } });
+    });
+
+    it('every command the runtime role is documented to run works with only the runtime grants, and the changing ones are audited as that role', async () => {
+      const env = { DATABASE_URL: urlAs(empty.url, ROLES.runtime), MIGRATE_ON_START: 'false', ...upstreamEnv };
+      const dir = await mkdtemp(join(tmpdir(), 'least-privilege-'));
+      const ok = async (args: string[]) => {
+        const result = await runCli(args, env);
+        expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: expect.any(String) });
+        expect(result.stderr).not.toMatch(/permission denied|42501/);
+        return result;
+      };
+      try {
+        const sent = samplePrescription(3, { prefix: 'lp-cli' });
+        await writeFile(join(dir, 'rx.json'), JSON.stringify({ prescription: sent }));
+        await ok(['prescriptions', 'send', join(dir, 'rx.json')]);
+        await ok(['prescriptions', 'cancel', sent.external_id]);
+        const faxed = samplePrescription(4, { prefix: 'lp-fax' });
+        await writeFile(
+          join(dir, 'import.ndjson'),
+          `${JSON.stringify({ external_id: faxed.external_id, prescription_identity: identityOf(faxed) })}\n`,
+        );
+        await ok(['prescriptions', 'import', join(dir, 'import.ndjson'), '--subscribe']);
+        await ok(['prescriptions', 'list', '--json']);
+        await ok(['quarantine', 'list', '--json']);
+        await ok(['checkpoint', 'show', '--json']);
+        await ok(['checkpoint', 'reset', '--beginning']);
+        await ok(['resync', '--json']);
+        await ok(['rematch', '--json']);
+        // deletes the progress rows of an earlier migration to the same version: DELETE on subscription_migrations
+        await ok(['subscriptions', 'migrate', '--to-base-url', sandbox.baseUrlFor(V2), '--json']);
+        clock.advance(4 * FIVE_MINUTES);
+        const drained = await ok(['run', '--once', '--json']);
+        expect(JSON.parse(drained.stdout.trim().split('\n')[0] ?? '{}')).toMatchObject({ drained: true });
+        await ok(['status', '--json']);
+
+        // changes follow: LISTEN and status_changes_since as the runtime role, until stopped
+        const follower = spawnCli(['changes', 'follow', '--json'], { ...env, LOG_LEVEL: 'warn' });
+        try {
+          await waitFor(async () => follower.stdout().includes('"cursor"'), {
+            timeoutMs: 20_000,
+            what: 'changes follow printing a change',
+          });
+        } finally {
+          follower.child.kill('SIGTERM');
+          await follower.exited;
+        }
+        expect(follower.logs().filter((l) => /permission denied/.test(JSON.stringify(l)))).toEqual([]);
+
+        const audit = await ok(['audit', 'list', '--json', '--limit', '100']);
+        const entries = audit.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { actor: string; action: string; subject: string | null });
+        const byRuntime = entries.filter((e) => e.actor.startsWith(`${ROLES.runtime} (`));
+        expect(new Set(byRuntime.map((e) => e.action))).toEqual(
+          new Set([
+            'prescription.send',
+            'prescription.cancel',
+            'prescription.import',
+            'feed.resync',
+            'quarantine.rematch',
+            'subscriptions.migrate',
+          ]),
+        );
+        expect(byRuntime.find((e) => e.action === 'prescription.send')?.subject).toBe(sent.external_id);
+        // the app's SQL API calls earlier in this file, as the app role
+        expect(entries.filter((e) => e.actor === ROLES.app).map((e) => e.action)).toEqual(
+          expect.arrayContaining(['prescription.register', 'outbox.send', 'outbox.cancel']),
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     it('with one grant revoked, run names exactly that grant', async () => {

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,10 +7,11 @@ import { openDatabase } from '../../src/db/connection.js';
 import { LEGACY_MIGRATION_HASHES, LEGACY_TABLES } from '../../src/db/legacy-public-install.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { loadCheckpoint, resetCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
+import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
 
 const reachable = await postgresReachable();
+const LEGACY_ROLE = `legacy_reader_${randomBytes(3).toString('hex')}`;
 const FIXTURES = fileURLToPath(new URL('./fixtures/legacy-0.1/', import.meta.url));
 /** The three migrations of 0.1 with their journal times, as drizzle's migrator recorded them. */
 const LEGACY = [
@@ -78,10 +80,18 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
     legacy = await createEmptyDatabase('legacy_upgrade');
     fresh = await createEmptyDatabase('legacy_fresh');
     await installLegacy(legacy);
+    // what a 0.1 deployment granted on its tables in public: its daemon's role, a reporting role, PUBLIC
+    await legacy.sql.unsafe(`create role "${LEGACY_ROLE}";
+      grant select, insert, update on public.prescriptions, public.events to "${LEGACY_ROLE}";
+      grant usage on sequence public.prescriptions_id_seq to "${LEGACY_ROLE}";
+      grant select on public.quarantine to public;`);
   });
   afterAll(async () => {
     await legacy?.drop();
     await fresh?.drop();
+    const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`drop role if exists "${LEGACY_ROLE}"`).catch(() => {});
+    await admin.end({ timeout: 1 });
   });
 
   it('the legacy fixture is what 0.1 recorded: its three hashes', async () => {
@@ -105,12 +115,19 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('moved prescriptions, events, feed_checkpoints, checkpoint_resets, quarantine');
+    // the grants the tables carried from public are revoked, each named: roles use `intake-sync grants` now
+    expect(result.stdout).toContain(`INSERT, SELECT, UPDATE on events from ${LEGACY_ROLE}`);
+    expect(result.stdout).toContain('SELECT on quarantine from PUBLIC');
+    const left = await legacy.sql`select c.relname, a.grantee::regrole::text as grantee
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace, aclexplode(c.relacl) a
+      where n.nspname = 'intake_sync' and a.grantee <> c.relowner`;
+    expect(left).toEqual([]);
 
     // 0005 gave prescriptions a feed: a 0.1 install ran the one feed `default`
     const withFeed = { ...before, prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default' })) };
     expect(await tableRows(legacy, 'intake_sync')).toEqual(withFeed);
-    const left = await legacy.sql`select tablename from pg_tables where schemaname = 'public'`;
-    expect(left).toEqual([]);
+    const leftInPublic = await legacy.sql`select tablename from pg_tables where schemaname = 'public'`;
+    expect(leftInPublic).toEqual([]);
     const ledger = await legacy.sql<{ hash: string }[]>`select hash from drizzle.__drizzle_migrations order by id`;
     expect(ledger.map((r) => r.hash)).toEqual(['vendor-app-hash']);
 

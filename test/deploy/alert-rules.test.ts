@@ -36,6 +36,7 @@ describe('deploy/prometheus/alerts.yaml', () => {
         'IntakeSyncAllDown',
         'IntakeSyncCredentialsRejected',
         'IntakeSyncCursorExpired',
+        'IntakeSyncEventTooLarge',
         'IntakeSyncFeedStalled',
         'IntakeSyncInstanceDown',
         'IntakeSyncLagGrowing',

@@ -25,7 +25,7 @@ describe('npm start hands SIGTERM to the daemon', () => {
   });
 
   it('leaves no process of the npm session within SHUTDOWN_GRACE_MS', async () => {
-    // the README's zero-config start: embedded PGlite under DATA_DIR and the built-in sandbox
+    // the README's zero-config start (npm start): embedded PGlite under DATA_DIR and the built-in sandbox
     const npm = spawn('npm', ['start'], {
       cwd: REPO,
       // a session of its own: every process npm starts can be found by its session id

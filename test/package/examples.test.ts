@@ -33,8 +33,14 @@ describe.skipIf(!reachable)(`the examples run and end by themselves (${reachable
     // 'intake-sync' resolved to this checkout's source (no build needed): a shim package re-exporting src/index.ts
     dir = await mkdtemp(join(tmpdir(), 'intake-sync-example-'));
     await mkdir(join(dir, 'node_modules/intake-sync'), { recursive: true });
-    await writeFile(join(dir, 'node_modules/intake-sync/package.json'), JSON.stringify({ name: 'intake-sync', type: 'module', exports: './index.mjs' }));
-    await writeFile(join(dir, 'node_modules/intake-sync/index.mjs'), `export * from ${JSON.stringify(pathToFileURL(join(REPO, 'src/index.ts')).href)};\n`);
+    await writeFile(
+      join(dir, 'node_modules/intake-sync/package.json'),
+      JSON.stringify({ name: 'intake-sync', type: 'module', exports: './index.mjs' }),
+    );
+    await writeFile(
+      join(dir, 'node_modules/intake-sync/index.mjs'),
+      `export * from ${JSON.stringify(pathToFileURL(join(REPO, 'src/index.ts')).href)};\n`,
+    );
     await symlink(join(REPO, 'node_modules/postgres'), join(dir, 'node_modules/postgres'), 'dir');
     for (const file of ['node-api.mjs', 'prescription.json']) await copyFile(join(REPO, 'examples', file), join(dir, file));
   }, 60_000);
@@ -56,7 +62,10 @@ describe.skipIf(!reachable)(`the examples run and end by themselves (${reachable
     // it stops 5 s after the last change (here: none), not never
     expect(Date.now() - started).toBeLessThan(45_000);
     const db = tdb.database.db;
-    const rows = await queryRows<{ external_id: string }>(db, sql`select external_id from ${tdb.database.names.qualified('outbox_status')}`);
+    const rows = await queryRows<{ external_id: string }>(
+      db,
+      sql`select external_id from ${tdb.database.names.qualified('outbox_status')}`,
+    );
     expect(rows.map((r) => r.external_id)).toEqual(['example-rx-1']);
   }, 90_000);
 
@@ -74,7 +83,9 @@ describe.skipIf(!reachable)(`the examples run and end by themselves (${reachable
       });
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
-      expect(sandbox.store.requests.report('example-rx-1')).toEqual({ 'example-rx-1': { created: 1, duplicates_refused: 0, cancellations: 0 } });
+      expect(sandbox.store.requests.report('example-rx-1')).toEqual({
+        'example-rx-1': { created: 1, duplicates_refused: 0, cancellations: 0 },
+      });
     } finally {
       await sandbox.close();
     }

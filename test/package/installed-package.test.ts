@@ -38,7 +38,7 @@ describe.skipIf(!reachable)(`the packed package as a dependency (${reachable ? '
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('the Node API page shows the example verbatim', async () => {
+  it('docs/node-api.md shows the example verbatim', async () => {
     const page = await readFile(join(REPO, 'docs/node-api.md'), 'utf8');
     expect(page).toContain((await readFile(EXAMPLE, 'utf8')).trim());
   });
@@ -52,7 +52,7 @@ describe.skipIf(!reachable)(`the packed package as a dependency (${reachable ? '
     for (const name of ['intakeSyncApi', 'followStatusChanges', 'IntakeClient', 'PrescriptionRequest']) expect(types).toContain(name);
   });
 
-  it('runs the README example against a deployment: register, send through the outbox, status, follow changes', async () => {
+  it('runs the documented example against a deployment: register, send through the outbox, status, follow changes', async () => {
     const bin = join(dir, 'node_modules/.bin/intake-sync');
     const [credential] = sandbox.credentials;
     const env = {
@@ -91,11 +91,11 @@ describe.skipIf(!reachable)(`the packed package as a dependency (${reachable ? '
   });
 });
 
-describe('the README lists the grants the code checks', () => {
+describe('docs/security.md lists the grants the code checks', () => {
   it('runtime and app grants, exactly as `intake-sync grants` prints them', async () => {
     const { grantStatements } = await import('../../src/db/grants.js');
-    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
-    expect(readme).toContain(grantStatements('runtime', 'intake_sync', 'intake_sync_runtime').join('\n'));
-    expect(readme).toContain(grantStatements('app', 'intake_sync', 'vendor_app').join('\n'));
+    const page = await readFile(join(REPO, 'docs/security.md'), 'utf8');
+    expect(page).toContain(grantStatements('runtime', 'intake_sync', 'intake_sync_runtime').join('\n'));
+    expect(page).toContain(grantStatements('app', 'intake_sync', 'vendor_app').join('\n'));
   });
 });

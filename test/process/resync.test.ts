@@ -61,7 +61,7 @@ async function send(s: Side, i: number, options: { rejected?: boolean; local?: b
   if (options.local ?? true) await recordSentPrescription(s.test.database.db, request, response);
 }
 
-/** The store as the comparison sees it; see the README ("Retention") for why history is compared by (prescription, name, occurred_at). */
+/** The store as the comparison sees it; see docs/resync.md for why history is compared by (prescription, name, occurred_at). */
 async function storeView(s: Side) {
   const db = s.test.database.db;
   const n = namesOf(db);

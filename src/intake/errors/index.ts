@@ -13,3 +13,4 @@ export * from './request-validation-error.js';
 export * from './schema-issues.js';
 export * from './is-retryable.js';
 export * from './coerce-error.js';
+export * from './response-too-large-error.js';

@@ -6,6 +6,8 @@ import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import type { ApplyTimings } from '../state/worker-state.js';
 import { inPipelinedTransaction } from '../../db/page-transaction.js';
 import { preparePage, type PreparedPage } from './prepare-page.js';
+import { applyPageInParts } from './apply-page-in-parts.js';
+import { isDataError } from './data-error.js';
 
 export interface ApplyPageInput {
   feed: string;
@@ -37,6 +39,11 @@ export interface ApplyResult {
   statusChanges: number;
   matched: number;
   quarantined: { malformed: number; unmatched: number; ambiguous: number; unsupported_version: number };
+  /**
+   * events Postgres refused although they passed the bounds, quarantined by fingerprint (counted in
+   * quarantined.malformed too): the page was applied in parts (apply-page-in-parts.ts). Absent: none
+   */
+  refusedByPostgres?: { count: number; sqlStates: string[] };
   /** the newest occurred_at (ms) among the page's well-formed events; absent when it had none */
   newestOccurredAt?: number | undefined;
   /**
@@ -57,23 +64,34 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
   const t0 = performance.now();
   const page = input.prepared ?? preparePage(input.events);
   const names = namesOf(db);
-  const statement = applyPageSql(names, {
+  const base = {
     feed: input.feed,
     expectedVersion: input.expectedVersion,
     nextIterator: input.nextIterator,
     receivedAt,
+    readFrom: input.readFrom,
+    ...(input.draining ? { draining: true } : {}),
+  };
+  const statement = applyPageSql(names, {
+    ...base,
     eventsJson: page.rowsJson.events,
     malformedJson: page.rowsJson.malformed,
     malformedCount: page.malformed.length,
-    readFrom: input.readFrom,
-    ...(input.draining ? { draining: true } : {}),
   });
   const t1 = performance.now();
 
   // BEGIN, the match lock (held before the page statement takes its snapshot), the page statement and
   // COMMIT in one flight. A moved checkpoint makes the statement write nothing (every write reads the
   // compare-and-set), so committing that empty transaction is as good as rolling it back.
-  const { rows, statementsDoneAt } = await inPipelinedTransaction(db, [matchLockSharedSql(names), statement]);
+  let rows: Array<Array<Record<string, unknown>>>;
+  let statementsDoneAt: number;
+  try {
+    ({ rows, statementsDoneAt } = await inPipelinedTransaction(db, [matchLockSharedSql(names), statement]));
+  } catch (error) {
+    // Postgres refused the page for its data: the same statement would fail forever, so apply it in parts
+    if (!isDataError(error)) throw error;
+    return applyRefusedPage(db, input, page, base, t0, t1);
+  }
   const committed = performance.now();
   const row = rows[1]?.[0] as ApplyPageRow | undefined;
   if (!row || row.version === null) throw new CheckpointConflictError(input.feed, input.expectedVersion);
@@ -98,5 +116,35 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
       write: statementsDoneAt - t1,
       commit: committed - statementsDoneAt,
     },
+  };
+}
+
+/** applyPage's result for a page Postgres refused whole: applied again in parts (apply-page-in-parts.ts). */
+async function applyRefusedPage(
+  db: Db,
+  input: ApplyPageInput,
+  page: PreparedPage,
+  base: Parameters<typeof applyPageInParts>[2],
+  t0: number,
+  t1: number,
+): Promise<ApplyResult> {
+  const { row, totals } = await applyPageInParts(db, namesOf(db), base, page);
+  const done = performance.now();
+  return {
+    version: Number(row.version),
+    received: input.events.length,
+    inserted: totals.inserted,
+    duplicates: page.events.length - totals.inserted - totals.refusedEvents + page.duplicatesInPage,
+    statusChanges: totals.statusChanges,
+    matched: totals.matched,
+    quarantined: {
+      malformed: totals.malformed + totals.refused,
+      unmatched: totals.unmatched,
+      ambiguous: totals.ambiguous,
+      unsupported_version: totals.unsupportedVersion,
+    },
+    refusedByPostgres: { count: totals.refused, sqlStates: totals.states },
+    newestOccurredAt: page.newestOccurredAt,
+    timingsMs: { prepare: page.prepareMs, validate: input.prepared ? 0 : t1 - t0, write: done - t1, commit: 0 },
   };
 }

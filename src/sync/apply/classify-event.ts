@@ -1,11 +1,9 @@
 import type { z } from 'zod';
 import { eventSchema, type IntakeEvent } from '../../intake/event.js';
+import { MAX_DETAIL_LENGTH, MAX_IDENTITY_KEY_BYTES } from '../../intake/limits.js';
 import { isSupportedApiVersion, SUPPORTED_API_VERSIONS } from '../../intake/versions.js';
 import { identityKey, normaliseErx } from '../matching/identity-key.js';
 import { statusRank } from '../matching/status-rank.js';
-
-/** Longer ids cannot be a btree key (Postgres caps index rows near 2.7 kB); no real id comes close. */
-export const MAX_EVENT_ID_LENGTH = 512;
 
 export type ClassifiedEvent =
   | {
@@ -28,7 +26,13 @@ export type ClassifiedEvent =
 
 /** zod issues as `path: rule` (paths and rules only: values can be PHI); `root` names a failing whole value. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], root = '(event)'): string {
-  return issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : root}: ${issue.message}`).join('; ');
+  const text = issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : root}: ${issue.message}`).join('; ');
+  return boundedDetail(text);
+}
+
+/** A detail cut to MAX_DETAIL_LENGTH characters (it is stored and shown; an event may fail many rules). */
+export function boundedDetail(text: string): string {
+  return text.length <= MAX_DETAIL_LENGTH ? text : `${text.slice(0, MAX_DETAIL_LENGTH - 3)}...`;
 }
 
 // an ISO date-time without an offset would be read in the host's time zone: pin it to UTC
@@ -47,15 +51,19 @@ export function classifyEvent(raw: unknown): ClassifiedEvent {
   const parsed = eventSchema.safeParse(raw);
   if (!parsed.success) return malformed(describeIssues(parsed.error.issues));
   const event = parsed.data;
-  if (event.id.length > MAX_EVENT_ID_LENGTH) return malformed(`id: longer than ${MAX_EVENT_ID_LENGTH} characters`);
   const occurred = new Date(withZone(event.occurred_at));
   const year = occurred.getUTCFullYear();
   // toISOString() leaves four-digit years only inside 0000-9999; Postgres must accept what we send
   if (year < 1 || year > 9999) return malformed('occurred_at: year outside 0001-9999');
+  const key = identityKey(event.prescription_identity);
+  // normalisation (NFC, lower case) may lengthen the fields; the key is an index entry (54000 past ~2.7 kB)
+  if (key.length * 3 > MAX_IDENTITY_KEY_BYTES && Buffer.byteLength(key, 'utf8') > MAX_IDENTITY_KEY_BYTES) {
+    return malformed(`prescription_identity: identity key longer than ${MAX_IDENTITY_KEY_BYTES} bytes`);
+  }
   return {
     ok: true,
     event,
-    key: identityKey(event.prescription_identity),
+    key,
     erx: normaliseErx(event.prescription_identity.erx_message_id),
     rank: statusRank(event.name),
     occurredAt: occurred.toISOString(),

@@ -33,6 +33,12 @@ export interface ApplyPageParams {
   readFrom?: string | undefined;
   /** set when the page was read from a draining source: its own position (feed_sources) is compared-and-set instead */
   draining?: boolean;
+  /**
+   * A page applied in parts (apply-page-in-parts.ts, after a statement Postgres refused for its data): each
+   * part is `{ part: true }` and only checks the compare-and-set (the row stays locked, nothing moves);
+   * the last statement moves the position once, adding what the parts applied (`carried`).
+   */
+  split?: { part: true } | { part: false; carried: { inserted: number; quarantined: number } };
 }
 
 /** The row applyPageSql returns: `version` is null when the checkpoint moved and nothing was written. */
@@ -56,6 +62,10 @@ export interface ApplyPageRow extends Record<string, unknown> {
 export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
   const readFrom = p.readFrom ?? null;
   if (p.draining && readFrom === null) throw new TypeError('a draining source page needs readFrom');
+  // the hot statement's text is unchanged unless the page is applied in parts (it is prepared once per connection)
+  const carried = p.split && !p.split.part ? p.split.carried : undefined;
+  const plusInserted = carried ? sql` + ${carried.inserted}::int` : sql``;
+  const plusQuarantined = carried ? sql` + ${carried.quarantined}::int` : sql``;
   // the position this page moves: the feed's checkpoint, or a draining source's own row (retired: no row)
   const cas = p.draining
     ? sql`select version from ${n.feedSources}
@@ -66,17 +76,19 @@ export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
       and (${readFrom}::text is null or not exists (
         select 1 from ${n.feedSources} s where s.feed = ${p.feed}::text and s.state = 'current' and s.base_url <> ${readFrom}::text))
     for update`;
-  const checkpoint = p.draining
-    ? sql`update ${n.feedSources} f
+  const checkpoint = p.split?.part
+    ? sql`select version from cas`
+    : p.draining
+      ? sql`update ${n.feedSources} f
     set iterator = ${p.nextIterator}::text, version = f.version + 1, updated_at = now(), pages_applied = f.pages_applied + 1,
-      events_applied = f.events_applied + counts.inserted
+      events_applied = f.events_applied + counts.inserted${plusInserted}
     from cas, counts
     where f.feed = ${p.feed}::text and f.base_url = ${readFrom}::text
     returning f.version`
-    : sql`update ${n.feedCheckpoints} f
+      : sql`update ${n.feedCheckpoints} f
     set iterator = ${p.nextIterator}::text, version = f.version + 1, updated_at = now(), pages_applied = f.pages_applied + 1,
-      events_applied = f.events_applied + counts.inserted,
-      events_quarantined = f.events_quarantined + counts.unmatched + counts.ambiguous + counts.unsupported_version + ${p.malformedCount}::int
+      events_applied = f.events_applied + counts.inserted${plusInserted},
+      events_quarantined = f.events_quarantined + counts.unmatched + counts.ambiguous + counts.unsupported_version + ${p.malformedCount}::int${plusQuarantined}
     from cas, counts
     where f.feed = ${p.feed}::text
     returning f.version`;

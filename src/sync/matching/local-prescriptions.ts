@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
-import { namesOf } from '../../db/store-names.js';
+import { namesOf, type StoreNames } from '../../db/store-names.js';
 import type { PrescriptionIdentityInput } from '../../intake/identity.js';
 import type { PrescriptionRequest } from '../../intake/prescription.js';
+import { recordAudit } from '../../db/audit.js';
 import { DEFAULT_FEED } from '../../db/feed-name.js';
 import { identityKey, normaliseErx } from './identity-key.js';
 import { matchLockExclusive } from './match-lock.js';
@@ -61,7 +62,22 @@ export interface FeedScope {
   feed?: string | undefined;
 }
 
-async function upsertBatch(db: Db, feed: string, batch: readonly LocalPrescriptionInput[]): Promise<{ inserted: number; updated: number }> {
+/**
+ * Records each batch in the audit trail, in the batch's transaction (`prescription.import`,
+ * `prescription.send`): the counts, and the external_id when the batch holds one prescription.
+ * `onBehalfOf`: who beyond the database role (default the OS user@host).
+ */
+export interface RegistrationAudit {
+  action: string;
+  onBehalfOf?: string;
+}
+
+async function upsertBatch(
+  db: Db,
+  feed: string,
+  batch: readonly LocalPrescriptionInput[],
+  audit: RegistrationAudit | undefined,
+): Promise<{ inserted: number; updated: number }> {
   const n = namesOf(db);
   return db.transaction(async (tx) => {
     // exclusive against page applies: a page must not match against a half-registered set (see match-lock.ts)
@@ -89,7 +105,12 @@ async function upsertBatch(db: Db, feed: string, batch: readonly LocalPrescripti
       )
       select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from upserted`,
     );
-    return { inserted: row?.inserted ?? 0, updated: row?.updated ?? 0 };
+    const counts = { inserted: row?.inserted ?? 0, updated: row?.updated ?? 0 };
+    if (audit) {
+      const subject = batch.length === 1 ? (batch[0]?.external_id ?? null) : null;
+      await recordAudit(tx, n, { action: audit.action, feed, subject, detail: { ...counts, rows: batch.length } }, audit.onBehalfOf);
+    }
+    return counts;
   });
 }
 
@@ -100,7 +121,7 @@ async function upsertBatch(db: Db, feed: string, batch: readonly LocalPrescripti
 export async function registerLocalPrescriptions(
   db: Db,
   rows: readonly LocalPrescriptionInput[],
-  scope: FeedScope = {},
+  scope: FeedScope & { audit?: RegistrationAudit | undefined } = {},
 ): Promise<{ inserted: number; updated: number }> {
   const feed = scope.feed ?? DEFAULT_FEED;
   // a repeated external_id in one statement would make ON CONFLICT touch a row twice: the last one wins
@@ -108,7 +129,7 @@ export async function registerLocalPrescriptions(
   let inserted = 0;
   let updated = 0;
   for (let start = 0; start < unique.length; start += REGISTER_BATCH_SIZE) {
-    const result = await upsertBatch(db, feed, unique.slice(start, start + REGISTER_BATCH_SIZE));
+    const result = await upsertBatch(db, feed, unique.slice(start, start + REGISTER_BATCH_SIZE), scope.audit);
     inserted += result.inserted;
     updated += result.updated;
   }
@@ -123,7 +144,7 @@ export async function recordSentPrescription(
   request: PrescriptionRequest,
   response: { cancellation_requested_at: string | null },
   subscriptionId?: string,
-  scope: FeedScope = {},
+  scope: FeedScope & { audit?: RegistrationAudit | undefined } = {},
 ): Promise<void> {
   await registerLocalPrescriptions(
     db,
@@ -148,11 +169,34 @@ export async function recordSentPrescription(
 }
 
 /** Mirrors a cancellation request on the local row; false when there is no such row. */
-export async function markCancellationRequested(db: Db, externalId: string, at: string, scope: FeedScope = {}): Promise<boolean> {
+export async function markCancellationRequested(
+  db: Db,
+  externalId: string,
+  at: string,
+  scope: FeedScope & { audit?: RegistrationAudit | undefined } = {},
+): Promise<boolean> {
+  const n = namesOf(db);
+  if (scope.audit) {
+    const audit = scope.audit;
+    return db.transaction(async (tx) => {
+      const marked = await markOn(tx, n, externalId, at, scope.feed ?? DEFAULT_FEED);
+      await recordAudit(
+        tx,
+        n,
+        { action: audit.action, feed: scope.feed ?? DEFAULT_FEED, subject: externalId, detail: { local_row: marked } },
+        audit.onBehalfOf,
+      );
+      return marked;
+    });
+  }
+  return markOn(db, n, externalId, at, scope.feed ?? DEFAULT_FEED);
+}
+
+async function markOn(db: Pick<Db, 'execute'>, n: StoreNames, externalId: string, at: string, feed: string): Promise<boolean> {
   const rows = await queryRows(
     db,
-    sql`update ${namesOf(db).prescriptions} set cancellation_requested_at = coalesce(cancellation_requested_at, ${at}::timestamptz), updated_at = now()
-        where feed = ${scope.feed ?? DEFAULT_FEED}::text and external_id = ${externalId}::text returning 1`,
+    sql`update ${n.prescriptions} set cancellation_requested_at = coalesce(cancellation_requested_at, ${at}::timestamptz), updated_at = now()
+        where feed = ${feed}::text and external_id = ${externalId}::text returning 1`,
   );
   return rows.length > 0;
 }
@@ -188,7 +232,7 @@ const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v a
 
 /**
  * Local prescriptions with their current status, ordered by external_id: the SQL API's view
- * prescription_status (drizzle/0002_api_register.sql), so the CLI and applications read one definition.
+ * prescription_status (sql/current-schema.sql), so the CLI and applications read one definition.
  */
 export async function listLocalPrescriptions(
   db: Db,

@@ -36,7 +36,7 @@ export async function latestCheckpointMove(db: Db, feed: string): Promise<Checkp
     const [audit] = await queryRows<{ actor: string }>(
       db,
       sql`select actor from ${n.qualified('audit_log')}
-          where feed = ${feed}::text and action in ('checkpoint.reset', 'resync.run') order by id desc limit 1`,
+          where feed = ${feed}::text and action in ('checkpoint.reset', 'feed.resync', 'event.skip') order by id desc limit 1`,
     );
     if (audit) move.actor = audit.actor;
   } catch {

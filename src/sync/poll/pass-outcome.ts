@@ -9,7 +9,7 @@ export type PassOutcome =
   | { kind: 'failure'; source: FailureSource; error: unknown }
   | { kind: 'fatal'; error: unknown }
   /** the stored position cannot (or may not) be read on: wait for resync or a reset to move it */
-  | { kind: 'cursor'; problem: CursorProblemKind; version: number }
+  | { kind: 'cursor'; problem: CursorProblemKind; version: number; at?: string | null }
   /** still stopped at the same checkpoint version */
   | { kind: 'held' }
   | { kind: 'stopped' };

@@ -8,6 +8,7 @@ import {
 } from '../state/cursor-problem.js';
 import { CheckpointConflictError } from '../apply/errors/checkpoint-conflict-error.js';
 import { DrainIncompleteError } from './errors/drain-incomplete-error.js';
+import { OversizedEventError } from './errors/oversized-event-error.js';
 import { upstreamFailureReason } from '../state/failure-reason.js';
 import { summarizeFailure } from '../state/failure-summary.js';
 import type { DelayReason } from './next-delay.js';
@@ -154,10 +155,10 @@ export class Poller {
           return false;
         }
         case 'cursor': {
-          const reason = describeCursorProblem(this.feed, outcome.problem);
+          const reason = describeCursorProblem(this.feed, outcome.problem, outcome.at);
           const entering = this.heldAtVersion === undefined;
           this.heldAtVersion = outcome.version;
-          state.cursorStopped(this.feed, outcome.problem);
+          state.cursorStopped(this.feed, outcome.problem, outcome.at);
           if (entering) log.error({ problem: outcome.problem, version: outcome.version }, reason);
           if (untilCaughtUp) throw new DrainIncompleteError(reason);
           // no request to the operator until the checkpoint moves: each wait re-reads only the checkpoint
@@ -220,6 +221,8 @@ export class Poller {
       if (!fetched.ok) {
         pending.next?.abort.abort();
         // the page was asked for at `iterator` (a prefetch too: the loop takes pages in order, so it is the position just committed)
+        if (!this.stopping && fetched.error instanceof OversizedEventError)
+          return { kind: 'cursor', problem: 'oversized-event', version, at: iterator };
         const problem = this.stopping ? null : classifyEventsFailure(eventsFailureFacts(fetched.error, iterator !== null));
         if (problem) return { kind: 'cursor', problem, version };
         return this.failure('upstream', fetched.error);

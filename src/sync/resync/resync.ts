@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
 import { jsonColumn } from '../../db/json-column.js';
+import { recordAudit } from '../../db/audit.js';
 import { namesOf } from '../../db/store-names.js';
 import type { IntakeClient } from '../../intake/client.js';
 import { NotFoundError } from '../../intake/errors/not-found-error.js';
@@ -21,6 +22,8 @@ export interface ResyncOptions {
   /** who runs it, for the checkpoint audit trail */
   by: string;
   log?: Logger;
+  /** why it runs, added to the `started` audit row (the CLI: the cursor problem found, and whether --force) */
+  auditDetail?: Record<string, unknown>;
 }
 
 export interface ResyncSummary {
@@ -45,7 +48,7 @@ export interface Candidate {
 }
 
 /**
- * Recovers a feed whose stored position the operator no longer serves (README "Retention"):
+ * Recovers a feed whose stored position the operator no longer serves (docs/resync.md):
  * 1. restarts the cursor at the oldest retained event (null: GET /events without an iterator),
  *    audited like `checkpoint reset`, so a running worker reads on at once (retention keeps running);
  * 2. for each non-terminal local prescription, creates a subscription with
@@ -56,6 +59,30 @@ export interface Candidate {
  * status; they add history rows under new ids. Rerunning after a failure is safe (more copies).
  */
 export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
+  const { db, feed } = options;
+  const names = namesOf(db);
+  // audited before anything changes (a crash part-way still leaves who started it) and when it ends:
+  // it spans requests to the operator, so no single transaction holds all of it
+  await recordAudit(db, names, { action: 'feed.resync', feed, detail: { ...options.auditDetail, phase: 'started' } }, options.by);
+  const progress = { resubscribed: 0, cancelled: 0 };
+  try {
+    const summary = await resyncSteps(options, progress);
+    const { resubscribed, cancelled, terminal, version } = summary;
+    await recordAudit(
+      db,
+      names,
+      { action: 'feed.resync', feed, detail: { phase: 'finished', version, resubscribed, cancelled, terminal } },
+      options.by,
+    );
+    return summary;
+  } catch (error) {
+    const failure = { phase: 'failed', ...progress, error: error instanceof Error ? error.name : 'unknown' };
+    await recordAudit(db, names, { action: 'feed.resync', feed, detail: failure }, options.by).catch(() => {});
+    throw error;
+  }
+}
+
+async function resyncSteps(options: ResyncOptions, progress: { resubscribed: number; cancelled: number }): Promise<ResyncSummary> {
   const { db, client, feed, log } = options;
   const reset = await resetCheckpoint(db, feed, { to: null, by: `resync by ${options.by}` });
   log?.info({ feed, version: reset.version }, 'resync: cursor restarted at the oldest retained event');
@@ -75,6 +102,7 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
     }
     await setSubscriptionId(db, candidate.external_id, created, { feed });
     resubscribed += 1;
+    progress.resubscribed = resubscribed;
     for (const old of candidate.old_subscriptions) {
       if (old === created) continue;
       try {
@@ -83,6 +111,7 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
         if (!(error instanceof NotFoundError)) throw error;
       }
       cancelled += 1;
+      progress.cancelled = cancelled;
     }
     log?.info({ external_id: candidate.external_id, subscription_id: created }, 'resync: re-subscribed with backfill');
   }

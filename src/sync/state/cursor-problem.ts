@@ -6,9 +6,17 @@ import { BadRequestError } from '../../intake/errors/bad-request-error.js';
  * - `refused`: a 400 to a request that carried our iterator, giving another (or no stated) reason;
  * - `gap-suspected`: no page was committed for longer than the configured retention, so events
  *   may have been dropped without the operator saying so (an operator that jumps silently).
- * Each needs a person: `intake-sync resync` (or `checkpoint reset` when the gap is known to be empty).
+ * - `oversized-event`: the next event alone makes GET /events answer more than MAX_RESPONSE_BYTES
+ *   (even at limit=1): raise the cap, or skip exactly that event with `intake-sync events skip`.
+ * Each needs a person: `intake-sync resync` (or `checkpoint reset` when the gap is known to be empty),
+ * or for `oversized-event` the cap or the skip.
  */
-export type CursorProblemKind = 'expired' | 'refused' | 'gap-suspected';
+export type CursorProblemKind = 'expired' | 'refused' | 'gap-suspected' | 'oversized-event';
+
+/** The kinds `resync` fixes (intake_sync_feed_cursor_expired); `oversized-event` has its own gauge and alert. */
+export function isRetentionProblem(kind: CursorProblemKind): boolean {
+  return kind !== 'oversized-event';
+}
 
 /** What a GET /events failure tells about the stored position, as plain facts (see classifyEventsFailure). */
 export interface EventsFailureFacts {
@@ -25,13 +33,13 @@ const EXPIRY_WORDING = /expir|retention|retained|no longer (available|exists?)|t
 
 /**
  * Classifies a GET /events failure. Pure. The spec lists no 400 for GET /events, so this is our
- * decision (README "Decisions"): a 400 to a request that carried our stored iterator, with the
+ * decision (docs/decisions.md, "An expired cursor"): a 400 to a request that carried our stored iterator, with the
  * spec's `{error}` body, is the operator refusing that position: retrying the same request cannot
  * succeed, so it is a state of its own, never a transient failure. Its message decides between
  * `expired` and `refused`. A 400 without an iterator, or whose body is not the operator's `{error}`
  * JSON (a proxy's HTML page), stays an ordinary failure: backoff, retry, /readyz after a few.
  */
-export function classifyEventsFailure(facts: EventsFailureFacts): Exclude<CursorProblemKind, 'gap-suspected'> | null {
+export function classifyEventsFailure(facts: EventsFailureFacts): 'expired' | 'refused' | null {
   if (facts.status !== 400 || !facts.iteratorSent || facts.serverMessage === undefined) return null;
   return EXPIRY_WORDING.test(facts.serverMessage) ? 'expired' : 'refused';
 }
@@ -68,12 +76,22 @@ export function checkpointNeedsTouch(updatedAtMs: number, nowMs: number, retenti
   return retentionMs !== undefined && nowMs - updatedAtMs >= retentionMs / 20;
 }
 
-/** The PHI-free line /readyz, logs and errors use for a stopped feed. */
-export function describeCursorProblem(feed: string, kind: CursorProblemKind): string {
+/**
+ * The PHI-free line /readyz, logs and errors use for a stopped feed. `at` is the stored position
+ * (null: the beginning), named for `oversized-event`, whose fix takes it as an argument.
+ */
+export function describeCursorProblem(feed: string, kind: CursorProblemKind, at?: string | null): string {
+  if (kind === 'oversized-event') {
+    const position = at === undefined || at === null ? '--beginning' : `--at ${at}`;
+    return (
+      `feed ${feed} stopped consuming: the next event alone is larger than MAX_RESPONSE_BYTES (GET /events at ${at ?? 'the beginning'} with limit=1); ` +
+      `raise MAX_RESPONSE_BYTES, or skip exactly that event with \`intake-sync events skip --feed ${feed} ${position}\` (see docs/runbook.md)`
+    );
+  }
   const why = {
     expired: 'the operator says the stored iterator expired (events past its retention are gone)',
     refused: 'the operator refuses the stored iterator (400)',
     'gap-suspected': 'no page was committed for longer than FEED_RETENTION_MS, so events may have expired unseen',
   }[kind];
-  return `feed ${feed} stopped consuming: ${why}; run \`intake-sync resync --feed ${feed}\` (see README "Retention")`;
+  return `feed ${feed} stopped consuming: ${why}; run \`intake-sync resync --feed ${feed}\` (see docs/resync.md)`;
 }

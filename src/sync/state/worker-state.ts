@@ -80,7 +80,7 @@ export interface WorkerSnapshot {
   /** set when consuming stopped for good (401): readyz 503 with this reason */
   fatalReason: string | null;
   /** set while the feed is stopped at a position the operator will not (or may not) serve: cleared when resync or a reset moves it */
-  cursorProblem: { feed: string; kind: CursorProblemKind; since: number } | null;
+  cursorProblem: { feed: string; kind: CursorProblemKind; since: number; at?: string | null } | null;
   leaderSince: number | null;
   lastSuccessAt: number | null;
   /** when the last poll ended, successful or not: the loop's heartbeat */
@@ -241,8 +241,10 @@ export class WorkerState {
     for (const listener of this.listeners) listener.fatal?.();
   }
 
-  cursorStopped(feed: string, kind: CursorProblemKind): void {
-    if (this.cursorProblem?.kind !== kind) this.cursorProblem = { feed, kind, since: this.clock.now() };
+  cursorStopped(feed: string, kind: CursorProblemKind, at?: string | null): void {
+    if (this.cursorProblem?.kind !== kind || this.cursorProblem.at !== at) {
+      this.cursorProblem = { feed, kind, since: this.clock.now(), ...(at === undefined ? {} : { at }) };
+    }
   }
 
   cursorCleared(): void {

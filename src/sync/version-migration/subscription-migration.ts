@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
+import { recordAudit } from '../../db/audit.js';
 import { namesOf } from '../../db/store-names.js';
 import type { IntakeClient } from '../../intake/client.js';
 import { NotFoundError } from '../../intake/errors/not-found-error.js';
@@ -84,7 +85,7 @@ export interface MigrateOptions {
  * Moves the feed's local prescriptions to the target version: when it starts, records the sources
  * (old draining, new current) and the set of prescriptions to move (a pending row each: the local ones
  * and the outbox sends in flight through the old URL) in one transaction; then, per row, creates the new subscription through the new base URL and cancels the
- * old one(s). Reruns work through those rows only. Resumable: see the README, "API version migration".
+ * old one(s). Reruns work through those rows only. Resumable: see docs/version-migration.md.
  */
 export async function migrateSubscriptions(options: MigrateOptions): Promise<MigrationSummary> {
   const { db, feed, target } = options;
@@ -107,7 +108,31 @@ export async function migrateSubscriptions(options: MigrateOptions): Promise<Mig
     complete: false,
   };
   if (options.dryRun) return dryRun(options, summary);
+  try {
+    await moveAll(options, summary);
+  } catch (error) {
+    const failure = { phase: 'failed', ...counts(summary), error: error instanceof Error ? error.name : 'unknown' };
+    await auditRun(db, options, failure).catch(() => {});
+    throw error;
+  }
+  await auditRun(db, options, { phase: summary.complete ? 'complete' : 'incomplete', ...counts(summary) });
+  return summary;
+}
 
+/** What an audit row of a run says: counts only. */
+function counts(s: MigrationSummary): Record<string, number> {
+  const { prescriptions, already_done, created, adopted, duplicate_possible, cancelled, already_gone, released } = s;
+  return { prescriptions, already_done, created, adopted, duplicate_possible, cancelled, already_gone, released };
+}
+
+/** One `subscriptions.migrate` audit row (subject: the target version); `by` is who ran it. */
+async function auditRun(db: Pick<Db, 'execute'>, options: MigrateOptions, detail: Record<string, unknown>): Promise<void> {
+  const entry = { action: 'subscriptions.migrate', feed: options.feed, subject: options.target.to.apiVersion, detail };
+  await recordAudit(db, namesOf(options.db), entry, options.by);
+}
+
+async function moveAll(options: MigrateOptions, summary: MigrationSummary): Promise<void> {
+  const { db, feed, target } = options;
   if (target.kind === 'start') await recordStart(options);
   else await addLateJoiners(db, namesOf(db), feed, target.from.baseUrl, target.to.apiVersion);
   const rows = await loadMigrationRows(db, feed, target.to.apiVersion);
@@ -123,7 +148,6 @@ export async function migrateSubscriptions(options: MigrateOptions): Promise<Mig
   summary.awaiting_old_subscription = (await countMigrationStates(db, feed, target.to.apiVersion)).awaiting_old_subscription ?? 0;
   summary.awaiting_send = await countAwaitingSend(db, feed, target.to.apiVersion);
   summary.complete = await completeIfDone(db, feed, target);
-  return summary;
 }
 
 /** The plan: the set a start would fix, or what a rerun has left. Writes and sends nothing. */
@@ -193,6 +217,7 @@ async function recordStart(options: MigrateOptions): Promise<void> {
     }
     // and every send through the old URL still in flight: its automatic subscription is at the old version
     await addLateJoiners(tx, n, feed, target.from.baseUrl, target.to.apiVersion);
+    await auditRun(tx, options, { phase: 'started', from_version: target.from.apiVersion, prescriptions: count });
   });
   options.log?.info(
     { feed, from: target.from.baseUrl, to: target.to.baseUrl, prescriptions: count },

@@ -21,7 +21,7 @@ export function readTrialRows(file: string): TrialRow[] {
     .sort((a, b) => a.scenario.localeCompare(b.scenario, 'en', { numeric: true }));
 }
 
-/** The Markdown table for the README "Reliability" section. */
+/** The Markdown table for the "The fault suite" section of docs/guarantees.md. */
 export function formatSummary(rows: readonly TrialRow[]): string {
   const header = ['Scenario', 'Trials', 'Lost', 'Duplicated', 'Result', 'Notes'];
   const body = rows.map((r) => [r.scenario, String(r.trials), String(r.lost), String(r.duplicated), r.result, r.note ?? '']);
