@@ -33,9 +33,24 @@ describe('npm start builds only when dist/ is stale', () => {
 
   it.each([
     ['a fresh clone without dist/ builds', { 'src/a.ts': 1_000, 'tsconfig.json': 1_000 }, 1, 'stale: dist/cli/main.js is missing'],
-    ['dist/ newer than every source: no build', { 'src/a.ts': 1_000, 'src/x/b.ts': 1_500, 'tsconfig.json': 900, 'dist/cli/main.js': 2_000 }, 0, 'fresh'],
-    ['an edited source file builds', { 'src/a.ts': 1_000, 'src/x/b.ts': 3_000, 'dist/cli/main.js': 2_000 }, 1, 'stale: src/x/b.ts is newer than dist/'],
-    ['an edited tsconfig builds', { 'src/a.ts': 1_000, 'tsconfig.build.json': 3_000, 'dist/cli/main.js': 2_000 }, 1, 'stale: tsconfig.build.json is newer than dist/'],
+    [
+      'dist/ newer than every source: no build',
+      { 'src/a.ts': 1_000, 'src/x/b.ts': 1_500, 'tsconfig.json': 900, 'dist/cli/main.js': 2_000 },
+      0,
+      'fresh',
+    ],
+    [
+      'an edited source file builds',
+      { 'src/a.ts': 1_000, 'src/x/b.ts': 3_000, 'dist/cli/main.js': 2_000 },
+      1,
+      'stale: src/x/b.ts is newer than dist/',
+    ],
+    [
+      'an edited tsconfig builds',
+      { 'src/a.ts': 1_000, 'tsconfig.build.json': 3_000, 'dist/cli/main.js': 2_000 },
+      1,
+      'stale: tsconfig.build.json is newer than dist/',
+    ],
   ])('%s', (_label, files, code, out) => {
     expect(check(files)).toEqual({ code, out });
   });
