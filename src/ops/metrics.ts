@@ -128,7 +128,7 @@ export function createFeedsMetrics(
   registerFeedGauges(registers, feeds, clock, limits);
   registerProvidedGauges(registers, feeds);
   registerCursorGauge(registry, feeds);
-  registerBuildInfo(registry);
+  registerBuildInfo(registry, feeds);
 
   const unsubscribes = feeds.map(({ feed, state }) => {
     // every labelled series exists at 0 from the start (see above)

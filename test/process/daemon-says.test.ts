@@ -72,7 +72,7 @@ describe.skipIf(!hasPostgres)('what the daemon says about itself', () => {
     const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as Record<string, unknown>;
     expect(health.version).toBe('0.2.0');
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(metrics).toContain('intake_sync_build_info{version="0.2.0"} 1');
+    expect(metrics).toContain('intake_sync_build_info{feed="default",version="0.2.0"} 1');
     // LOG_LEVEL=debug adds a line per page or poll with its timing
     await waitFor(() => daemon.logs().some((l) => l.level === 20 && typeof l.ms === 'number'), { timeoutMs: 20_000, what: 'a debug line' });
 
