@@ -62,6 +62,17 @@ END;
 $_$;
 
 --
+-- Name: _audit_retention_floor(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._audit_retention_floor() RETURNS interval
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  SELECT interval '1 day'
+$$;
+
+--
 -- Name: _calendar_date(integer, integer, integer); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -513,6 +524,283 @@ CREATE FUNCTION intake_sync._prescription_problem(prescription jsonb) RETURNS te
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   SELECT "intake_sync"."_value_problem"(prescription IS NOT NULL, prescription, 'prescription', 'obj:prescription')
+$$;
+
+--
+-- Name: _purge(text, text, timestamp with time zone, integer); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._purge(class text, feed text, cutoff timestamp with time zone, max_rows integer) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+DECLARE
+  given_feed text := feed;
+  done integer := 0;
+  top_seq bigint;
+  top_id bigint;
+  xids xid8[];
+BEGIN
+  PERFORM "intake_sync"."_purge_check"(class, feed, cutoff, max_rows);
+  IF class = 'open_findings' THEN
+    -- an open unmatched, ambiguous or malformed finding nobody resolved: expired, its body dropped, audited
+    WITH picked AS (
+      SELECT q.id FROM "intake_sync"."quarantine" q
+      WHERE q.feed = given_feed AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous', 'malformed')
+        AND q.last_seen_at < cutoff
+      ORDER BY q.last_seen_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    expired AS (
+      UPDATE "intake_sync"."quarantine" q SET resolved_at = pg_catalog.now(), expired_at = pg_catalog.now(), raw = NULL
+      FROM picked WHERE q.id = picked.id
+      RETURNING q.quarantine_key, q.event_id, q.reason, q.seen_count
+    ),
+    audited AS (
+      SELECT "intake_sync"."_audit"('quarantine.expire', given_feed, COALESCE(e.event_id, e.quarantine_key),
+        pg_catalog.jsonb_build_object('reason', e.reason, 'seen_count', e.seen_count, 'retention', 'RETAIN_OPEN_FINDINGS'))
+      FROM expired e
+    )
+    SELECT pg_catalog.count(*)::integer INTO done FROM audited;
+  ELSIF class = 'quarantine' THEN
+    WITH picked AS (
+      SELECT q.id FROM "intake_sync"."quarantine" q
+      WHERE q.feed = given_feed AND q.resolved_at IS NOT NULL AND q.resolved_at < cutoff
+      ORDER BY q.resolved_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    gone AS (DELETE FROM "intake_sync"."quarantine" q USING picked WHERE q.id = picked.id RETURNING 1)
+    SELECT pg_catalog.count(*)::integer INTO done FROM gone;
+  ELSIF class = 'event_bodies' THEN
+    WITH picked AS (
+      SELECT e.id FROM "intake_sync"."events" e
+      WHERE e.feed = given_feed AND e.raw IS NOT NULL AND e.received_at < cutoff
+        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
+                        WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL)
+      ORDER BY e.received_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    stripped AS (
+      UPDATE "intake_sync"."events" e SET raw = NULL, payload = NULL, identity_key = NULL, erx_message_id = NULL
+      FROM picked WHERE e.feed = given_feed AND e.id = picked.id RETURNING 1
+    )
+    SELECT pg_catalog.count(*)::integer INTO done FROM stripped;
+  ELSIF class = 'events' THEN
+    -- the whole row: a replay of it is stored again and changes no status (ranks only go up)
+    WITH picked AS (
+      SELECT e.id FROM "intake_sync"."events" e
+      WHERE e.feed = given_feed AND e.received_at < cutoff
+        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
+                        WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL)
+        -- resync and `subscriptions migrate` read the subscriptions of prescriptions still in progress
+        AND (e.prescription_id IS NULL OR EXISTS (
+          SELECT 1 FROM "intake_sync"."prescriptions" p
+          WHERE p.id = e.prescription_id AND (p.status_rank >= 4 OR p.cancellation_requested_at IS NOT NULL)
+            AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                            WHERE m.feed = p.feed AND m.external_id = p.external_id
+                              AND m.state NOT IN ('done', 'released', 'not_sent'))))
+      ORDER BY e.received_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    gone AS (DELETE FROM "intake_sync"."events" e USING picked WHERE e.feed = given_feed AND e.id = picked.id RETURNING 1)
+    SELECT pg_catalog.count(*)::integer INTO done FROM gone;
+  ELSIF class = 'outbox_bodies' THEN
+    -- delivered or failed rows only; the row (its one-live-send guard, its history) stays
+    WITH picked AS (
+      SELECT o.id FROM "intake_sync"."outbox" o
+      WHERE o.feed = given_feed AND o.body IS NOT NULL AND o.state <> 'pending' AND o.completed_at < cutoff
+        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                        WHERE m.feed = o.feed AND m.external_id = o.external_id
+                          AND m.state NOT IN ('done', 'released', 'not_sent'))
+      ORDER BY o.completed_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    stripped AS (
+      UPDATE "intake_sync"."outbox" o
+      SET body_sha256 = pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(o.body::text, 'UTF8')), 'hex'), body = NULL
+      FROM picked WHERE o.id = picked.id RETURNING 1
+    )
+    SELECT pg_catalog.count(*)::integer INTO done FROM stripped;
+  ELSIF class = 'status_changes' THEN
+    -- in commit order, so the horizon below is the newest change deleted
+    WITH picked AS (
+      SELECT s.id, s.xid, c.commit_seq FROM "intake_sync"."change_commits" c
+      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
+      WHERE c.commit_seq IS NOT NULL AND c.committed_at < cutoff AND s.feed = given_feed
+      ORDER BY c.commit_seq, s.id LIMIT max_rows FOR UPDATE OF s SKIP LOCKED
+    ),
+    gone AS (
+      DELETE FROM "intake_sync"."status_changes" s USING picked WHERE s.id = picked.id
+      RETURNING picked.id, picked.xid, picked.commit_seq
+    )
+    SELECT pg_catalog.count(*)::integer,
+      (pg_catalog.array_agg(g.commit_seq ORDER BY g.commit_seq DESC, g.id DESC))[1],
+      (pg_catalog.array_agg(g.id ORDER BY g.commit_seq DESC, g.id DESC))[1],
+      pg_catalog.array_agg(DISTINCT g.xid)
+    INTO done, top_seq, top_id, xids FROM gone g;
+    IF done > 0 THEN
+      INSERT INTO "intake_sync"."change_horizons" AS h ("feed", "purged_seq", "purged_id", "purged_at")
+      VALUES (given_feed, top_seq, top_id, pg_catalog.now())
+      ON CONFLICT ON CONSTRAINT "change_horizons_pkey" DO UPDATE SET
+        purged_seq = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_seq ELSE h.purged_seq END,
+        purged_id = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_id ELSE h.purged_id END,
+        purged_at = excluded.purged_at;
+      -- a commit whose every change (of any feed) is gone carries nothing any more
+      DELETE FROM "intake_sync"."change_commits" c
+      WHERE c.xid = ANY (xids) AND c.commit_seq IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid);
+    END IF;
+  END IF;
+  RETURN done;
+END
+$$;
+
+--
+-- Name: _purge_audit(text, timestamp with time zone, integer, boolean); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._purge_audit(feed text, before timestamp with time zone, max_rows integer, dry_run boolean DEFAULT false) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_variable
+DECLARE
+  given_feed text := feed;
+  effective timestamptz;
+  done bigint := 0;
+BEGIN
+  IF given_feed IS NOT NULL AND given_feed !~ '^[a-z0-9_-]{1,64}$' THEN
+    RAISE EXCEPTION 'feed: must be 1-64 of a-z 0-9 _ -' USING ERRCODE = '22023', COLUMN = 'feed';
+  END IF;
+  IF "before" IS NULL THEN
+    RAISE EXCEPTION 'before: required' USING ERRCODE = '23502', COLUMN = 'before';
+  END IF;
+  IF max_rows IS NULL OR max_rows < 1 OR max_rows > 100000 THEN
+    RAISE EXCEPTION 'max_rows: must be between 1 and 100000' USING ERRCODE = '22023', COLUMN = 'max_rows';
+  END IF;
+  effective := LEAST("before", pg_catalog.now() - "intake_sync"."_audit_retention_floor"());
+  IF dry_run THEN
+    SELECT pg_catalog.count(*) INTO done FROM "intake_sync"."audit_entries" a
+    WHERE a.feed IS NOT DISTINCT FROM given_feed AND a."at" < effective;
+    RETURN done;
+  END IF;
+  WITH picked AS (
+    SELECT a.id FROM "intake_sync"."audit_entries" a
+    WHERE a.feed IS NOT DISTINCT FROM given_feed AND a."at" < effective
+    ORDER BY a."at" LIMIT max_rows FOR UPDATE SKIP LOCKED
+  ),
+  gone AS (DELETE FROM "intake_sync"."audit_entries" a USING picked WHERE a.id = picked.id RETURNING 1)
+  SELECT pg_catalog.count(*) INTO done FROM gone;
+  RETURN done;
+END
+$_$;
+
+--
+-- Name: _purge_check(text, text, timestamp with time zone, integer); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._purge_check(class text, feed text, cutoff timestamp with time zone, max_rows integer) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+BEGIN
+  IF class IS NULL THEN
+    RAISE EXCEPTION 'class: required' USING ERRCODE = '23502', COLUMN = 'class';
+  END IF;
+  IF class NOT IN ('open_findings', 'quarantine', 'event_bodies', 'events', 'outbox_bodies', 'status_changes') THEN
+    RAISE EXCEPTION 'class: must be one of open_findings, quarantine, event_bodies, events, outbox_bodies, status_changes' USING ERRCODE = '22023', COLUMN = 'class';
+  END IF;
+  IF feed IS NULL THEN
+    RAISE EXCEPTION 'feed: required' USING ERRCODE = '23502', COLUMN = 'feed';
+  END IF;
+  IF feed !~ '^[a-z0-9_-]{1,64}$' THEN
+    RAISE EXCEPTION 'feed: must be 1-64 of a-z 0-9 _ -' USING ERRCODE = '22023', COLUMN = 'feed';
+  END IF;
+  IF cutoff IS NULL THEN
+    RAISE EXCEPTION 'cutoff: required' USING ERRCODE = '23502', COLUMN = 'cutoff';
+  END IF;
+  IF max_rows IS NULL OR max_rows < 1 OR max_rows > 100000 THEN
+    RAISE EXCEPTION 'max_rows: must be between 1 and 100000' USING ERRCODE = '22023', COLUMN = 'max_rows';
+  END IF;
+END
+$_$;
+
+--
+-- Name: _purge_due(text, text, timestamp with time zone); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._purge_due(class text, feed text, cutoff timestamp with time zone) RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+DECLARE
+  given_feed text := feed;
+  due bigint := 0;
+BEGIN
+  PERFORM "intake_sync"."_purge_check"(class, feed, cutoff, 1);
+  IF class = 'open_findings' THEN
+    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."quarantine" q
+    WHERE q.feed = given_feed AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous', 'malformed') AND q.last_seen_at < cutoff;
+  ELSIF class = 'quarantine' THEN
+    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."quarantine" q
+    WHERE q.feed = given_feed AND q.resolved_at IS NOT NULL AND q.resolved_at < cutoff;
+  ELSIF class = 'event_bodies' THEN
+    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."events" e
+    WHERE e.feed = given_feed AND e.raw IS NOT NULL AND e.received_at < cutoff
+      AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
+                      WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL);
+  ELSIF class = 'events' THEN
+    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."events" e
+    WHERE e.feed = given_feed AND e.received_at < cutoff
+      AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
+                      WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL)
+      AND (e.prescription_id IS NULL OR EXISTS (
+        SELECT 1 FROM "intake_sync"."prescriptions" p
+        WHERE p.id = e.prescription_id AND (p.status_rank >= 4 OR p.cancellation_requested_at IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                          WHERE m.feed = p.feed AND m.external_id = p.external_id
+                            AND m.state NOT IN ('done', 'released', 'not_sent'))));
+  ELSIF class = 'outbox_bodies' THEN
+    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."outbox" o
+    WHERE o.feed = given_feed AND o.body IS NOT NULL AND o.state <> 'pending' AND o.completed_at < cutoff
+      AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                      WHERE m.feed = o.feed AND m.external_id = o.external_id
+                        AND m.state NOT IN ('done', 'released', 'not_sent'));
+  ELSIF class = 'status_changes' THEN
+    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."change_commits" c
+    JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
+    WHERE c.commit_seq IS NOT NULL AND c.committed_at < cutoff AND s.feed = given_feed;
+  END IF;
+  RETURN due;
+END
+$$;
+
+--
+-- Name: _purge_ran(text, jsonb, text, boolean); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._purge_ran(feed text, counts jsonb, on_behalf_of text DEFAULT NULL::text, always_audit boolean DEFAULT false) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+DECLARE
+  given_feed text := feed;
+  total numeric;
+BEGIN
+  PERFORM "intake_sync"."_purge_check"('events', given_feed, pg_catalog.now(), 1);
+  IF counts IS NULL OR pg_catalog.jsonb_typeof(counts) <> 'object' THEN
+    RAISE EXCEPTION 'counts: must be a json object' USING ERRCODE = '22023', COLUMN = 'counts';
+  END IF;
+  IF pg_catalog.octet_length(counts::text) > 2048 THEN
+    RAISE EXCEPTION 'counts: must be at most 2048 bytes of json' USING ERRCODE = '22023', COLUMN = 'counts';
+  END IF;
+  INSERT INTO "intake_sync"."retention_runs" AS r ("feed", "last_run_at", "last_counts")
+  VALUES (given_feed, pg_catalog.now(), counts)
+  ON CONFLICT ON CONSTRAINT "retention_runs_pkey" DO UPDATE SET last_run_at = excluded.last_run_at, last_counts = excluded.last_counts;
+  SELECT COALESCE(pg_catalog.sum(CASE WHEN pg_catalog.jsonb_typeof(v) = 'number' THEN v::text::numeric ELSE 0 END), 0)
+  INTO total FROM pg_catalog.jsonb_each(counts) AS c(k, v);
+  IF total > 0 OR always_audit THEN
+    PERFORM "intake_sync"."_audit"('purge.run', given_feed, NULL, counts, on_behalf_of);
+  END IF;
+END
 $$;
 
 --
@@ -1040,6 +1328,7 @@ DECLARE
   parts text[];
   after_seq bigint := 0;
   after_id bigint := 0;
+  expired_feed text;
 BEGIN
   IF given_max IS NULL OR given_max < 1 OR given_max > 10000 THEN
     RAISE EXCEPTION 'status_changes_since: max_rows must be between 1 and 10000' USING ERRCODE = '22023';
@@ -1051,6 +1340,14 @@ BEGIN
     END IF;
     after_seq := parts[1]::bigint;
     after_id := parts[2]::bigint;
+    SELECT h.feed INTO expired_feed FROM "intake_sync"."change_horizons" h
+    WHERE (after_seq, after_id) < (h.purged_seq, h.purged_id) AND "intake_sync"."_feed_visible"(h.feed)
+    ORDER BY h.feed LIMIT 1;
+    IF expired_feed IS NOT NULL THEN
+      RAISE EXCEPTION 'cursor expired: changes after it were deleted by retention (RETAIN_STATUS_CHANGES of feed %)', expired_feed
+        USING ERRCODE = 'IS410',
+        HINT = 'reconcile from prescription_status, then follow again from null (the oldest change kept) or a newer cursor';
+    END IF;
   END IF;
   RETURN QUERY
     SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
@@ -1058,6 +1355,7 @@ BEGIN
     FROM "intake_sync"."change_commits" c
     JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
     WHERE c.commit_seq >= after_seq AND (c.commit_seq > after_seq OR s.id > after_id)
+      AND "intake_sync"."_feed_visible"(s.feed)
     ORDER BY c.commit_seq, s.id
     LIMIT given_max;
 END $_$;
@@ -1180,6 +1478,17 @@ CREATE TABLE intake_sync.change_commits (
 );
 
 --
+-- Name: change_horizons; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.change_horizons (
+    feed text NOT NULL,
+    purged_seq bigint NOT NULL,
+    purged_id bigint NOT NULL,
+    purged_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
 -- Name: checkpoint_resets; Type: TABLE; Schema: intake_sync
 --
 
@@ -1221,8 +1530,8 @@ CREATE TABLE intake_sync.events (
     subscription_id text NOT NULL,
     api_version text NOT NULL,
     payload jsonb,
-    raw json NOT NULL,
-    identity_key text NOT NULL,
+    raw json,
+    identity_key text,
     erx_message_id text,
     status_rank integer,
     prescription_id bigint,
@@ -1296,6 +1605,7 @@ CREATE TABLE intake_sync.outbox (
     completed_at timestamp with time zone,
     feed text DEFAULT 'default'::text NOT NULL,
     sent_through text,
+    body_sha256 text,
     CONSTRAINT outbox_kind_check CHECK ((kind = ANY (ARRAY['send'::text, 'cancel'::text]))),
     CONSTRAINT outbox_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
 );
@@ -1419,11 +1729,12 @@ CREATE TABLE intake_sync.quarantine (
     feed text NOT NULL,
     reason text NOT NULL,
     detail text NOT NULL,
-    raw jsonb NOT NULL,
+    raw jsonb,
     first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
     last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
     seen_count integer DEFAULT 1 NOT NULL,
-    resolved_at timestamp with time zone
+    resolved_at timestamp with time zone,
+    expired_at timestamp with time zone
 );
 
 --
@@ -1442,6 +1753,16 @@ CREATE SEQUENCE intake_sync.quarantine_id_seq
 --
 
 ALTER SEQUENCE intake_sync.quarantine_id_seq OWNED BY intake_sync.quarantine.id;
+
+--
+-- Name: retention_runs; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.retention_runs (
+    feed text NOT NULL,
+    last_run_at timestamp with time zone NOT NULL,
+    last_counts jsonb DEFAULT '{}'::jsonb NOT NULL
+);
 
 --
 -- Name: status_changes; Type: TABLE; Schema: intake_sync
@@ -1560,6 +1881,13 @@ ALTER TABLE ONLY intake_sync.change_commits
     ADD CONSTRAINT change_commits_pkey PRIMARY KEY (xid);
 
 --
+-- Name: change_horizons change_horizons_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.change_horizons
+    ADD CONSTRAINT change_horizons_pkey PRIMARY KEY (feed);
+
+--
 -- Name: checkpoint_resets checkpoint_resets_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
@@ -1616,6 +1944,13 @@ ALTER TABLE ONLY intake_sync.quarantine
     ADD CONSTRAINT quarantine_pkey PRIMARY KEY (id);
 
 --
+-- Name: retention_runs retention_runs_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.retention_runs
+    ADD CONSTRAINT retention_runs_pkey PRIMARY KEY (feed);
+
+--
 -- Name: status_changes status_changes_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
@@ -1642,10 +1977,28 @@ CREATE INDEX audit_entries_action_at_idx ON intake_sync.audit_entries USING btre
 CREATE INDEX audit_entries_at_idx ON intake_sync.audit_entries USING btree (at);
 
 --
+-- Name: audit_entries_feed_at_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX audit_entries_feed_at_idx ON intake_sync.audit_entries USING btree (feed, at);
+
+--
 -- Name: change_commits_commit_seq_key; Type: INDEX; Schema: intake_sync
 --
 
 CREATE UNIQUE INDEX change_commits_commit_seq_key ON intake_sync.change_commits USING btree (commit_seq);
+
+--
+-- Name: events_body_kept_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX events_body_kept_idx ON intake_sync.events USING btree (feed, received_at) WHERE (raw IS NOT NULL);
+
+--
+-- Name: events_feed_received_at_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX events_feed_received_at_idx ON intake_sync.events USING btree (feed, received_at);
 
 --
 -- Name: events_held_erx_message_id_idx; Type: INDEX; Schema: intake_sync
@@ -1670,6 +2023,12 @@ CREATE INDEX events_prescription_id_idx ON intake_sync.events USING btree (presc
 --
 
 CREATE UNIQUE INDEX feed_sources_one_current_key ON intake_sync.feed_sources USING btree (feed) WHERE (state = 'current'::text);
+
+--
+-- Name: outbox_body_kept_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX outbox_body_kept_idx ON intake_sync.outbox USING btree (feed, completed_at) WHERE ((body IS NOT NULL) AND (state <> 'pending'::text));
 
 --
 -- Name: outbox_due_idx; Type: INDEX; Schema: intake_sync
@@ -1726,6 +2085,12 @@ CREATE UNIQUE INDEX quarantine_feed_key_key ON intake_sync.quarantine USING btre
 CREATE INDEX quarantine_open_idx ON intake_sync.quarantine USING btree (reason) WHERE (resolved_at IS NULL);
 
 --
+-- Name: quarantine_resolved_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX quarantine_resolved_idx ON intake_sync.quarantine USING btree (feed, resolved_at) WHERE (resolved_at IS NOT NULL);
+
+--
 -- Name: status_changes_xid_idx; Type: INDEX; Schema: intake_sync
 --
 
@@ -1754,6 +2119,12 @@ CREATE TRIGGER prescriptions_status_changes AFTER UPDATE ON intake_sync.prescrip
 --
 
 REVOKE ALL ON FUNCTION intake_sync._audit(action text, feed text, subject text, detail jsonb, on_behalf_of text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _audit_retention_floor(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._audit_retention_floor() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _calendar_date(y integer, m integer, d integer); Type: ACL; Schema: intake_sync
@@ -1880,6 +2251,36 @@ REVOKE ALL ON FUNCTION intake_sync._prescription_fields(object_name text) FROM P
 --
 
 REVOKE ALL ON FUNCTION intake_sync._prescription_problem(prescription jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _purge(class text, feed text, cutoff timestamp with time zone, max_rows integer); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._purge(class text, feed text, cutoff timestamp with time zone, max_rows integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _purge_audit(feed text, before timestamp with time zone, max_rows integer, dry_run boolean); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._purge_audit(feed text, before timestamp with time zone, max_rows integer, dry_run boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _purge_check(class text, feed text, cutoff timestamp with time zone, max_rows integer); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._purge_check(class text, feed text, cutoff timestamp with time zone, max_rows integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _purge_due(class text, feed text, cutoff timestamp with time zone); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._purge_due(class text, feed text, cutoff timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _purge_ran(feed text, counts jsonb, on_behalf_of text, always_audit boolean); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._purge_ran(feed text, counts jsonb, on_behalf_of text, always_audit boolean) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _raise_invalid(problems text[]); Type: ACL; Schema: intake_sync

@@ -4,8 +4,18 @@ import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './intake/limits.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
 import { givenValueNote } from './config-given.js';
+import { DURATION_RULE, parseDuration } from './lib/duration.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A retention duration (`30d`, `12h`, `1s`, `forever`): ms, null for forever. */
+export const durationSetting = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: DURATION_RULE });
+    return z.NEVER;
+  }
+  return ms;
+});
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -49,6 +59,27 @@ export const envSchema = z
     FEEDS_FILE: z.string().min(1).optional(),
     /** how long the operator keeps events (set it a little below theirs): a checkpoint idle this long stops the feed as a suspected gap */
     FEED_RETENTION_MS: intFromEnv(60_000, 10 * 365 * 86_400_000).optional(),
+    // Retention (docs/security.md, "Data classification"): how long each class of row is kept; every one
+    // may be overridden per feed in FEEDS_FILE (`retain`). Below a day is accepted with a warning.
+    /** an applied event's PHI-bearing columns (raw body, payload, identity key, erx id) */
+    RETAIN_EVENT_BODIES: durationSetting.prefault('30d'),
+    /** an applied event's row itself (id, name, times, subscription): dedupe and history */
+    RETAIN_EVENTS: durationSetting.prefault('1y'),
+    /** a delivered or failed outbox row's prescription body (the row and a sha256 of the body stay) */
+    RETAIN_OUTBOX_BODIES: durationSetting.prefault('30d'),
+    /** a resolved quarantine finding (counted from its resolution) */
+    RETAIN_QUARANTINE: durationSetting.prefault('30d'),
+    /** an open unmatched, ambiguous or malformed finding not seen again: expired (audited), its body dropped */
+    RETAIN_OPEN_FINDINGS: durationSetting.prefault('90d'),
+    /** the change feed's rows: status_changes_since() refuses an older cursor ("cursor expired") */
+    RETAIN_STATUS_CHANGES: durationSetting.prefault('90d'),
+    /** audit_entries rows (HIPAA: six years) */
+    RETAIN_AUDIT: durationSetting.prefault('6y'),
+    /** how often the leader's cleaner runs a pass */
+    RETENTION_INTERVAL: durationSetting
+      .prefault('1h')
+      .refine((ms) => ms !== null && ms <= 7 * 86_400_000, { message: 'must be a duration from 1s to 7d (not forever)' })
+      .transform((ms) => ms as number),
     LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     /** /readyz fails when the last successful poll is older than this */
     READY_MAX_POLL_AGE_MS: intFromEnv(1_000, 86_400_000).optional(),

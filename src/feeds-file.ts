@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, durationSetting, type Config } from './config.js';
+import { RETENTION_CLASSES, type RetentionClass } from './sync/retention/retention-classes.js';
 import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
 
@@ -11,7 +12,20 @@ export interface FeedConfig {
   baseUrl: string | undefined;
   apiKey: string | undefined;
   apiSecret: string | undefined;
+  /** this feed's own retention (FEEDS_FILE `retain`), per class in ms (null: forever); the rest follow RETAIN_* */
+  retain?: Partial<Record<RetentionClass, number | null>>;
 }
+
+// `"retain": {"event_bodies": "7d", "audit": "forever"}`: the RETAIN_* variables of one feed, lower case
+const retainSchema = z
+  .object(
+    Object.fromEntries(RETENTION_CLASSES.map((c) => [c, durationSetting.optional()])) as Record<
+      RetentionClass,
+      z.ZodOptional<typeof durationSetting>
+    >,
+    { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of durations' : undefined) },
+  )
+  .strict();
 
 // `env:VAR` reads the value from the environment, so secrets stay out of the file
 const ENV_REF = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
@@ -47,6 +61,7 @@ export const feedEntrySchema = (env: NodeJS.ProcessEnv) => {
         ),
         api_key: value,
         api_secret: value,
+        retain: retainSchema.optional(),
       },
       { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
     )
@@ -96,6 +111,7 @@ export function parseFeedsFile(text: string, file: string, env: NodeJS.ProcessEn
     baseUrl: canonicalBaseUrl(feed.base_url),
     apiKey: feed.api_key,
     apiSecret: feed.api_secret,
+    ...(feed.retain ? { retain: Object.fromEntries(Object.entries(feed.retain).filter(([, v]) => v !== undefined)) } : {}),
   }));
 }
 

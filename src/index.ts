@@ -7,6 +7,7 @@ export { intakeSyncApi, type IntakeSyncApi, type IntakeSyncApiOptions, type SqlE
 export type { OutboxEntry, PrescriptionStatus } from './api/rows.js';
 export { followStatusChanges, type FollowStatusChangesOptions } from './api/change-follower.js';
 export type { StatusChange } from './api/status-change.js';
+export { CursorExpiredError, CURSOR_EXPIRED_SQLSTATE } from './api/errors/cursor-expired-error.js';
 export { IntakeClient, type IntakeClientOptions } from './intake/client.js';
 export * from './intake/errors/index.js';
 export type { PrescriptionIdentity, PrescriptionIdentityInput } from './intake/identity.js';

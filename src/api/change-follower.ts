@@ -4,6 +4,7 @@ import { DEFAULT_SCHEMA } from '../db/schema-name.js';
 import { storeNames } from '../db/store-names.js';
 import { abortableSleep } from '../lib/abortable-sleep.js';
 import { fullJitterDelay, type BackoffPolicy } from '../lib/backoff.js';
+import { asCursorExpired } from './errors/cursor-expired-error.js';
 import { FollowerSessionLostError } from './errors/follower-session-lost-error.js';
 import { isRetryableFollowError } from './follow-retry.js';
 import { statusChannel } from './status-channel.js';
@@ -43,7 +44,8 @@ const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 200, capMs: 10_000 };
  * read resumes after the last change yielded, so nothing is skipped or repeated within one
  * iteration; across restarts of the consumer, delivery is at-least-once unless it stores the
  * cursor with its own work. Errors reconnecting cannot fix (not migrated, no permission, bad
- * cursor, refused login) end the iteration by throwing.
+ * cursor, refused login) end the iteration by throwing; a cursor older than what retention kept
+ * (RETAIN_STATUS_CHANGES) throws CursorExpiredError, never skips. A follower that keeps up never sees it.
  */
 export async function* followStatusChanges(options: FollowStatusChangesOptions): AsyncGenerator<StatusChange, void, undefined> {
   const names = storeNames(options.schema ?? DEFAULT_SCHEMA);
@@ -72,7 +74,7 @@ export async function* followStatusChanges(options: FollowStatusChangesOptions):
       }
     } catch (error) {
       if (signal?.aborted) return;
-      if (!isRetryableFollowError(error)) throw error;
+      if (!isRetryableFollowError(error)) throw asCursorExpired(error, cursor);
       const delayMs = fullJitterDelay(failures, options.backoff ?? DEFAULT_BACKOFF, options.random ?? Math.random);
       failures += 1;
       options.onReconnect?.({ attempt: failures, delayMs, error });

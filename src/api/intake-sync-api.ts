@@ -7,6 +7,7 @@ import { prescriptionIdentityRequestSchema, type PrescriptionIdentityInput } fro
 import { prescriptionRequestSchema, type PrescriptionRequestInput } from '../intake/prescription.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../db/feed-name.js';
 import { toStatusChange, type StatusChange } from './status-change.js';
+import { asCursorExpired } from './errors/cursor-expired-error.js';
 import type { OutboxEntry, PrescriptionStatus } from './rows.js';
 
 /** A postgres.js client, or a transaction of one (`sql.begin(tx => ...)`): calls then join it. */
@@ -109,8 +110,12 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
       return rows.map((r) => ({ ...r, attempts: Number(r.attempts) })) as unknown as OutboxEntry[];
     },
     async changesSince(cursor, maxRows = 500) {
-      const rows = await sql.unsafe(`select * from ${fn('status_changes_since')}($1::text, $2::integer)`, [cursor, maxRows]);
-      return rows.map((row) => toStatusChange(row));
+      try {
+        const rows = await sql.unsafe(`select * from ${fn('status_changes_since')}($1::text, $2::integer)`, [cursor, maxRows]);
+        return rows.map((row) => toStatusChange(row));
+      } catch (error) {
+        throw asCursorExpired(error, cursor);
+      }
     },
   };
 }

@@ -16,6 +16,9 @@ export function formatChangeLine(change: StatusChange): string {
 
 /** An error the follower ended on, with what to do about the likely causes. */
 function describeFollowError(error: unknown, schema: string, since: string | undefined): Error {
+  if (error instanceof Error && error.name === 'CursorExpiredError') {
+    return new Error(`changes follow: ${error.message}; run again without --since to read from the oldest change kept`, { cause: error });
+  }
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   // the function refuses a malformed cursor (22023): bad input from --since, exit 2 like any bad argument
   if (code === '22023' && since !== undefined) {

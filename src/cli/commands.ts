@@ -10,6 +10,7 @@ import { registerMigrateCommand } from './migrate.js';
 import { registerPrescriptionLocalCommands } from './prescriptions-local.js';
 import { registerPrescriptionRemoteCommands } from './prescriptions-remote.js';
 import { registerQuarantineCommands, registerRematchCommand } from './quarantine.js';
+import { registerPurgeCommand } from './purge.js';
 import { registerResyncCommand } from './resync.js';
 import { registerRunCommand } from './run.js';
 import { registerSandboxCommand } from './sandbox.js';
@@ -34,6 +35,7 @@ export function registerCommands(program: Command): void {
   registerRematchCommand(program);
   registerCheckpointCommands(program);
   registerResyncCommand(program);
+  registerPurgeCommand(program);
   registerRunCommand(program);
   registerStatusCommand(program);
   registerChangesCommands(program);

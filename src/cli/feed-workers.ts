@@ -68,7 +68,7 @@ export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<F
       outboxClient: client,
       ...(sources ? { outboxClientFor: sources.clientFor } : {}),
       ...(sources ? { sources: sources.option } : {}),
-      settings: workerSettingsFrom(config, feed.name),
+      settings: workerSettingsFrom(config, feed.name, feed.retain),
       state,
       log,
       clock,

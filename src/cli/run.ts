@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../log.js';
 import { databaseProbe } from '../ops/database-probe.js';
 import { startHealthServer } from '../ops/health-server.js';
 import { createFeedsMetrics } from '../ops/metrics.js';
+import { retentionSource, tableSizeSource } from '../ops/retention-source.js';
 import { outboxSource } from '../ops/outbox-source.js';
 import { quarantineSource } from '../ops/quarantine-source.js';
 import { defaultMaxPollAgeMs } from '../ops/readiness.js';
@@ -142,9 +143,20 @@ async function startHealth(
 ): Promise<void> {
   const maxPollAgeMs = defaultMaxPollAgeMs(config.POLL_INTERVAL_MS, config.READY_MAX_POLL_AGE_MS);
   const metrics = createFeedsMetrics(
-    workers.map(({ feed, state }) => ({ feed, state, quarantine: quarantineSource(database, feed), outbox: outboxSource(database, feed) })),
+    workers.map(({ feed, state }) => ({
+      feed,
+      state,
+      quarantine: quarantineSource(database, feed),
+      outbox: outboxSource(database, feed),
+      retention: retentionSource(database, feed),
+    })),
     clock,
-    { pollIntervalMs: config.POLL_INTERVAL_MS, readyMaxPollAgeMs: maxPollAgeMs },
+    {
+      pollIntervalMs: config.POLL_INTERVAL_MS,
+      readyMaxPollAgeMs: maxPollAgeMs,
+      retentionIntervalMs: config.RETENTION_INTERVAL,
+      tableSizes: tableSizeSource(database),
+    },
   );
   closers.push({ what: 'metrics', close: async () => metrics.close() });
   const server = await startHealthServer({

@@ -29,13 +29,19 @@ export const API_FUNCTIONS = [
 
 /**
  * Functions the daemon's and the operator commands' own statements call: the page apply's match
- * rule, the rematch, and the audit trail (recordAudit, src/db/audit.ts: the commands that change
- * state record who ran them).
+ * rule, the rematch, the audit trail (recordAudit, src/db/audit.ts: the commands that change state
+ * record who ran them) and the retention cleaner's purges (0012_retention.sql: the role needs no
+ * DELETE on any table, and only the owner's _purge_audit removes audit rows, never younger than its
+ * floor).
  */
 const WORKER_FUNCTIONS = [
   '_match_prescription(text, text, text)',
   'rematch_held(text[], text[], text)',
   '_audit(text, text, text, jsonb, text)',
+  '_purge(text, text, timestamptz, integer)',
+  '_purge_due(text, text, timestamptz)',
+  '_purge_audit(text, timestamptz, integer, boolean)',
+  '_purge_ran(text, jsonb, text, boolean)',
 ] as const;
 
 export const API_VIEWS = ['prescription_status', 'outbox_status'] as const;
@@ -66,6 +72,8 @@ const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivile
   { name: 'outbox', privileges: ['SELECT', 'UPDATE'] },
   // `audit list` (written only through _audit, which runs as the owner)
   { name: 'audit_log', privileges: ['SELECT'] },
+  // the retention cleaner's last run, for its metric (the purges themselves are functions)
+  { name: 'retention_runs', privileges: ['SELECT'] },
 ];
 
 const RUNTIME_SEQUENCES = ['prescriptions_id_seq', 'quarantine_id_seq', 'checkpoint_resets_id_seq'] as const;

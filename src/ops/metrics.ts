@@ -5,6 +5,7 @@ import { UPSTREAM_FAILURE_REASONS, type WorkerState } from '../sync/state/worker
 import { registerFeedGauges } from './metrics-feed-gauges.js';
 import { registerBuildInfo } from './metrics-build-info.js';
 import { registerProvidedGauges, type OutboxSource, type QuarantineSource } from './metrics-provided-gauges.js';
+import { registerRetentionMetrics, type RetentionSource, type TableSizeSource } from './metrics-retention.js';
 
 export type { OutboxSource, QuarantineSource } from './metrics-provided-gauges.js';
 
@@ -24,6 +25,8 @@ export interface FeedMetricsSource {
   state: WorkerState;
   quarantine?: QuarantineSource;
   outbox?: OutboxSource;
+  /** the feed's last retention pass (read from the database at scrape time); 0 when absent */
+  retention?: RetentionSource;
 }
 
 export interface SyncMetricsOptions {
@@ -36,6 +39,12 @@ export interface SyncMetricsOptions {
   quarantine?: QuarantineSource;
   /** the outbox's pending rows and the age of the oldest (at scrape time); 0s when absent */
   outbox?: OutboxSource;
+  /** the feed's last retention pass (at scrape time); 0 when absent */
+  retention?: RetentionSource;
+  /** RETENTION_INTERVAL, exported for the "cleaner not running" alert */
+  retentionIntervalMs?: number;
+  /** the schema's table sizes (at scrape time); no series when absent */
+  tableSizes?: TableSizeSource;
 }
 
 /**
@@ -45,8 +54,12 @@ export interface SyncMetricsOptions {
  * see it (and rate() works) before the first failure.
  */
 export function createSyncMetrics(state: WorkerState, clock: { now(): number }, options: SyncMetricsOptions): SyncMetrics {
-  const { feed, quarantine, outbox, ...limits } = options;
-  return createFeedsMetrics([{ feed, state, ...(quarantine ? { quarantine } : {}), ...(outbox ? { outbox } : {}) }], clock, limits);
+  const { feed, quarantine, outbox, retention, ...limits } = options;
+  return createFeedsMetrics(
+    [{ feed, state, ...(quarantine ? { quarantine } : {}), ...(outbox ? { outbox } : {}), ...(retention ? { retention } : {}) }],
+    clock,
+    limits,
+  );
 }
 
 /**
@@ -56,7 +69,7 @@ export function createSyncMetrics(state: WorkerState, clock: { now(): number }, 
 export function createFeedsMetrics(
   feeds: readonly FeedMetricsSource[],
   clock: { now(): number },
-  limits: Pick<SyncMetricsOptions, 'pollIntervalMs' | 'readyMaxPollAgeMs'>,
+  limits: Pick<SyncMetricsOptions, 'pollIntervalMs' | 'readyMaxPollAgeMs' | 'retentionIntervalMs' | 'tableSizes'>,
 ): SyncMetrics {
   const registry = new Registry();
   // the event-loop lag histogram samples on a timer: prom-client's default 10 ms wakes an idle daemon
@@ -129,6 +142,10 @@ export function createFeedsMetrics(
   registerProvidedGauges(registers, feeds);
   registerCursorGauge(registry, feeds);
   registerBuildInfo(registry, feeds);
+  const closeRetention = registerRetentionMetrics(registers, feeds, {
+    retentionIntervalMs: limits.retentionIntervalMs,
+    tableSizes: limits.tableSizes,
+  });
 
   const unsubscribes = feeds.map(({ feed, state }) => {
     // every labelled series exists at 0 from the start (see above)
@@ -174,5 +191,11 @@ export function createFeedsMetrics(
       },
     });
   });
-  return { registry, close: () => unsubscribes.forEach((unsubscribe) => unsubscribe()) };
+  return {
+    registry,
+    close: () => {
+      unsubscribes.forEach((unsubscribe) => unsubscribe());
+      closeRetention();
+    },
+  };
 }

@@ -15,6 +15,7 @@ import { shrinkingFetch } from './poll/shrinking-fetch.js';
 import { sleepUnlessAborted, type LoopSleep } from '../lib/loop-sleep.js';
 import { SyncWorker } from './leadership/leader-loop.js';
 import type { WorkerState } from './state/worker-state.js';
+import { RetentionCleaner, type RetentionSettings } from './retention/cleaner.js';
 
 export interface WorkerSettings {
   feed: string;
@@ -28,6 +29,8 @@ export interface WorkerSettings {
   stopWaitMs: number;
   /** FEED_RETENTION_MS: a checkpoint idle this long stops the feed (suspected gap); undefined = no check */
   retentionMs?: number;
+  /** the RETAIN_* settings of this feed: the leader runs the retention cleaner; undefined = no cleaner */
+  retention?: RetentionSettings;
 }
 
 export interface ComposeWorkerOptions {
@@ -161,8 +164,25 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
         })
       : createPoller();
   const outboxClient = options.outboxClient;
-  const createLeaderTasks = () =>
-    outboxClient
+  const retention = settings.retention;
+  // the cleaner runs on the feed's leader only, one per term, like the outbox delivery
+  const createCleaner = () =>
+    retention
+      ? [
+          new RetentionCleaner({
+            db: database.db,
+            feed,
+            settings: retention,
+            clock,
+            sleep,
+            log: log.child({ component: 'retention' }),
+            onPurged: (cls, rows) => state.retentionPurged(cls, rows),
+          }),
+        ]
+      : [];
+  const createLeaderTasks = () => [
+    ...createCleaner(),
+    ...(outboxClient
       ? [
           new OutboxLoop({
             delivery: {
@@ -186,7 +206,8 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
             log: log.child({ component: 'outbox' }),
           }),
         ]
-      : [];
+      : []),
+  ];
   return new SyncWorker({
     lease,
     createPoller: createLoop,

@@ -117,7 +117,10 @@ describe.skipIf(!reachable)(
       const env = { DATABASE_URL: urlAs(empty.url, ROLES.runtime), MIGRATE_ON_START: 'false', ...upstreamEnv };
       const drained = await runCli(['run', '--once', '--json'], env);
       // the only thing said: the events of the prescription not registered yet were quarantined
-      const said = drained.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string });
+      const said = drained.stderr
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { level: number; msg: string });
       expect(said.map((l) => [l.level, l.msg])).toEqual(said.map(() => [40, expect.stringMatching(/event\(s\) quarantined/)]));
       expect(JSON.parse(drained.stdout)).toMatchObject({ drained: true });
 

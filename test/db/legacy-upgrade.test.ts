@@ -123,8 +123,12 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
       where n.nspname = 'intake_sync' and a.grantee <> c.relowner`;
     expect(left).toEqual([]);
 
-    // 0005 gave prescriptions a feed: a 0.1 install ran the one feed `default`
-    const withFeed = { ...before, prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default' })) };
+    // 0005 gave prescriptions a feed: a 0.1 install ran the one feed `default`; 0012 gave findings expired_at
+    const withFeed = {
+      ...before,
+      prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default' })),
+      quarantine: before.quarantine!.map((row) => ({ ...(row as object), expired_at: null })),
+    };
     expect(await tableRows(legacy, 'intake_sync')).toEqual(withFeed);
     const leftInPublic = await legacy.sql`select tablename from pg_tables where schemaname = 'public'`;
     expect(leftInPublic).toEqual([]);

@@ -49,6 +49,8 @@ describe('deploy/prometheus/alerts.yaml', () => {
         'IntakeSyncPollHeartbeatStale',
         'IntakeSyncQuarantineGrowing',
         'IntakeSyncUpstreamErrors',
+        // issue 18: the retention cleaner
+        'IntakeSyncRetentionNotRunning',
       ].sort(),
     );
   });

@@ -224,6 +224,10 @@ describe.skipIf(!reachable)(`per-feed access for application roles (${reachable 
     const [def] = await owner`select pg_get_functiondef('intake_sync.status_changes_since(text, integer)'::regprocedure) as d`;
     if (!String(def?.d).includes('_feed_visible'))
       return ctx.skip('status_changes_since is redefined with _feed_visible in 0012 (retention)');
+    // one status change per feed (the commit trigger records it as an applied event would)
+    await owner`update intake_sync.prescriptions set status = 'accepted' where feed in (${FEED_A}, ${FEED_B}) and status is null`;
+    const [all] = await owner`select count(distinct feed)::int as n from intake_sync.status_changes_since(null, 1000)`;
+    expect(all?.n, 'the owner sees both feeds').toBe(2);
     const a = as(ROLES.a);
     const changes = await a`select feed from intake_sync.status_changes_since(null, 1000)`;
     expect(new Set(changes.map((c) => c.feed))).toEqual(new Set([FEED_A]));

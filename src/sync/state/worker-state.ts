@@ -124,6 +124,8 @@ export interface WorkerStateListener {
   fatal?(): void;
   /** this process took the feed lease (counted to see flapping) */
   becameLeader?(): void;
+  /** the retention cleaner committed a batch that removed `rows` rows of `retentionClass` */
+  retentionPurged?(retentionClass: string, rows: number): void;
 }
 
 /**
@@ -162,6 +164,11 @@ export class WorkerState {
     this.role = 'leader';
     this.leaderSince = this.clock.now();
     for (const listener of this.listeners) listener.becameLeader?.();
+  }
+
+  /** The retention cleaner removed `rows` rows of one class (a committed batch). */
+  retentionPurged(retentionClass: string, rows: number): void {
+    for (const listener of this.listeners) listener.retentionPurged?.(retentionClass, rows);
   }
 
   becameStandby(): void {
