@@ -17,8 +17,9 @@ await intake.registerPrescription('fax-1001', {
   drug_ndc: '00002015204',
 });
 
-// A prescription to send: queued in the same transaction as your own writes, delivered by the daemon.
-const prescription = JSON.parse(await readFile('prescription.json', 'utf8'));
+// A prescription to send (examples/prescription.json): queued in the same transaction as your own
+// writes, delivered by the daemon.
+const prescription = JSON.parse(await readFile(new URL('prescription.json', import.meta.url), 'utf8'));
 await sql.begin(async (tx) => {
   // await tx`insert into orders ${tx(order)}`;
   await intake.in(tx).sendPrescription(prescription);
@@ -30,9 +31,13 @@ console.log(
 console.log('status', (await intake.prescriptionStatus('fax-1001'))?.status);
 
 // Every status change, in commit order, resuming from a cursor you stored (null: from the start).
+// A service follows for as long as it runs; this example stops once 5 s pass without a change.
 const stop = new AbortController();
+let quiet = setTimeout(() => stop.abort(), 5_000);
 for await (const change of followStatusChanges({ url, since: null, signal: stop.signal })) {
   console.log('change', change.external_id, change.previous_status, '->', change.new_status);
-  if (change.external_id === 'fax-1001' && change.new_status === 'delivered') stop.abort(); // store change.cursor with your own work
+  // store change.cursor with your own work, then wait for the next change
+  clearTimeout(quiet);
+  quiet = setTimeout(() => stop.abort(), 5_000);
 }
 await sql.end();

@@ -4,6 +4,7 @@ import { baseUrlProblem, canonicalBaseUrl } from './intake/base-url.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './intake/limits.js';
 import { SUPPORTED_API_VERSIONS } from './intake/versions.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
+import { givenValueNote } from './config-given.js';
 import { DURATION_RULE, parseDuration } from './lib/duration.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -163,6 +164,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = envSchema.safeParse(present);
   if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  // what was expected (zod's message) and what was given (unless it may be a secret)
+  const lines = result.error.issues.map((issue) => {
+    const variable = issue.path.join('.');
+    return `  ${variable || '(env)'}: ${issue.message}${givenValueNote(variable, present[variable])}`;
+  });
   throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
 }

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { uniqueKeyOptions } from './log-unique-keys.js';
 
 /**
  * Keys that may carry PHI or secrets anywhere in a logged object. Redaction is a
@@ -41,6 +42,8 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     level: options.level ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     base: { pid: process.pid },
+    // one key per field in every JSON line, however children and calls repeat a binding
+    ...uniqueKeyOptions,
   };
   if (options.destination) return pino(base, options.destination);
   if (options.pretty) {

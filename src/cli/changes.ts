@@ -15,11 +15,15 @@ export function formatChangeLine(change: StatusChange): string {
 }
 
 /** An error the follower ended on, with what to do about the likely causes. */
-function describeFollowError(error: unknown, schema: string): Error {
+function describeFollowError(error: unknown, schema: string, since: string | undefined): Error {
   if (error instanceof Error && error.name === 'CursorExpiredError') {
     return new Error(`changes follow: ${error.message}; run again without --since to read from the oldest change kept`, { cause: error });
   }
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  // the function refuses a malformed cursor (22023): bad input from --since, exit 2 like any bad argument
+  if (code === '22023' && since !== undefined) {
+    return new CliUsageError(`--since: not a cursor this feed returned (${describeDatabaseError(error)})`, { cause: error });
+  }
   if (code === '42883' || code === '3F000') {
     return new Error(
       `changes follow: ${schema}.status_changes_since does not exist: run \`intake-sync migrate\` (${describeDatabaseError(error)})`,
@@ -70,7 +74,7 @@ export function registerChangesCommands(program: Command): void {
           else process.stdout.write(`${formatChangeLine(change)}\n`);
         }
       } catch (error) {
-        throw describeFollowError(error, config.DATABASE_SCHEMA);
+        throw describeFollowError(error, config.DATABASE_SCHEMA, options.since);
       } finally {
         removeHandlers();
       }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerAuditCommands } from './audit.js';
 import { registerChangesCommands } from './changes.js';
 import { registerCheckpointCommands } from './checkpoint.js';
+import { registerDoctorCommand } from './doctor.js';
 import { registerEventsCommands } from './events.js';
 import { registerEventsSkipCommand } from './events-skip.js';
 import { registerGrantsCommand } from './grants.js';
@@ -39,4 +40,5 @@ export function registerCommands(program: Command): void {
   registerStatusCommand(program);
   registerChangesCommands(program);
   registerSandboxCommand(program);
+  registerDoctorCommand(program);
 }

@@ -2,10 +2,12 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands.js';
 import { reportCliError } from './errors.js';
+import { VERSION } from '../version.js';
 
 const program = new Command()
   .name('intake-sync')
   .description('Sync a prescriber vendor Postgres with the Prescription Intake API (2024-12-10)')
+  .version(VERSION, '-V, --version', 'print the version and exit')
   .showHelpAfterError()
   .exitOverride();
 

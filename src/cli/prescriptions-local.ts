@@ -11,6 +11,7 @@ import {
   setSubscriptionId,
 } from '../sync/matching/local-prescriptions.js';
 import { CliUsageError } from './errors.js';
+import { parseStatusFilter } from './status-filter.js';
 import { commandFeed, currentSource, feedRemote, withFeedOption } from './feed-context.js';
 import { printJson, printTable } from './output.js';
 import { withStore } from './store-context.js';
@@ -111,10 +112,10 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
     .option('--status <status>', 'only prescriptions in this status')
     .option('--json', 'one JSON object per line')
     .action(async (options: { feed?: string; status?: string; json?: boolean }) => {
-      if (options.status !== undefined && options.status.trim() === '') throw new CliUsageError('--status needs a status name');
+      const status = parseStatusFilter(options.status);
       const config = loadConfig();
       const feed = commandFeed(config, options.feed).name;
-      const rows = await withStore(config, ({ db }) => listLocalPrescriptions(db, { status: options.status, feed }));
+      const rows = await withStore(config, ({ db }) => listLocalPrescriptions(db, { status, feed }));
       if (options.json) for (const row of rows) printJson(row);
       else printTable(['external_id', 'status', 'status_occurred_at', 'events', 'subscription_id', 'cancellation_requested_at'], rows);
     });

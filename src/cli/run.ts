@@ -16,6 +16,13 @@ import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
 import { openStore } from './store-context.js';
+import { CliUsageError } from './errors.js';
+import { readSchemaLevel } from '../db/schema-level.js';
+import { attachActivityLog } from '../sync/poll/activity-log.js';
+import { latestCheckpointMove } from '../sync/poll/checkpoint-mover.js';
+import { VERSION } from '../version.js';
+import { healthListenError } from './health-port-error.js';
+import { startLineFields } from './start-line.js';
 interface RunOptions {
   once?: boolean;
   json?: boolean;
@@ -34,6 +41,8 @@ export function registerRunCommand(program: Command): void {
       'run against the built-in simulator although DATABASE_URL (or credentials) is set: never on a database holding an operator feed',
     )
     .action(async (options: RunOptions) => {
+      // a daemon prints no summary: --json would be silently ignored
+      if (options.json && !options.once) throw new CliUsageError('--json only applies together with --once');
       process.exitCode = await runWorker(options);
     });
 }
@@ -63,6 +72,8 @@ async function runWorker(options: RunOptions): Promise<number> {
     // migrations are applied here, serialised across processes
     const { database, sessions } = await openStore(config, { lease: true, migrate: config.MIGRATE_ON_START });
     closers.push({ what: 'database', close: () => database.close() });
+    const level = await readSchemaLevel(database);
+    log.info(startLineFields({ version: VERSION, config, feeds, sessions, level }), `intake-sync ${VERSION} starting`);
     workers = await composeFeedWorkers({ config, mode, feeds, database, leaseUrl: sessions?.sessionUrl, log, clock, closers });
     for (const { feed, state } of workers) {
       const stopProgress = startProgressReporter({
@@ -74,6 +85,14 @@ async function runWorker(options: RunOptions): Promise<number> {
         intervalMs: config.PROGRESS_LOG_INTERVAL_MS,
       });
       closers.push({ what: 'progress', close: async () => stopProgress() });
+      const stopActivity = attachActivityLog({
+        state,
+        clock,
+        log: log.child({ component: 'activity', feed }),
+        intervalMs: config.PROGRESS_LOG_INTERVAL_MS,
+        whoMoved: () => latestCheckpointMove(database.db, feed),
+      });
+      closers.push({ what: 'activity log', close: async () => stopActivity() });
     }
     if (stopRequested) return 0;
     if (options.once) return await drainOnce(workers, options.json === true);
@@ -146,6 +165,9 @@ async function startHealth(
     },
     clock,
     log: log.child({ component: 'health' }),
+  }).catch((error: unknown) => {
+    // EADDRINUSE and friends name the setting to change, not just the socket call
+    throw healthListenError(error, config.HEALTH_HOST, config.HEALTH_PORT);
   });
   closers.push({ what: 'health endpoint', close: () => server.close() });
 }

@@ -3,9 +3,12 @@ import { countMigrationStates } from '../sync/version-migration/migration-progre
 import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/matching/quarantine.js';
 import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
-import { loadConfig } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
 import { queryRows, type Database } from '../db/connection.js';
-import { leaseHolder } from '../sync/leadership/lease.js';
+import { leaseHolder, type LeaseHolder } from '../sync/leadership/lease.js';
+import { parseLeaseApplicationName } from '../sync/leadership/lease-holder-name.js';
+import { probeLag, type StatusLag } from './status-lag.js';
+import { statusLagClient } from './status-lag-client.js';
 import { readOutboxStats } from '../sync/state/outbox-stats.js';
 import { resolveFeeds } from '../feeds-file.js';
 import { CliUsageError } from './errors.js';
@@ -26,8 +29,14 @@ export interface StoreStatus {
   } | null;
   /** open quarantine entries by reason */
   quarantine: Record<QuarantineReason, number>;
-  /** null on embedded PGlite, where there is only ever this process */
-  leader: { held: boolean; pid: number | null } | null;
+  /**
+   * null on embedded PGlite, where there is only ever this process. `pid` and `host` are the holding
+   * daemon's (from its lease session's application_name; null when the URL set its own name),
+   * `backend_pid` the Postgres backend holding the lock
+   */
+  leader: { held: boolean; pid: number | null; host: string | null; backend_pid: number | null; client_addr: string | null } | null;
+  /** how far behind the operator the store is (asked at the operator: GET /events at the stored position, limit 1) */
+  lag?: StatusLag;
   prescriptions: { total: number; by_status: Record<string, number> };
   events: number;
   /** rows waiting to be delivered to the operator (send_prescription / cancel_prescription) */
@@ -62,12 +71,24 @@ export function registerStatusCommand(program: Command): void {
       try {
         const now = Date.now();
         const statuses: StoreStatus[] = [];
-        for (const feed of feeds) statuses.push(await readStoreStatus(database, feed, now));
+        for (const feed of feeds) {
+          const status = await readStoreStatus(database, feed, now);
+          status.lag = await feedLag(config, feed, database, status.checkpoint?.iterator ?? null);
+          statuses.push(status);
+        }
         process.stdout.write(`${formatStatuses(statuses, { json: options.json ?? false, allFeeds: options.allFeeds ?? false })}\n`);
       } finally {
         await database.close();
       }
     });
+}
+
+/** The feed's lag, asked at its current source; unknown without a configured operator. */
+async function feedLag(config: Config, feed: string, database: Database, iterator: string | null): Promise<StatusLag> {
+  const client = await statusLagClient(config, feed, database.db);
+  if (!client)
+    return { seconds: null, caught_up: null, detail: 'unknown: no operator configured (the embedded sandbox runs inside `run`)' };
+  return probeLag(client, iterator, Date.now);
 }
 
 /** One feed prints as before (one object); --all-feeds wraps them, so the one-feed shape never changes. */
@@ -122,7 +143,7 @@ export async function readStoreStatus(database: Database, feed: string, now: num
           }
         : null,
     quarantine,
-    leader: holder === undefined ? null : { held: holder !== null, pid: holder?.pid ?? null },
+    leader: holder === undefined ? null : leaderOf(holder),
     prescriptions: { total: Object.values(byStatus).reduce((a, b) => a + b, 0), by_status: byStatus },
     events: Number(eventRow?.count ?? 0),
     outbox: { pending: outbox.pending, oldest_pending_age_seconds: outbox.oldestPendingAgeSeconds },
@@ -149,6 +170,41 @@ export async function readStoreStatus(database: Database, feed: string, now: num
   };
 }
 
+function leaderOf(holder: LeaseHolder | null): NonNullable<StoreStatus['leader']> {
+  const daemon = parseLeaseApplicationName(holder?.applicationName);
+  return {
+    held: holder !== null,
+    pid: daemon?.pid ?? null,
+    host: daemon?.host ?? null,
+    backend_pid: holder?.pid ?? null,
+    client_addr: holder?.clientAddr ?? null,
+  };
+}
+
+function leaderText(leader: StoreStatus['leader']): string {
+  if (leader === null) return 'embedded (single process)';
+  if (!leader.held) return 'nobody holds the lease';
+  const where = leader.host ?? leader.client_addr ?? 'an unknown host';
+  const backend = `Postgres backend ${leader.backend_pid}`;
+  return leader.pid === null
+    ? `held by a process on ${where} (${backend}; its application_name is its own, so no daemon pid)`
+    : `held by intake-sync pid ${leader.pid} on ${where} (${backend})`;
+}
+
+function lagText(lag: StatusLag | undefined): string | undefined {
+  if (!lag) return undefined;
+  if (lag.caught_up) return 'lag             caught up';
+  if (lag.seconds !== null) return `lag             ${lag.seconds}s (the oldest unapplied event occurred ${lag.seconds}s ago)`;
+  return `lag             ${lag.detail}`;
+}
+
+function findingsText(q: StoreStatus['quarantine']): string {
+  const open = Object.entries(q).filter(([, count]) => count > 0);
+  const total = open.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return 'quarantine      no open findings';
+  return `quarantine      ${total} open finding(s): ${open.map(([reason, count]) => `${reason} ${count}`).join(', ')} (intake-sync quarantine list)`;
+}
+
 function migrationText(m: NonNullable<StoreStatus['migration']>): string {
   const states = Object.entries(m.by_state)
     .map(([state, count]) => `${state} ${count}`)
@@ -163,13 +219,6 @@ function migrationText(m: NonNullable<StoreStatus['migration']>): string {
 
 function statusText(status: StoreStatus): string {
   const c = status.checkpoint;
-  const q = status.quarantine;
-  const leader =
-    status.leader === null
-      ? 'embedded (single process)'
-      : status.leader.held
-        ? `held by backend pid ${status.leader.pid}`
-        : 'nobody holds the lease';
   const statuses = Object.entries(status.prescriptions.by_status)
     .map(([name, count]) => `${name} ${count}`)
     .join(', ');
@@ -179,9 +228,10 @@ function statusText(status: StoreStatus): string {
       ? `checkpoint      version ${c.version}, iterator ${c.iterator ?? '(beginning)'}, moved ${c.age_seconds}s ago`
       : 'checkpoint      none yet (the worker has not run)',
     c ? `applied         ${c.pages_applied} pages, ${c.events_applied} events, ${c.events_quarantined} quarantined` : undefined,
+    lagText(status.lag),
     `events          ${status.events} in history`,
-    `quarantine      malformed ${q.malformed}, unmatched ${q.unmatched}, ambiguous ${q.ambiguous}, unsupported_version ${q.unsupported_version} (open)`,
-    `lease           ${leader}`,
+    findingsText(status.quarantine),
+    `lease           ${leaderText(status.leader)}`,
     `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
     ...(status.sources ?? []).map((s) => `source          ${s.api_version} ${s.state} ${s.base_url}`),
     status.migration ? migrationText(status.migration) : undefined,

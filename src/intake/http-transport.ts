@@ -39,10 +39,13 @@ export class HttpTransport {
   readonly #ky: KyInstance;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
+  /** host:port of the base URL, for network errors (never its path or credentials) */
+  readonly #host: string;
 
   constructor(options: TransportOptions) {
     this.#timeoutMs = options.timeoutMs;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#host = operatorHost(options.baseUrl);
     this.#ky = ky.create({
       prefixUrl: options.baseUrl,
       retry: 0,
@@ -78,7 +81,7 @@ export class HttpTransport {
       if (error instanceof ResponseTooLargeError) throw error;
       if (request.signal?.aborted) throw coerceError(request.signal.reason);
       if (timeout.aborted) throw new RequestTimeoutError(context, this.#timeoutMs, { cause: error });
-      throw asNetworkError(context, error);
+      throw asNetworkError(context, error, this.#host);
     }
     return interpretResponse(context, read, z.never(), Date.now());
   }
@@ -106,7 +109,7 @@ export class HttpTransport {
       if (error instanceof ResponseTooLargeError) throw error;
       if (request.signal?.aborted) throw coerceError(request.signal.reason);
       if (timeout.aborted) throw new RequestTimeoutError(context, this.#timeoutMs, { cause: error });
-      throw asNetworkError(context, error);
+      throw asNetworkError(context, error, this.#host);
     }
     return interpretResponse(context, read, request.schema, Date.now());
   }
@@ -114,9 +117,14 @@ export class HttpTransport {
 
 // fetch reports every connection-level failure as a TypeError ("fetch failed",
 // "terminated") with the system or undici error in `cause`.
-function asNetworkError(context: RequestContext, error: unknown): Error {
+function asNetworkError(context: RequestContext, error: unknown, host: string): Error {
   if (!(error instanceof TypeError)) return coerceError(error);
-  return new NetworkError(context, findErrorCode(error), { cause: error });
+  return new NetworkError(context, findErrorCode(error), { cause: error }, host);
+}
+
+/** host:port of a base URL, the default port spelled out (443, 80) so the message says what was dialled. */
+function operatorHost(baseUrl: URL): string {
+  return `${baseUrl.hostname}:${baseUrl.port || (baseUrl.protocol === 'https:' ? '443' : '80')}`;
 }
 
 function findErrorCode(error: unknown): string | undefined {

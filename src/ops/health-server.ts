@@ -6,6 +6,7 @@ import { evaluateFeedsLiveness, evaluateFeedsReadiness, type FeedSnapshot } from
 import { evaluateLiveness } from './liveness.js';
 import type { SyncMetrics } from './metrics.js';
 import type { ReadinessThresholds } from './readiness.js';
+import { VERSION } from '../version.js';
 
 export interface HealthServerOptions {
   host: string;
@@ -73,6 +74,7 @@ async function handle(options: HealthServerOptions, request: IncomingMessage, re
       );
       sendJson(response, liveness.alive ? 200 : 503, {
         status: liveness.alive ? 'ok' : 'dead',
+        version: VERSION,
         role: evaluateFeedsReadiness(feeds, true, options.thresholds, 0).role,
         reason: liveness.reasons.length === 0 ? null : liveness.reasons.join('; '),
         feeds: perFeed,

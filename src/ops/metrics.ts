@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 import { QUARANTINE_REASONS } from '../sync/matching/quarantine.js';
 import { UPSTREAM_FAILURE_REASONS, type WorkerState } from '../sync/state/worker-state.js';
 import { registerFeedGauges } from './metrics-feed-gauges.js';
+import { registerBuildInfo } from './metrics-build-info.js';
 import { registerProvidedGauges, type OutboxSource, type QuarantineSource } from './metrics-provided-gauges.js';
 import { registerRetentionMetrics, type RetentionSource, type TableSizeSource } from './metrics-retention.js';
 
@@ -140,6 +141,7 @@ export function createFeedsMetrics(
   registerFeedGauges(registers, feeds, clock, limits);
   registerProvidedGauges(registers, feeds);
   registerCursorGauge(registry, feeds);
+  registerBuildInfo(registry, feeds);
   const closeRetention = registerRetentionMetrics(registers, feeds, {
     retentionIntervalMs: limits.retentionIntervalMs,
     tableSizes: limits.tableSizes,

@@ -89,14 +89,14 @@ describe.skipIf(!onPostgres)(`intake-sync changes follow (${NEEDS_POSTGRES})`, (
     expect(printed).toHaveLength(3);
   }, 240_000);
 
-  test('a malformed --since is refused with the argument named', async () => {
+  test('a malformed --since is refused with the argument named (bad input: exit 2)', async () => {
     const bad = follow(['--since', 'not-a-cursor']);
-    await expect(bad.exited).resolves.toBe(1);
+    await expect(bad.exited).resolves.toBe(2);
     expect(
       bad
         .logs()
         .map((l) => l.raw ?? '')
         .join('\n'),
-    ).toMatch(/status_changes_since: cursor is malformed .*\(22023\)/);
+    ).toMatch(/--since: not a cursor this feed returned \(status_changes_since: cursor is malformed .*\(22023\)\)/);
   }, 60_000);
 });

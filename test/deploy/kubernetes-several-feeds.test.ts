@@ -57,6 +57,13 @@ describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? 
     const feeds = resolveFeeds(config, { ...env, FEEDS_FILE: local });
     expect(feeds.map((f) => f.name)).toEqual(['west', 'east']);
     for (const feed of feeds) expect(feed.apiKey && feed.apiSecret, `${feed.name}: credentials from the Secret`).toBeTruthy();
+
+    // the doctor init container checks exactly what the worker runs with: same variables, same mounted file
+    const doctor = (pod.initContainers as Obj[]).find((c) => c.name === 'doctor') as Obj;
+    expect(doctor.args).toEqual(['doctor']);
+    const byName = (list: Obj[]) => [...list].sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    expect(byName(doctor.env)).toEqual(byName(container.env));
+    expect(doctor.volumeMounts).toEqual(container.volumeMounts.filter((m: Obj) => m.name === 'feeds'));
   });
 
   it('the migrate Job reads the same feeds.json (names only, no Secret) and so registers both feeds', () => {

@@ -96,6 +96,18 @@ describe('deploy/kubernetes against the code', () => {
     expect(job.spec.template.spec.containers[0].args).toEqual(['migrate']);
   });
 
+  it('a doctor init container checks the deployment with exactly the worker environment before the daemon starts', () => {
+    const doctor = (pod.initContainers as Obj[]).find((c) => c.name === 'doctor') as Obj;
+    expect(doctor, 'initContainers: doctor').toBeDefined();
+    expect(doctor.image).toBe(container.image);
+    expect(doctor.args).toEqual(['doctor']);
+    expect(doctor.env).toEqual(container.env);
+    expect(doctor.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    // the configuration parses as the image runs it, and doctor is a command the CLI has
+    expect(decideRunMode(loadConfig({ ...imageEnv(), ...resolvedEnv(doctor) }), { demo: false })).toBe('operator');
+    expect(read('src/cli/commands.ts')).toContain('registerDoctorCommand(program)');
+  });
+
   it('2 replicas spread across nodes, a PDB that keeps one, rolling without a gap', () => {
     expect(deployment.spec.replicas).toBe(2);
     const spread = pod.topologySpreadConstraints as Obj[];

@@ -1,8 +1,8 @@
 import postgres from 'postgres';
-import { applicationName } from '../../db/connection.js';
 import { withDeadline } from '../../db/deadline.js';
 import type { Logger } from '../../log.js';
 import type { FeedLease } from './feed-lease.js';
+import { ownLeaseApplicationName } from './lease-holder-name.js';
 import { LEASE_NAMESPACE, leaseName, MEMBERS_NAMESPACE, membersName } from './lease-keys.js';
 import { mayTakeLease, mustYieldLease } from './lease-share.js';
 
@@ -171,10 +171,8 @@ export class LeaseSession {
       // see connection.ts: the lookup's dropped promise could end the process on a terminated backend
       fetch_types: false,
       connection: {
-        // the operator's application_name from the URL as given; else ours, saying what this session is
-        application_name:
-          new URL(this.url).searchParams.get('application_name') ||
-          `${applicationName()} lease ${this.options.feeds.length === 1 ? this.options.feeds[0] : `${this.options.feeds.length} feeds`}`,
+        // the operator's application_name from the URL as given; else ours: the daemon's pid and host, and its feeds
+        application_name: new URL(this.url).searchParams.get('application_name') || ownLeaseApplicationName(this.options.feeds),
         idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
       },
     }));

@@ -66,18 +66,30 @@ const embeddedLease: FeedLease = {
   release: async () => {},
 };
 
-/** Who holds a feed's lease right now (for `status`): the backend pid, or null. */
-export async function leaseHolder(database: Database, feed: string): Promise<{ pid: number } | null> {
+/** Who holds a feed's lease right now (for `status`), or null. */
+export interface LeaseHolder {
+  /** the Postgres backend holding the lock */
+  pid: number;
+  /** the holding session's application_name (the daemon's pid and host: see lease-holder-name.ts) */
+  applicationName: string | null;
+  /** where the holding session connects from (null: a Unix socket) */
+  clientAddr: string | null;
+}
+
+export async function leaseHolder(database: Database, feed: string): Promise<LeaseHolder | null> {
   if (database.kind !== 'postgres') return null;
-  const rows = await queryRows<{ pid: number }>(
+  const rows = await queryRows<{ pid: number; application_name: string | null; client_addr: string | null }>(
     database.db,
     // pg_locks spans the cluster; advisory locks of other databases are not ours
-    drizzleSql`select pid from pg_locks
-                where locktype = 'advisory' and granted and objsubid = 2
-                  and database = (select oid from pg_database where datname = current_database())
-                  and classid = ${LEASE_NAMESPACE}::oid
-                  and objid = (hashtext(${leaseName(database.names.schema, feed)})::bigint & 4294967295)::oid`,
+    drizzleSql`select l.pid, a.application_name, host(a.client_addr) as client_addr
+                 from pg_locks l left join pg_stat_activity a on a.pid = l.pid
+                where l.locktype = 'advisory' and l.granted and l.objsubid = 2
+                  and l.database = (select oid from pg_database where datname = current_database())
+                  and l.classid = ${LEASE_NAMESPACE}::oid
+                  and l.objid = (hashtext(${leaseName(database.names.schema, feed)})::bigint & 4294967295)::oid`,
   );
-  const pid = rows[0]?.pid;
-  return pid === undefined ? null : { pid: Number(pid) };
+  const row = rows[0];
+  return row === undefined
+    ? null
+    : { pid: Number(row.pid), applicationName: row.application_name ?? null, clientAddr: row.client_addr ?? null };
 }

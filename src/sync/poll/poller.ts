@@ -252,7 +252,7 @@ export class Poller {
           }
           known.updatedAtMs = clock.now();
         }
-        state.pollSucceeded({ done: page.meta.done, noProgress });
+        state.pollSucceeded({ done: page.meta.done, noProgress, durationMs: clock.now() - fetchStartedAt });
         this.known = known;
         return noProgress ? { kind: 'no-progress' } : { kind: 'caught-up' };
       }

@@ -22,6 +22,8 @@ export interface ResyncOptions {
   /** who runs it, for the checkpoint audit trail */
   by: string;
   log?: Logger;
+  /** why it runs, added to the `started` audit row (the CLI: the cursor problem found, and whether --force) */
+  auditDetail?: Record<string, unknown>;
 }
 
 export interface ResyncSummary {
@@ -38,7 +40,7 @@ export interface ResyncSummary {
   terminal: number;
 }
 
-interface Candidate {
+export interface Candidate {
   external_id: string;
   identity: PrescriptionIdentity;
   /** every subscription we know publishes for it: the recorded one and those its events came under */
@@ -61,7 +63,7 @@ export async function resync(options: ResyncOptions): Promise<ResyncSummary> {
   const names = namesOf(db);
   // audited before anything changes (a crash part-way still leaves who started it) and when it ends:
   // it spans requests to the operator, so no single transaction holds all of it
-  await recordAudit(db, names, { action: 'feed.resync', feed, detail: { phase: 'started' } }, options.by);
+  await recordAudit(db, names, { action: 'feed.resync', feed, detail: { ...options.auditDetail, phase: 'started' } }, options.by);
   const progress = { resubscribed: 0, cancelled: 0 };
   try {
     const summary = await resyncSteps(options, progress);
@@ -117,7 +119,7 @@ async function resyncSteps(options: ResyncOptions, progress: { resubscribed: num
 }
 
 /** The feed's own local prescriptions: another feed's belong to another credential. */
-async function loadCandidates(db: Db, feed: string): Promise<{ candidates: Candidate[]; terminal: number }> {
+export async function loadCandidates(db: Db, feed: string): Promise<{ candidates: Candidate[]; terminal: number }> {
   const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
     db,

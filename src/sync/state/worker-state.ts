@@ -98,11 +98,24 @@ export interface WorkerSnapshot {
   totals: WorkerTotals;
 }
 
+/** A poll that brought nothing new, as pollSucceeded reports it. */
+export interface EmptyPoll {
+  done: boolean;
+  noProgress: boolean;
+  /** from the request's start to its answer, when the poller measured it */
+  durationMs?: number;
+}
+
 /** Hooks for reporters that need each event, not just the latest snapshot. */
 export interface WorkerStateListener {
-  pageApplied?(page: AppliedPageRecord): void;
+  /** `position`: the feed checkpoint the page committed (null: a draining source's position moved) */
+  pageApplied?(page: AppliedPageRecord, position: { iterator: string; version: number } | null): void;
   /** a poll brought nothing new at its iterator: a successful request, nothing applied */
-  emptyPoll?(): void;
+  emptyPoll?(poll: EmptyPoll): void;
+  /** the feed checkpoint as read from the database (a pass start, a reload after a conflict) */
+  checkpointLoaded?(checkpoint: { iterator: string | null; version: number }): void;
+  /** this process gave up (or lost) the feed lease */
+  becameStandby?(): void;
   /** a request to the operator failed and will be retried by the client */
   upstreamRetry?(reason: UpstreamFailureReason): void;
   /** a poll failed for good (after the client's retries); reason is set for upstream failures */
@@ -162,6 +175,7 @@ export class WorkerState {
     this.role = 'standby';
     this.leaderSince = null;
     this.backlog = false;
+    for (const listener of this.listeners) listener.becameStandby?.();
   }
 
   stopped(): void {
@@ -176,6 +190,7 @@ export class WorkerState {
   checkpointLoaded(checkpoint: { iterator: string | null; version: number; updatedAt: Date | number }): void {
     const updatedAt = checkpoint.updatedAt instanceof Date ? checkpoint.updatedAt.getTime() : checkpoint.updatedAt;
     this.checkpoint = { iterator: checkpoint.iterator, version: checkpoint.version, updatedAt };
+    for (const listener of this.listeners) listener.checkpointLoaded?.({ iterator: checkpoint.iterator, version: checkpoint.version });
   }
 
   /** `position` null: the page moved a draining source's position, not the feed's checkpoint (kept as it was) */
@@ -193,21 +208,21 @@ export class WorkerState {
     this.backlog = !page.done;
     if (position) this.checkpoint = { iterator: position.iterator, version: position.version, updatedAt: now };
     addPage(this.totals, page);
-    for (const listener of this.listeners) listener.pageApplied?.(page);
+    for (const listener of this.listeners) listener.pageApplied?.(page, position);
   }
 
   /**
    * A poll that brought nothing new at the position it asked for: a success for readiness, nothing
    * applied (no transaction, so no page in the totals and the checkpoint position unchanged).
    */
-  pollSucceeded(poll: { done: boolean; noProgress: boolean }): void {
+  pollSucceeded(poll: EmptyPoll): void {
     this.lastSuccessAt = this.clock.now();
     this.lastPollAt = this.lastSuccessAt;
     this.consecutiveFailures = 0;
     this.lastFailure = null;
     this.noProgressStreak = poll.noProgress ? this.noProgressStreak + 1 : 0;
     this.backlog = !poll.done;
-    for (const listener of this.listeners) listener.emptyPoll?.();
+    for (const listener of this.listeners) listener.emptyPoll?.(poll);
   }
 
   pollFailed(source: FailureSource, summary: string, reason?: UpstreamFailureReason): number {

@@ -1,0 +1,17 @@
+/** Variables whose value is never echoed: credentials, or URLs that may carry a password. */
+const SECRET_VARIABLES = new Set(['INTAKE_API_KEY', 'INTAKE_API_SECRET', 'DATABASE_URL', 'LEASE_DATABASE_URL']);
+
+/** Longest value echoed back; a longer one is cut (a pasted file is not a setting). */
+const MAX_SHOWN = 80;
+
+/**
+ * What a config error line adds after the expectation: the value given, quoted (cut at 80
+ * characters), or a note that it is not shown for a secret. Empty when the variable was not given
+ * (its message already says it is required). Pure.
+ */
+export function givenValueNote(variable: string, given: string | undefined): string {
+  if (given === undefined) return '';
+  if (SECRET_VARIABLES.has(variable)) return ' (the value given is not shown: it may hold a secret)';
+  const shown = given.length > MAX_SHOWN ? `${given.slice(0, MAX_SHOWN)}…` : given;
+  return ` (given ${JSON.stringify(shown)})`;
+}
