@@ -1,8 +1,10 @@
 // `node --import tsx bench/drain-compare.ts --baseline DIR`: the single-feed backlog drain of two checkouts, alternated
 // in one run (baseline, candidate, baseline, candidate, ...) so both see about the same machine load. Each side runs
 // entirely from its own checkout: its migrations, its simulator, its registration and its compiled drain worker
-// (bench/drain-worker.ts, as `npm run bench` drains). Prints each drain with the load average it started at, the
-// medians and their ratio; writes `<results-dir>/<date>-drain-compare.json`. Databases are dropped, children killed.
+// (bench/drain-worker.ts, as `npm run bench` drains). Prints each drain with the load average it started at and the CPU
+// seconds of the worker and of its Postgres backends (on a shared machine the wall time swings with other load; the CPU
+// a drain costs hardly does), the medians and their ratios; writes `<results-dir>/<date>-drain-compare.json`.
+// Databases are dropped, children killed.
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -11,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type * as CompileWorker from './compile-worker.js';
 import type * as Database from './database.js';
 import type * as Drain from './drain.js';
+import { findProcess, sampleCpu } from './cpu-sampler.js';
 import { parseDrainCompareArgs } from './drain-compare-args.js';
 import type * as Processes from './processes.js';
 import type * as Register from './register.js';
@@ -46,6 +49,9 @@ interface DrainRow {
   seconds: number;
   events_per_s: number;
   peak_rss_mb: number;
+  /** CPU seconds of the worker process, and of the Postgres backends serving its database (load-independent) */
+  worker_cpu_s: number;
+  postgres_cpu_s: number;
   prepare_p50_ms: number;
   write_p50_ms: number;
 }
@@ -83,7 +89,19 @@ async function drainOnce(p: Prepared, serverUrl: string, stamp: string, pair: nu
   const db = await p.side.database.createBenchDatabase(serverUrl, `${stamp}_${p.side.label}_${pair}`, { template: p.template.name });
   try {
     await db.sql`checkpoint`;
+    // the worker is found by its compiled entry (unique per side); the backends by database, the harness's own excluded
+    let workerPid: number | undefined;
+    const worker = sampleCpu(async () => {
+      workerPid ??= await findProcess(p.worker.entry);
+      return workerPid === undefined ? [] : [workerPid];
+    });
+    const backends = sampleCpu(async () =>
+      (await db.sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = ${db.name} and pid <> pg_backend_pid()`).map(
+        (r) => r.pid,
+      ),
+    );
     const result = await p.side.drain.runDrain(p.worker.entry, p.sandbox, db.url, DRAIN_FEED);
+    const [workerCpu, postgresCpu] = [await worker.stop(), await backends.stop()];
     return {
       pair,
       side: p.side.label,
@@ -92,6 +110,8 @@ async function drainOnce(p: Prepared, serverUrl: string, stamp: string, pair: nu
       seconds: Math.round(result.seconds * 100) / 100,
       events_per_s: Math.round(result.events_per_s),
       peak_rss_mb: Math.round(result.peak_rss_mb * 10) / 10,
+      worker_cpu_s: Math.round(workerCpu * 100) / 100,
+      postgres_cpu_s: Math.round(postgresCpu * 100) / 100,
       prepare_p50_ms: Math.round(result.per_page_ms.prepare.p50 * 100) / 100,
       write_p50_ms: Math.round(result.per_page_ms.write.p50 * 100) / 100,
     };
@@ -100,31 +120,64 @@ async function drainOnce(p: Prepared, serverUrl: string, stamp: string, pair: nu
   }
 }
 
-/** Median of each side's events/s (the mean of the two middles for an even count) and their ratio. */
+/** The median (the mean of the two middles for an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+const MEASURES = ['events_per_s', 'worker_cpu_s', 'postgres_cpu_s'] as const;
+
+/** Each side's median of each measure, candidate / baseline of the medians, and the median of the per-pair ratios. */
 function report(rows: readonly DrainRow[]) {
-  const median = (side: Side['label']) => {
-    const sorted = rows
-      .filter((r) => r.side === side)
-      .map((r) => r.events_per_s)
-      .sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  const of = (side: Side['label'], measure: (typeof MEASURES)[number]) => rows.filter((r) => r.side === side).map((r) => r[measure]);
+  const pairRatios = (measure: (typeof MEASURES)[number]) => {
+    const ratios: number[] = [];
+    for (const row of rows) {
+      const baseline = rows.find((r) => r.pair === row.pair && r.side === 'baseline');
+      if (row.side === 'candidate' && baseline) ratios.push(row[measure] / baseline[measure]);
+    }
+    return ratios;
   };
-  const baseline = median('baseline');
-  const candidate = median('candidate');
-  return { baseline_median_events_per_s: baseline, candidate_median_events_per_s: candidate, ratio: candidate / baseline };
+  return Object.fromEntries(
+    MEASURES.map((measure) => {
+      const baseline = median(of('baseline', measure));
+      const candidate = median(of('candidate', measure));
+      return [
+        measure,
+        {
+          baseline_median: baseline,
+          candidate_median: candidate,
+          ratio_of_medians: candidate / baseline,
+          median_pair_ratio: median(pairRatios(measure)),
+        },
+      ];
+    }),
+  ) as Record<
+    (typeof MEASURES)[number],
+    { baseline_median: number; candidate_median: number; ratio_of_medians: number; median_pair_ratio: number }
+  >;
 }
 
 function formatTable(rows: readonly DrainRow[], summary: ReturnType<typeof report>): string {
   const lines = [
-    '| pair | side | load (1 min) | events | seconds | events/s | peak RSS MB | prepare p50 ms | write p50 ms |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| pair | side | load (1 min) | seconds | events/s | worker CPU s | Postgres CPU s | peak RSS MB | prepare p50 ms | write p50 ms |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.pair} | ${r.side} | ${r.load_1m.toFixed(2)} | ${r.events} | ${r.seconds.toFixed(2)} | ${r.events_per_s.toLocaleString('en-US')} | ${r.peak_rss_mb} | ${r.prepare_p50_ms} | ${r.write_p50_ms} |`,
+        `| ${r.pair} | ${r.side} | ${r.load_1m.toFixed(2)} | ${r.seconds.toFixed(2)} | ${r.events_per_s.toLocaleString('en-US')} | ${r.worker_cpu_s.toFixed(2)} | ${r.postgres_cpu_s.toFixed(2)} | ${r.peak_rss_mb} | ${r.prepare_p50_ms} | ${r.write_p50_ms} |`,
     ),
+    '',
+    '| measure | baseline median | candidate median | candidate / baseline (medians) | median of the pair ratios |',
+    '|---|---|---|---|---|',
+    ...MEASURES.map((m) => {
+      const x = summary[m];
+      const digits = m === 'events_per_s' ? 0 : 2;
+      return `| ${m} | ${x.baseline_median.toFixed(digits)} | ${x.candidate_median.toFixed(digits)} | ${x.ratio_of_medians.toFixed(3)} | ${x.median_pair_ratio.toFixed(3)} |`;
+    }),
   ];
-  return `${lines.join('\n')}\n\nmedian events/s: baseline ${Math.round(summary.baseline_median_events_per_s).toLocaleString('en-US')}, candidate ${Math.round(summary.candidate_median_events_per_s).toLocaleString('en-US')}; candidate / baseline ${summary.ratio.toFixed(3)}`;
+  return lines.join('\n');
 }
 
 async function main(): Promise<void> {
