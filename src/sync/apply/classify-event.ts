@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { eventSchema, type IntakeEvent } from '../../intake/event.js';
+import { eventRuleViolations, eventShapeSchema, type IntakeEvent } from '../../intake/event.js';
 import { MAX_DETAIL_LENGTH, MAX_IDENTITY_KEY_BYTES } from '../../intake/limits.js';
 import { isSupportedApiVersion, SUPPORTED_API_VERSIONS } from '../../intake/versions.js';
 import { identityKey, normaliseErx } from '../matching/identity-key.js';
@@ -48,9 +48,12 @@ export function classifyEvent(raw: unknown): ClassifiedEvent {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return malformed(`(event): must be a JSON object, got ${Array.isArray(raw) ? 'array' : raw === null ? 'null' : typeof raw}`);
   }
-  const parsed = eventSchema.safeParse(raw);
+  // the shape by zod, then the rules in plain code: a zod refinement on every event of a drain costs as much as the shape
+  const parsed = eventShapeSchema.safeParse(raw);
   if (!parsed.success) return malformed(describeIssues(parsed.error.issues));
   const event = parsed.data;
+  const violations = eventRuleViolations(event);
+  if (violations.length > 0) return malformed(boundedDetail(violations.map((v) => `${v.path.join('.')}: ${v.message}`).join('; ')));
   const occurred = new Date(withZone(event.occurred_at));
   const year = occurred.getUTCFullYear();
   // toISOString() leaves four-digit years only inside 0000-9999; Postgres must accept what we send
