@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { adoptLegacyPublicInstall } from '../db/legacy-public-install.js';
+import { assertSupportedServer } from '../db/server-version.js';
 import { openStoreFromConfig, storeOptions } from './store-context.js';
 
 /**
@@ -19,6 +20,7 @@ export function registerMigrateCommand(program: Command): void {
       if (options.adoptPublic) {
         const database = await openDatabase(storeOptions(config));
         try {
+          await assertSupportedServer(database);
           const { moved, applied } = await adoptLegacyPublicInstall(database);
           process.stdout.write(
             `adopted the public install into schema "${config.DATABASE_SCHEMA}": moved ${moved.join(', ')}; applied ${applied.join(', ')} (${target})\n`,

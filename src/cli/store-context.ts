@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { ConfigError, type Config } from '../config.js';
 import { openDatabase, type Database, type OpenDatabaseOptions } from '../db/connection.js';
 import type { SessionPlan } from '../db/session-plan.js';
+import { assertSupportedServer } from '../db/server-version.js';
 import { probeSessions } from '../db/session-probe.js';
 import { migrateOnStart } from './migrate-on-start.js';
 
@@ -44,6 +45,8 @@ export async function openStore(config: Config, options: { migrate?: boolean; le
     throw new ConfigError(`invalid environment:\n  ${sessions.noSession.variable}: ${sessions.noSession.message}`);
   const database = await openDatabase(storeOptions(config, sessions?.pooled ?? false));
   try {
+    // before any migration: a statement the server cannot run must not be how the user learns its version
+    await assertSupportedServer(database);
     await migrateOnStart(database, { migrate: options.migrate ?? config.MIGRATE_ON_START });
   } catch (error) {
     await database.close().catch(() => {});
