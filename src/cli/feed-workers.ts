@@ -51,6 +51,10 @@ export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<F
     url: options.leaseUrl,
     idleTtlMs: config.LEASE_TTL_MS,
     log: log.child({ component: 'lease' }),
+    tls: {
+      variable: options.leaseUrl !== undefined && options.leaseUrl === config.LEASE_DATABASE_URL ? 'LEASE_DATABASE_URL' : 'DATABASE_URL',
+      caFile: config.DATABASE_CA_FILE,
+    },
   });
   // closed after every worker stopped (closers run in reverse): a standby's session ends with it
   closers.push({ what: 'lease session', close: () => leases.close() });

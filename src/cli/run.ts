@@ -13,6 +13,7 @@ import { composeFeedWorkers, type Closers, type FeedWorker } from './feed-worker
 import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
+import { databaseTlsWarnings } from './database-tls.js';
 import { openStore } from './store-context.js';
 interface RunOptions {
   once?: boolean;
@@ -64,6 +65,8 @@ async function runWorker(options: RunOptions): Promise<number> {
       await Promise.all(workers.map(({ worker }) => worker.stop()));
     },
   });
+  // the operator said so in so many words (sslmode=require or disable), but it is worth a line every start
+  for (const warning of databaseTlsWarnings(config)) log.warn({ component: 'database' }, warning);
   try {
     // migrations are applied here, serialised across processes
     const { database, sessions } = await openStore(config, { lease: true });

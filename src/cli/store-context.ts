@@ -13,7 +13,13 @@ import { migrateOnStart } from './migrate-on-start.js';
 export function storeOptions(config: Config, pooled = false): OpenDatabaseOptions {
   return config.DATABASE_URL
     ? // a frozen leader's open page transaction ends with its lease, so the successor's CAS is not blocked
-      { url: config.DATABASE_URL, idleInTransactionTimeoutMs: config.LEASE_TTL_MS, schema: config.DATABASE_SCHEMA, pooled }
+      {
+        url: config.DATABASE_URL,
+        idleInTransactionTimeoutMs: config.LEASE_TTL_MS,
+        schema: config.DATABASE_SCHEMA,
+        pooled,
+        tls: { variable: 'DATABASE_URL', caFile: config.DATABASE_CA_FILE },
+      }
     : { dataDir: join(config.DATA_DIR, 'pglite'), schema: config.DATABASE_SCHEMA };
 }
 
@@ -39,7 +45,9 @@ export async function openStore(config: Config, options: { migrate?: boolean; le
       'invalid environment:\n  LEASE_DATABASE_URL: is only used with DATABASE_URL (embedded PGlite has no lease to place)',
     );
   }
-  const sessions = config.DATABASE_URL ? await planSessionsFor(config.DATABASE_URL, config.LEASE_DATABASE_URL) : undefined;
+  const sessions = config.DATABASE_URL
+    ? await planSessionsFor(config.DATABASE_URL, config.LEASE_DATABASE_URL, config.DATABASE_CA_FILE)
+    : undefined;
   // refused before anything is read or written: nothing may run a lease where it does not hold
   if (options.lease && sessions?.noSession)
     throw new ConfigError(`invalid environment:\n  ${sessions.noSession.variable}: ${sessions.noSession.message}`);
@@ -60,8 +68,8 @@ export async function openStoreFromConfig(config: Config, options: { migrate?: b
   return (await openStore(config, options)).database;
 }
 
-async function planSessionsFor(databaseUrl: string, leaseUrl: string | undefined): Promise<SessionPlan> {
-  const probed = await probeSessions(databaseUrl, leaseUrl);
+async function planSessionsFor(databaseUrl: string, leaseUrl: string | undefined, caFile: string | undefined): Promise<SessionPlan> {
+  const probed = await probeSessions(databaseUrl, leaseUrl, caFile);
   if ('plan' in probed) return probed.plan;
   throw new ConfigError(`invalid environment:\n${probed.problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
 }

@@ -4,8 +4,9 @@ import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { attachPageClient, closePageClients } from './page-client.js';
+import { type ClientTls, createPostgresClient } from './postgres-client.js';
 import * as schema from './schema.js';
 import { attachStoreNames, storeNames, type StoreNames } from './store-names.js';
 
@@ -48,6 +49,8 @@ export interface OpenDatabaseOptions {
    * named prepared statements, and the idle-in-transaction timeout set inside each page transaction
    */
   pooled?: boolean;
+  /** which variable the URL came from (messages) and DATABASE_CA_FILE; default DATABASE_URL, no CA file */
+  tls?: ClientTls | undefined;
 }
 
 /** Opens Postgres (when a URL is given) or embedded PGlite. */
@@ -72,7 +75,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         ...(pooled ? {} : { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs }),
       },
     };
-    const client = postgres(options.url, { ...clientOptions, max: options.max ?? 4 });
+    const tls = options.tls ?? { variable: 'DATABASE_URL' };
+    const client = createPostgresClient(options.url, { ...clientOptions, max: options.max ?? 4 }, tls);
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     // page transactions run on a connection of their own (see page-client.ts); drizzle() configures
     // its value serializers exactly as for the pool, so both send the same parameters
@@ -80,7 +84,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     attachPageClient(
       db,
       () => {
-        const pageClient = postgres(url, { ...clientOptions, max: 1 });
+        const pageClient = createPostgresClient(url, { ...clientOptions, max: 1 }, tls);
         drizzlePostgres(pageClient);
         return pageClient;
       },

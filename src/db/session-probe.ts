@@ -5,8 +5,12 @@ import { planSessions, type SessionPlan, type SessionPlanProblem } from './sessi
 export async function probeSessions(
   databaseUrl: string,
   leaseUrl: string | undefined,
+  caFile?: string | undefined,
 ): Promise<{ plan: SessionPlan } | { problems: SessionPlanProblem[] }> {
-  const [database, lease] = await Promise.all([probeConnection(databaseUrl), leaseUrl ? probeConnection(leaseUrl) : undefined]);
+  const [database, lease] = await Promise.all([
+    probeConnection(databaseUrl, { variable: 'DATABASE_URL', caFile }),
+    leaseUrl ? probeConnection(leaseUrl, { variable: 'LEASE_DATABASE_URL', caFile }) : undefined,
+  ]);
   const decided = planSessions({ databaseUrl, database, leaseUrl, lease });
   return decided.ok ? { plan: decided.plan } : { problems: decided.problems };
 }

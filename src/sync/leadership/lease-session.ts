@@ -1,6 +1,7 @@
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { applicationName } from '../../db/connection.js';
 import { withDeadline } from '../../db/deadline.js';
+import { type ClientTls, createPostgresClient } from '../../db/postgres-client.js';
 import type { Logger } from '../../log.js';
 import type { FeedLease } from './feed-lease.js';
 import { LEASE_NAMESPACE, leaseName, MEMBERS_NAMESPACE, membersName } from './lease-keys.js';
@@ -12,6 +13,8 @@ export interface LeaseSessionOptions {
   /** the server ends the session after this long without a query (a frozen holder loses its leases) */
   idleTtlMs: number;
   log?: Logger | undefined;
+  /** which variable the URL came from (messages) and DATABASE_CA_FILE; default DATABASE_URL */
+  tls?: ClientTls | undefined;
 }
 
 /**
@@ -164,20 +167,24 @@ export class LeaseSession {
   /** The session, opened with its membership lock held. */
   private async open(): Promise<postgres.Sql> {
     if (this.client && this.backendPid !== undefined) return this.client;
-    const client = (this.client ??= postgres(this.url, {
-      max: 1,
-      onnotice: () => {},
-      connect_timeout: 10,
-      // see connection.ts: the lookup's dropped promise could end the process on a terminated backend
-      fetch_types: false,
-      connection: {
-        // the operator's application_name from the URL as given; else ours, saying what this session is
-        application_name:
-          new URL(this.url).searchParams.get('application_name') ||
-          `${applicationName()} lease ${this.options.feeds.length === 1 ? this.options.feeds[0] : `${this.options.feeds.length} feeds`}`,
-        idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
+    const client = (this.client ??= createPostgresClient(
+      this.url,
+      {
+        max: 1,
+        onnotice: () => {},
+        connect_timeout: 10,
+        // see connection.ts: the lookup's dropped promise could end the process on a terminated backend
+        fetch_types: false,
+        connection: {
+          // the operator's application_name from the URL as given; else ours, saying what this session is
+          application_name:
+            new URL(this.url).searchParams.get('application_name') ||
+            `${applicationName()} lease ${this.options.feeds.length === 1 ? this.options.feeds[0] : `${this.options.feeds.length} feeds`}`,
+          idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
+        },
       },
-    }));
+      this.options.tls ?? { variable: 'DATABASE_URL' },
+    ));
     try {
       await this.resolveKeys(client);
       const [row] = await this.simple<{ member: boolean; pid: number }>(
