@@ -151,12 +151,23 @@ case $cmd in
   install)
     for m in "${majors[@]}"; do install_major "$m" || exit 1; done ;;
   run)
+    rm -f "$LOGS"/*.log
     ensure_user
     # the repository is read by the cluster owner only through the tests (run as the caller), but
     # the cache must be traversable for it
     chmod a+rx "$CACHE"
-    overall=0
+    overall=0 started=$(date +%s)
     for m in "${majors[@]}"; do run_major "$m" || overall=1; done
+    # one closing line in vitest's shape, summed over every major and suite: .ci/run counts it
+    passed=0 failed=0
+    for f in "$LOGS"/*-test.log "$LOGS"/*-faults.log; do
+      [[ -f $f ]] || continue
+      line=$(sed 's/\x1b\[[0-9;]*m//g' "$f" | grep -E '^\s+Tests\s' | tail -1)
+      passed=$(( passed + $(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || echo 0) ))
+      failed=$(( failed + $(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+' || echo 0) ))
+    done
+    log "PostgreSQL ${majors[*]}: $(( $(date +%s) - started ))s"
+    echo "      Tests  $passed passed | $failed failed (PostgreSQL ${majors[*]})"
     exit $overall ;;
   start)
     # for a developer: leaves one major running (TEST_DATABASE_URL printed); `stop` ends it
