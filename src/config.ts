@@ -28,6 +28,10 @@ export const envSchema = z
      */
     DATABASE_CA_FILE: z.string().min(1).optional(),
     DATA_DIR: z.string().min(1).default('./data'),
+    /** the server cancels a statement that waited this long for a lock (a page behind the match lock, an outbox row) */
+    DB_LOCK_TIMEOUT_MS: intFromEnv(100, 600_000).default(10_000),
+    /** the server cancels a statement that ran this long; below the page transaction's 120 s client deadline */
+    DB_STATEMENT_TIMEOUT_MS: intFromEnv(1_000, 110_000).default(60_000),
     /** the one schema holding every object of this deployment, the migration ledger included */
     DATABASE_SCHEMA: z
       .string()

@@ -19,6 +19,7 @@ export function storeOptions(config: Config, pooled = false): OpenDatabaseOption
         schema: config.DATABASE_SCHEMA,
         pooled,
         tls: { variable: 'DATABASE_URL', caFile: config.DATABASE_CA_FILE },
+        timeouts: { lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS },
       }
     : { dataDir: join(config.DATA_DIR, 'pglite'), schema: config.DATABASE_SCHEMA };
 }

@@ -96,7 +96,8 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     return createPoller({
       fetchPage: ({ iterator }, signal) =>
         sourceClient.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
-      applyPage: (page) => applyPage(database.db, { feed, ...page, readFrom: source.baseUrl, draining: source.draining }),
+      applyPage: (page) =>
+        applyPage(database.db, { feed, ...page, readFrom: source.baseUrl, draining: source.draining, matchLockWait: lockWaitOf(state) }),
       loadCheckpoint: source.draining
         ? async () => {
             const position = noticing(await loadDrainingPosition(database.db, feed, source.baseUrl));
@@ -120,7 +121,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
         client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: settings.pageLimit }, { signal }),
       // a prefetched page is validated as it arrives, while the previous one commits
       preparePage,
-      applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page }),
+      applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page, matchLockWait: lockWaitOf(state) }),
       loadCheckpoint: () => loadCheckpoint(database.db, settings.feed),
       clock,
       sleep,
@@ -189,4 +190,9 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     stopWaitMs: settings.stopWaitMs,
     log,
   });
+}
+
+/** The page's wait for the match lock, reported to the feed's state (/readyz). */
+function lockWaitOf(state: WorkerState): { started(): void; ended(): void } {
+  return { started: () => state.matchLockWaitStarted(), ended: () => state.matchLockWaitEnded() };
 }

@@ -2,6 +2,7 @@ import type postgres from 'postgres';
 import { applicationName } from '../../db/connection.js';
 import { withDeadline } from '../../db/deadline.js';
 import { type ClientTls, createPostgresClient } from '../../db/postgres-client.js';
+import { DEFAULT_TRANSACTION_TIMEOUTS, type TransactionTimeouts, timeoutStartupParameters } from '../../db/transaction-timeouts.js';
 import type { Logger } from '../../log.js';
 import type { FeedLease } from './feed-lease.js';
 import { LEASE_NAMESPACE, leaseName, MEMBERS_NAMESPACE, membersName } from './lease-keys.js';
@@ -15,6 +16,8 @@ export interface LeaseSessionOptions {
   log?: Logger | undefined;
   /** which variable the URL came from (messages) and DATABASE_CA_FILE; default DATABASE_URL */
   tls?: ClientTls | undefined;
+  /** lock_timeout and statement_timeout of the lock session (a direct connection: startup parameters) */
+  timeouts?: TransactionTimeouts | undefined;
 }
 
 /**
@@ -181,6 +184,8 @@ export class LeaseSession {
             new URL(this.url).searchParams.get('application_name') ||
             `${applicationName()} lease ${this.options.feeds.length === 1 ? this.options.feeds[0] : `${this.options.feeds.length} feeds`}`,
           idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
+          // the lease never waits for a lock (pg_try_advisory_lock); an unanswered statement still ends
+          ...timeoutStartupParameters(this.options.timeouts ?? DEFAULT_TRANSACTION_TIMEOUTS),
         },
       },
       this.options.tls ?? { variable: 'DATABASE_URL' },

@@ -1,6 +1,7 @@
 import { sql as drizzleSql } from 'drizzle-orm';
 import { queryRows, type Database } from '../../db/connection.js';
 import type { ClientTls } from '../../db/postgres-client.js';
+import type { TransactionTimeouts } from '../../db/transaction-timeouts.js';
 import type { Logger } from '../../log.js';
 import { LeaseSession } from './lease-session.js';
 
@@ -58,7 +59,14 @@ export interface FeedLeases {
 /** One lock connection for all of a process's feeds, spreading them over the replicas. */
 export function createFeedLeases(
   database: Database,
-  options: { feeds: readonly string[]; url: string | undefined; idleTtlMs: number; log?: Logger; tls?: ClientTls | undefined },
+  options: {
+    feeds: readonly string[];
+    url: string | undefined;
+    idleTtlMs: number;
+    log?: Logger;
+    tls?: ClientTls | undefined;
+    timeouts?: TransactionTimeouts | undefined;
+  },
 ): FeedLeases {
   if (database.kind !== 'postgres') return { lease: () => embeddedLease, close: async () => {} };
   if (!options.url) throw new Error('a Postgres feed lease needs the database URL for its own connection');
