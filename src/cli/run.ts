@@ -14,19 +14,25 @@ import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
 import { databaseTlsWarnings } from './database-tls.js';
+import { DEFAULT_LEASE_WAIT_S, leaseWaitMsFrom } from './lease-wait.js';
 import { openStore } from './store-context.js';
 interface RunOptions {
   once?: boolean;
   json?: boolean;
+  waitForLease?: string;
 }
 
-/** Registers `intake-sync run [--once] [--json]`. */
+/** Registers `intake-sync run [--once [--json] [--wait-for-lease SECONDS]]`. */
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
     .description('run the sync worker: poll the event feed and apply it to the database (migrates on start)')
     .option('--once', 'drain the feed until it is caught up, print a summary and exit (cron, tests, benchmarks)')
     .option('--json', 'with --once: print the summary as one JSON object')
+    .option(
+      '--wait-for-lease <seconds>',
+      `with --once: give up (exit 1, naming the holder) when another process still holds a feed's lease after this long (default ${DEFAULT_LEASE_WAIT_S})`,
+    )
     .action(async (options: RunOptions) => {
       process.exitCode = await runWorker(options);
     });
@@ -48,6 +54,8 @@ export function requireExplicitConfig(config: Config): void {
 }
 
 async function runWorker(options: RunOptions): Promise<number> {
+  // refused before anything opens: bad input writes nothing
+  const leaseWaitMs = leaseWaitMsFrom(options.waitForLease, options.once === true);
   const config = loadConfig();
   requireExplicitConfig(config);
   // read before anything opens: a bad FEEDS_FILE exits 2 naming the file and field
@@ -84,7 +92,7 @@ async function runWorker(options: RunOptions): Promise<number> {
       closers.push({ what: 'progress', close: async () => stopProgress() });
     }
     if (stopRequested) return 0;
-    if (options.once) return await drainOnce(workers, options.json === true);
+    if (options.once) return await drainOnce(workers, options.json === true, leaseWaitMs);
     await startHealth(config, database, workers, log, closers);
     // one feed's worker ending (a bug) must not end the others: each is awaited to its own end
     const ended = await Promise.allSettled(workers.map(({ worker }) => worker.run()));
@@ -102,8 +110,8 @@ async function runWorker(options: RunOptions): Promise<number> {
 }
 
 /** `run --once`: drains every feed side by side; prints each summary; fails (after printing the rest) if any feed did. */
-async function drainOnce(workers: readonly FeedWorker[], json: boolean): Promise<number> {
-  const results = await Promise.allSettled(workers.map(({ worker }) => worker.drain()));
+async function drainOnce(workers: readonly FeedWorker[], json: boolean, leaseWaitMs: number): Promise<number> {
+  const results = await Promise.allSettled(workers.map(({ worker }) => worker.drain({ leaseWaitMs })));
   const several = workers.length > 1;
   results.forEach((result, index) => {
     const feed = workers[index]?.feed ?? '';

@@ -1,3 +1,4 @@
+import { describeLeaseHolder } from './leadership/lease-holder.js';
 import type { Database } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
 import type { Logger } from '../log.js';
@@ -189,6 +190,8 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     leaseRetryMs: settings.leaseRetryMs,
     stopWaitMs: settings.stopWaitMs,
     log,
+    feed: settings.feed,
+    describeLeaseHolder: () => describeLeaseHolder(database, settings.feed),
   });
 }
 
