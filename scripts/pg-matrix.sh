@@ -132,7 +132,8 @@ run_major() {
   trap 'stop_major '"$major" EXIT
   local url="postgres://postgres@127.0.0.1:$port/test"
   log "PostgreSQL $major: server_version $(query "$url" 'show server_version')"
-  TEST_DATABASE_URL=$url npx vitest run "${UNIT_TESTS[@]}" 2>&1 | tee "$LOGS/$major-test.log" | sed "s/^/[pg$major] /"
+  # the TLS test starts a cluster of its own: on this major too
+  PG_TLS_TEST_BIN=$(bindir "$major") TEST_DATABASE_URL=$url npx vitest run "${UNIT_TESTS[@]}" 2>&1 | tee "$LOGS/$major-test.log" | sed "s/^/[pg$major] /"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   TEST_DATABASE_URL=$url npx vitest run --config vitest.faults.config.ts "${FAULT_TESTS[@]}" 2>&1 | tee "$LOGS/$major-faults.log" | sed "s/^/[pg$major] /"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
