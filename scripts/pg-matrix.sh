@@ -113,6 +113,14 @@ query() {
     finally { await sql.end(); }' "$1" "$2"
 }
 
+# a shell command restarting the major's cluster (fast shutdown, waits until it accepts connections)
+restart_command() {
+  local bin run="$CACHE/run-$1" prefix=""
+  bin=$(bindir "$1")
+  [[ $(id -u) -eq 0 ]] && prefix="runuser -u $RUN_USER -- "
+  echo "${prefix}env LD_LIBRARY_PATH=$(dirname "$bin")/lib $bin/pg_ctl -D $run/data -l $run/server.log -m fast -w -t 60 restart >/dev/null"
+}
+
 stop_major() {
   local major=$1 run="$CACHE/run-$1" bin
   bin=$(bindir "$major")
@@ -135,7 +143,9 @@ run_major() {
   # the TLS test starts a cluster of its own: on this major too
   PG_TLS_TEST_BIN=$(bindir "$major") TEST_DATABASE_URL=$url npx vitest run "${UNIT_TESTS[@]}" 2>&1 | tee "$LOGS/$major-test.log" | sed "s/^/[pg$major] /"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-  TEST_DATABASE_URL=$url npx vitest run --config vitest.faults.config.ts "${FAULT_TESTS[@]}" 2>&1 | tee "$LOGS/$major-faults.log" | sed "s/^/[pg$major] /"
+  # the cluster is this run's own: the scenario that restarts the server mid-drain runs too
+  FAULTS_RESTART_PG=1 FAULTS_RESTART_PG_COMMAND="$(restart_command "$major")" \
+    TEST_DATABASE_URL=$url npx vitest run --config vitest.faults.config.ts "${FAULT_TESTS[@]}" 2>&1 | tee "$LOGS/$major-faults.log" | sed "s/^/[pg$major] /"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
   stop_major "$major"
   trap - EXIT
