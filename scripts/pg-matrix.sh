@@ -80,6 +80,8 @@ ensure_user() {
 start_major() {
   local major=$1 port=$2 run="$CACHE/run-$1" data="$CACHE/run-$1/data" bin
   bin=$(bindir "$major")
+  # a cluster left running (`start` without `stop`) is stopped before its directory goes
+  stop_major "$major"
   # the cluster owner writes the data directory and its logs beside it
   rm -rf "$run" && mkdir -p "$data" && chown -R "$RUN_USER" "$run" && chmod 700 "$data"
   # the bundled libraries sit beside bin/ (lib/); LD_LIBRARY_PATH lets the binaries find them
