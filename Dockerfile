@@ -2,8 +2,16 @@
 # intake-sync: the sync worker image. Requires explicit INTAKE_API_BASE_URL (+ key, secret)
 # and DATABASE_URL: INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG=1 refuses embedded PGlite and `run --demo`.
 # It can only tighten (0 is refused): without a base URL `run` refuses anyway when DATABASE_URL is set.
+#
+# The base is pinned to a Node.js LTS release (24: security fixes until April 2028) by its full
+# version: a rebuild gets the same runtime until someone moves the pin. To update it (see
+# docs/upgrading.md "Node.js"): pick the newest 24.x from https://nodejs.org/en/about/previous-releases
+# (or `npm view node@24 version`), change NODE_IMAGE here, and pin its digest for reproducible
+# builds: `docker buildx imagetools inspect node:24.x.y-bookworm-slim` prints it; write
+# node:24.x.y-bookworm-slim@sha256:<digest>. test/deploy checks the pin and engines agree.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
-FROM node:20-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # prepare (tsc) needs the sources, so install without scripts and build explicitly
@@ -12,7 +20,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG=1 \
     HEALTH_PORT=8080

@@ -12,6 +12,12 @@ const MAX_SHOWN = 80;
 export function givenValueNote(variable: string, given: string | undefined): string {
   if (given === undefined) return '';
   if (SECRET_VARIABLES.has(variable)) return ' (the value given is not shown: it may hold a secret)';
-  const shown = given.length > MAX_SHOWN ? `${given.slice(0, MAX_SHOWN)}…` : given;
+  const masked = withoutUserinfo(given);
+  const shown = masked.length > MAX_SHOWN ? `${masked.slice(0, MAX_SHOWN)}…` : masked;
   return ` (given ${JSON.stringify(shown)})`;
+}
+
+// any URL-looking value (a base URL, a FEEDS_FILE path is not one) may carry user:password@: never echo it
+function withoutUserinfo(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1***@');
 }

@@ -6,6 +6,7 @@ import { SUPPORTED_API_VERSIONS } from './intake/versions.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
 import { givenValueNote } from './config-given.js';
 import { DURATION_RULE, parseDuration } from './lib/duration.js';
+import { tlsSettingsFor } from './db/tls.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 /** A retention duration (`30d`, `12h`, `1s`, `forever`): ms, null for forever. */
@@ -41,7 +42,16 @@ export const envSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
       .optional(),
+    /**
+     * CA bundle (PEM) that verifies the database server's certificate when the URL has no
+     * sslrootcert: for platforms that cannot put a path in a URL (applies to LEASE_DATABASE_URL too)
+     */
+    DATABASE_CA_FILE: z.string().min(1).optional(),
     DATA_DIR: z.string().min(1).default('./data'),
+    /** the server cancels a statement that waited this long for a lock (a page behind the match lock, an outbox row) */
+    DB_LOCK_TIMEOUT_MS: intFromEnv(100, 600_000).default(10_000),
+    /** the server cancels a statement that ran this long; below the page transaction's 120 s client deadline */
+    DB_STATEMENT_TIMEOUT_MS: intFromEnv(1_000, 110_000).default(60_000),
     /** the one schema holding every object of this deployment, the migration ledger included */
     DATABASE_SCHEMA: z
       .string()
@@ -136,6 +146,14 @@ export const envSchema = z
     if (env.LEASE_TTL_MS < 2 * env.LEASE_RETRY_MS) {
       // the holder checks (and so refreshes) its lock session every LEASE_RETRY_MS
       ctx.addIssue({ code: 'custom', path: ['LEASE_TTL_MS'], message: 'must be at least twice LEASE_RETRY_MS' });
+    }
+    // TLS to the database (src/db/tls.ts): a libpq user's sslmode/sslrootcert/sslcert/sslkey, verified
+    // by default off loopback; what cannot be honoured is refused here, before any connection
+    for (const key of ['DATABASE_URL', 'LEASE_DATABASE_URL'] as const) {
+      const url = env[key];
+      if (!url || !/^postgres(ql)?:\/\//.test(url)) continue;
+      const tls = tlsSettingsFor(url, { variable: key, caFile: env.DATABASE_CA_FILE });
+      if ('problem' in tls) ctx.addIssue({ code: 'custom', path: [key], message: tls.problem });
     }
     if (env.FEEDS_FILE) {
       // one source of truth for the feeds: a variable beside the file would be silently ignored

@@ -1,33 +1,9 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { uniqueKeyOptions } from './log-unique-keys.js';
 
-/**
- * Keys that may carry PHI or secrets anywhere in a logged object. Redaction is a
- * safety net: call sites log identifiers only (event id, external_id, subscription id).
- */
-const PHI_KEYS = [
-  'patient',
-  'patient_first_name',
-  'patient_last_name',
-  'patient_dob',
-  'patient_state',
-  'first_name',
-  'middle_name',
-  'last_name',
-  'dob',
-  'primary_phone',
-  'phone',
-  'fax',
-  'email',
-  'address',
-  'prescription_identity',
-  'identity',
-  'raw',
-  'body',
-];
-const SECRET_KEYS = ['authorization', 'Authorization', 'token', 'secret', 'apiSecret', 'api_secret', 'password'];
+import { redactDeep } from './log-redaction.js';
 
-export const REDACT_PATHS = [...PHI_KEYS, ...SECRET_KEYS].flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
+export { isRedactedKey, redactDeep } from './log-redaction.js';
 
 export interface CreateLoggerOptions {
   level?: string;
@@ -40,7 +16,10 @@ export interface CreateLoggerOptions {
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const base: LoggerOptions = {
     level: options.level ?? 'info',
-    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    // every logged object, at any depth (log-redaction.ts): pino's own `redact` takes fixed paths only
+    formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
+    // error objects are walked by redactDeep too (message scrubbed, parameters removed)
+    serializers: { err: (error: unknown) => redactDeep(error) },
     base: { pid: process.pid },
     // one key per field in every JSON line, however children and calls repeat a binding
     ...uniqueKeyOptions,

@@ -1,5 +1,5 @@
-import postgres from 'postgres';
 import { withDeadline } from '../db/deadline.js';
+import { createPostgresClient } from '../db/postgres-client.js';
 import { DEFAULT_SCHEMA } from '../db/schema-name.js';
 import { storeNames } from '../db/store-names.js';
 import { abortableSleep } from '../lib/abortable-sleep.js';
@@ -12,8 +12,10 @@ import { toStatusChange, type StatusChange } from './status-change.js';
 import { Wakeup } from '../lib/wakeup.js';
 
 export interface FollowStatusChangesOptions {
-  /** postgres:// URL of the vendor's database */
+  /** postgres:// URL of the vendor's database; libpq's sslmode, sslrootcert, sslcert and sslkey apply (docs/operations.md) */
   url: string;
+  /** CA bundle file for a URL without sslrootcert (what DATABASE_CA_FILE is for the daemon) */
+  caFile?: string | undefined;
   /** the deployment's schema (DATABASE_SCHEMA); default intake_sync */
   schema?: string | undefined;
   /** resume after this cursor; null or absent: from the first change ever recorded */
@@ -107,24 +109,28 @@ function openSession(options: FollowStatusChangesOptions, channel: string): Sess
   const wakeup = new Wakeup();
   let lost = false;
   let closing = false;
-  const client = postgres(options.url, {
-    max: 1,
-    // an idle or aged-out connection would take the LISTEN with it
-    idle_timeout: 0,
-    max_lifetime: null,
-    fetch_types: false,
-    connect_timeout: 10,
-    onnotice: () => {},
-    connection: { application_name: options.applicationName ?? 'intake-sync change follower' },
-    ...notificationHandler((name) => {
-      if (name === channel) wakeup.wake();
-    }),
-    onclose: () => {
-      if (closing) return;
-      lost = true;
-      wakeup.wake();
+  const client = createPostgresClient(
+    options.url,
+    {
+      max: 1,
+      // an idle or aged-out connection would take the LISTEN with it
+      idle_timeout: 0,
+      max_lifetime: null,
+      fetch_types: false,
+      connect_timeout: 10,
+      onnotice: () => {},
+      connection: { application_name: options.applicationName ?? 'intake-sync change follower' },
+      ...notificationHandler((name) => {
+        if (name === channel) wakeup.wake();
+      }),
+      onclose: () => {
+        if (closing) return;
+        lost = true;
+        wakeup.wake();
+      },
     },
-  });
+    { variable: 'url', caFile: options.caFile },
+  );
   const timeoutMs = options.queryTimeoutMs ?? 30_000;
   return {
     wakeup,

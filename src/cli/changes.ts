@@ -58,6 +58,7 @@ export function registerChangesCommands(program: Command): void {
       try {
         const changes = followStatusChanges({
           url: config.DATABASE_URL,
+          caFile: config.DATABASE_CA_FILE,
           schema: config.DATABASE_SCHEMA,
           since: options.since ?? null,
           signal: stopping.signal,

@@ -1,4 +1,5 @@
 import { describeDatabaseError } from '../db/errors/describe-database-error.js';
+import { scrubString } from '../log-redaction.js';
 
 /** Thrown for bad CLI input (missing file, malformed JSON, bad flag): printed without a stack. */
 export class CliUsageError extends Error {
@@ -14,7 +15,7 @@ export function reportCliError(error: unknown): number {
   // a driver's "Failed query: <statement>" names the statement, not the cause: say what the server said
   const message = err.message.startsWith('Failed query') ? describeDatabaseError(err) : err.message;
   process.stderr.write(`intake-sync: ${message}\n`);
-  if (process.env.INTAKE_SYNC_DEBUG && err.stack) process.stderr.write(`${err.stack}\n`);
+  if (process.env.INTAKE_SYNC_DEBUG) process.stderr.write(debugTrace(err));
   return [
     'CliUsageError',
     'ConfigError',
@@ -27,4 +28,26 @@ export function reportCliError(error: unknown): number {
   ].includes(err.name)
     ? 2
     : 1;
+}
+
+/**
+ * The stack for INTAKE_SYNC_DEBUG: each error of the cause chain by name, code and its frames only.
+ * A stack's first lines repeat the message, and a failed query's message carries its parameters
+ * (PHI): they are never printed, nor are the driver's `parameters`.
+ */
+export function debugTrace(error: unknown): string {
+  const lines: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    lines.push(`${depth === 0 ? '' : 'caused by: '}${current.name}${typeof code === 'string' ? ` (${code})` : ''}`);
+    lines.push(
+      ...(current.stack ?? '')
+        .split('\n')
+        .filter((line) => /^\s+at /.test(line))
+        .map(scrubString),
+    );
+    current = current.cause;
+  }
+  return `${lines.join('\n')}\n`;
 }

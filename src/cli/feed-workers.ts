@@ -63,6 +63,11 @@ export async function composeFeedWorkers(options: FeedWorkersOptions): Promise<F
     url: options.leaseUrl,
     idleTtlMs: config.LEASE_TTL_MS,
     log: log.child({ component: 'lease' }),
+    timeouts: { lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS },
+    tls: {
+      variable: options.leaseUrl !== undefined && options.leaseUrl === config.LEASE_DATABASE_URL ? 'LEASE_DATABASE_URL' : 'DATABASE_URL',
+      caFile: config.DATABASE_CA_FILE,
+    },
   });
   // closed after every worker stopped (closers run in reverse): a standby's session ends with it
   closers.push({ what: 'lease session', close: () => leases.close() });

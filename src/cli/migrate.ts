@@ -4,6 +4,7 @@ import { openDatabase } from '../db/connection.js';
 import { adoptLegacyPublicInstall } from '../db/legacy-public-install.js';
 import { registerFeeds } from '../db/feed-registry.js';
 import { configuredFeedNames } from '../feeds-file.js';
+import { assertSupportedServer } from '../db/server-version.js';
 import { openStoreFromConfig, storeOptions } from './store-context.js';
 
 /**
@@ -21,6 +22,7 @@ export function registerMigrateCommand(program: Command): void {
       if (options.adoptPublic) {
         const database = await openDatabase(storeOptions(config));
         try {
+          await assertSupportedServer(database);
           const { moved, applied, revoked } = await adoptLegacyPublicInstall(database);
           process.stdout.write(
             `adopted the public install into schema "${config.DATABASE_SCHEMA}": moved ${moved.join(', ')}; applied ${applied.join(', ')} (${target})\n`,

@@ -15,6 +15,8 @@ import { composeFeedWorkers, type Closers, type FeedWorker } from './feed-worker
 import { startProgressReporter } from './progress.js';
 import { summaryJson, summaryText } from './run-summary.js';
 import { shutdownOnSignal } from './signals.js';
+import { databaseTlsWarnings } from './database-tls.js';
+import { DEFAULT_LEASE_WAIT_S, leaseWaitMsFrom } from './lease-wait.js';
 import { openStore } from './store-context.js';
 import { CliUsageError } from './errors.js';
 import { readSchemaLevel } from '../db/schema-level.js';
@@ -27,9 +29,10 @@ interface RunOptions {
   once?: boolean;
   json?: boolean;
   demo?: boolean;
+  waitForLease?: string;
 }
 
-/** Registers `intake-sync run [--once] [--json]`. */
+/** Registers `intake-sync run [--once [--json] [--wait-for-lease SECONDS]]`. */
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
@@ -39,6 +42,10 @@ export function registerRunCommand(program: Command): void {
     .option(
       '--demo',
       'run against the built-in simulator although DATABASE_URL (or credentials) is set: never on a database holding an operator feed',
+    )
+    .option(
+      '--wait-for-lease <seconds>',
+      `with --once: give up (exit 1, naming the holder) when another process still holds a feed's lease after this long (default ${DEFAULT_LEASE_WAIT_S})`,
     )
     .action(async (options: RunOptions) => {
       // a daemon prints no summary: --json would be silently ignored
@@ -50,6 +57,8 @@ export function registerRunCommand(program: Command): void {
 const clock = { now: () => Date.now() };
 
 async function runWorker(options: RunOptions): Promise<number> {
+  // refused before anything opens: bad input writes nothing
+  const leaseWaitMs = leaseWaitMsFrom(options.waitForLease, options.once === true);
   const config = loadConfig();
   // decided before anything opens: a deployment missing its base URL exits 2 and writes nothing
   const mode = decideRunMode(config, { demo: options.demo === true });
@@ -68,6 +77,8 @@ async function runWorker(options: RunOptions): Promise<number> {
       await Promise.all(workers.map(({ worker }) => worker.stop()));
     },
   });
+  // the operator said so in so many words (sslmode=require or disable), but it is worth a line every start
+  for (const warning of databaseTlsWarnings(config)) log.warn({ component: 'database' }, warning);
   try {
     // migrations are applied here, serialised across processes
     const { database, sessions } = await openStore(config, { lease: true, migrate: config.MIGRATE_ON_START });
@@ -95,7 +106,7 @@ async function runWorker(options: RunOptions): Promise<number> {
       closers.push({ what: 'activity log', close: async () => stopActivity() });
     }
     if (stopRequested) return 0;
-    if (options.once) return await drainOnce(workers, options.json === true);
+    if (options.once) return await drainOnce(workers, options.json === true, leaseWaitMs);
     await startHealth(config, database, workers, log, closers);
     // one feed's worker ending (a bug) must not end the others: each is awaited to its own end
     const ended = await Promise.allSettled(workers.map(({ worker }) => worker.run()));
@@ -113,8 +124,8 @@ async function runWorker(options: RunOptions): Promise<number> {
 }
 
 /** `run --once`: drains every feed side by side; prints each summary; fails (after printing the rest) if any feed did. */
-async function drainOnce(workers: readonly FeedWorker[], json: boolean): Promise<number> {
-  const results = await Promise.allSettled(workers.map(({ worker }) => worker.drain()));
+async function drainOnce(workers: readonly FeedWorker[], json: boolean, leaseWaitMs: number): Promise<number> {
+  const results = await Promise.allSettled(workers.map(({ worker }) => worker.drain({ leaseWaitMs })));
   const several = workers.length > 1;
   results.forEach((result, index) => {
     const feed = workers[index]?.feed ?? '';

@@ -7,6 +7,7 @@ import { lockDataDir } from '../db/data-dir-lock.js';
 import { StoreNotReadyError } from '../db/errors/store-not-ready-error.js';
 import { LEDGER_TABLE } from '../db/migrate.js';
 import type { SessionPlan } from '../db/session-plan.js';
+import { assertSupportedServer } from '../db/server-version.js';
 import { probeSessions } from '../db/session-probe.js';
 import { migrateOnStart } from './migrate-on-start.js';
 
@@ -17,7 +18,14 @@ import { migrateOnStart } from './migrate-on-start.js';
 export function storeOptions(config: Config, pooled = false): OpenDatabaseOptions {
   return config.DATABASE_URL
     ? // a frozen leader's open page transaction ends with its lease, so the successor's CAS is not blocked
-      { url: config.DATABASE_URL, idleInTransactionTimeoutMs: config.LEASE_TTL_MS, schema: config.DATABASE_SCHEMA, pooled }
+      {
+        url: config.DATABASE_URL,
+        idleInTransactionTimeoutMs: config.LEASE_TTL_MS,
+        schema: config.DATABASE_SCHEMA,
+        pooled,
+        tls: { variable: 'DATABASE_URL', caFile: config.DATABASE_CA_FILE },
+        timeouts: { lockTimeoutMs: config.DB_LOCK_TIMEOUT_MS, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS },
+      }
     : { dataDir: join(config.DATA_DIR, 'pglite'), schema: config.DATABASE_SCHEMA };
 }
 
@@ -51,7 +59,9 @@ export async function openStore(
     );
   }
   const migrate = options.migrate === true;
-  const sessions = config.DATABASE_URL ? await planSessionsFor(config.DATABASE_URL, config.LEASE_DATABASE_URL) : undefined;
+  const sessions = config.DATABASE_URL
+    ? await planSessionsFor(config.DATABASE_URL, config.LEASE_DATABASE_URL, config.DATABASE_CA_FILE)
+    : undefined;
   // refused before anything is read or written: nothing may run a lease where it does not hold
   if (options.lease && sessions?.noSession)
     throw new ConfigError(`invalid environment:\n  ${sessions.noSession.variable}: ${sessions.noSession.message}`);
@@ -72,6 +82,8 @@ export async function openStore(
     }
   };
   try {
+    // before anything reads the schema: a statement the server cannot run must not be how the user learns its version
+    await assertSupportedServer(database);
     // `run` with MIGRATE_ON_START=false keeps its own message (migrateOnStart: behind, ahead or missing)
     if (!migrate && !options.lease) await requireInstalledSchema(database, config);
     await migrateOnStart(database, { migrate, verifyOwnership: options.verifyOwnership === true });
@@ -117,8 +129,8 @@ export async function openStoreFromConfig(
   return (await openStore(config, options)).database;
 }
 
-async function planSessionsFor(databaseUrl: string, leaseUrl: string | undefined): Promise<SessionPlan> {
-  const probed = await probeSessions(databaseUrl, leaseUrl);
+async function planSessionsFor(databaseUrl: string, leaseUrl: string | undefined, caFile: string | undefined): Promise<SessionPlan> {
+  const probed = await probeSessions(databaseUrl, leaseUrl, caFile);
   if ('plan' in probed) return probed.plan;
   throw new ConfigError(`invalid environment:\n${probed.problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
 }

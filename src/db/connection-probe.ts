@@ -1,5 +1,6 @@
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { withDeadline } from './deadline.js';
+import { type ClientTls, createPostgresClient } from './postgres-client.js';
 
 /** What a postgres:// URL leads to, as far as session-level features are concerned. */
 export interface ConnectionProbe {
@@ -35,11 +36,11 @@ const ROUNDS = 2;
  * B's transaction to end. Any of the three means session state does not survive between
  * transactions on one connection. Two rounds, to be robust to other clients taking connections.
  */
-export async function probeConnection(url: string): Promise<ConnectionProbe> {
-  const acceptsStartupParameters = await acceptsStartupParameter(url);
+export async function probeConnection(url: string, tls: ClientTls = { variable: 'DATABASE_URL' }): Promise<ConnectionProbe> {
+  const acceptsStartupParameters = await acceptsStartupParameter(url, tls);
   const options = { max: 1, prepare: false, fetch_types: false, connect_timeout: 10, onnotice: () => {} } as const;
-  const a = postgres(url, { ...options, connection: { application_name: 'intake-sync probe a' } });
-  const b = postgres(url, { ...options, connection: { application_name: 'intake-sync probe b' } });
+  const a = createPostgresClient(url, { ...options, connection: { application_name: 'intake-sync probe a' } }, tls);
+  const b = createPostgresClient(url, { ...options, connection: { application_name: 'intake-sync probe b' } }, tls);
   const pid = async (client: postgres.Sql) => Number((await client<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]?.pid);
   try {
     const [identity] = await a<{ database: string; started: string }[]>`
@@ -72,15 +73,19 @@ export async function probeConnection(url: string): Promise<ConnectionProbe> {
 }
 
 /** Connects once with a startup parameter the daemon sends (connection.ts): a pooler that rejects it says so at once. */
-async function acceptsStartupParameter(url: string): Promise<boolean> {
-  const client = postgres(url, {
-    max: 1,
-    prepare: false,
-    fetch_types: false,
-    connect_timeout: 10,
-    onnotice: () => {},
-    connection: { application_name: 'intake-sync probe', idle_in_transaction_session_timeout: 60_000 },
-  });
+async function acceptsStartupParameter(url: string, tls: ClientTls): Promise<boolean> {
+  const client = createPostgresClient(
+    url,
+    {
+      max: 1,
+      prepare: false,
+      fetch_types: false,
+      connect_timeout: 10,
+      onnotice: () => {},
+      connection: { application_name: 'intake-sync probe', idle_in_transaction_session_timeout: 60_000 },
+    },
+    tls,
+  );
   try {
     await client`select 1`;
     return true;

@@ -4,9 +4,11 @@ import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { attachPageClient, closePageClients } from './page-client.js';
+import { type ClientTls, createPostgresClient } from './postgres-client.js';
 import * as schema from './schema.js';
+import { DEFAULT_TRANSACTION_TIMEOUTS, type TransactionTimeouts, timeoutStartupParameters } from './transaction-timeouts.js';
 import { attachStoreNames, storeNames, type StoreNames } from './store-names.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -48,6 +50,10 @@ export interface OpenDatabaseOptions {
    * named prepared statements, and the idle-in-transaction timeout set inside each page transaction
    */
   pooled?: boolean;
+  /** which variable the URL came from (messages) and DATABASE_CA_FILE; default DATABASE_URL, no CA file */
+  tls?: ClientTls | undefined;
+  /** lock_timeout and statement_timeout of every statement (transaction-timeouts.ts); default DEFAULT_TRANSACTION_TIMEOUTS */
+  timeouts?: TransactionTimeouts | undefined;
 }
 
 /** Opens Postgres (when a URL is given) or embedded PGlite. */
@@ -56,6 +62,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.url) {
     const idleInTransactionTimeoutMs = options.idleInTransactionTimeoutMs ?? 30_000;
     const pooled = options.pooled === true;
+    const timeouts = options.timeouts ?? DEFAULT_TRANSACTION_TIMEOUTS;
     const clientOptions = {
       onnotice: options.onnotice ?? (() => {}),
       // a dead server must surface as an error the worker can pause on, not hang forever
@@ -69,10 +76,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       ...(pooled ? { prepare: false } : {}),
       connection: {
         application_name: applicationName(options.url),
-        ...(pooled ? {} : { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs }),
+        // directly connected, the session carries them; behind a pooler the page transaction sets them itself
+        ...(pooled ? {} : { idle_in_transaction_session_timeout: idleInTransactionTimeoutMs, ...timeoutStartupParameters(timeouts) }),
       },
     };
-    const client = postgres(options.url, { ...clientOptions, max: options.max ?? 4 });
+    const tls = options.tls ?? { variable: 'DATABASE_URL' };
+    const client = createPostgresClient(options.url, { ...clientOptions, max: options.max ?? 4 }, tls);
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     // page transactions run on a connection of their own (see page-client.ts); drizzle() configures
     // its value serializers exactly as for the pool, so both send the same parameters
@@ -80,11 +89,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     attachPageClient(
       db,
       () => {
-        const pageClient = postgres(url, { ...clientOptions, max: 1 });
+        const pageClient = createPostgresClient(url, { ...clientOptions, max: 1 }, tls);
         drizzlePostgres(pageClient);
         return pageClient;
       },
-      pooled ? { prepare: false, idleInTransactionTimeoutMs } : { prepare: true },
+      pooled ? { prepare: false, idleInTransactionTimeoutMs, timeouts } : { prepare: true },
     );
     // by close time the worker has stopped (its page committed or rolled back): a query still
     // pending is a stranded one, and waiting for it would only eat the shutdown grace period

@@ -69,6 +69,9 @@ export async function runMigrations(database: Database, options: MigrationOption
   const files = options.files ?? readMigrationFiles();
   const schema = database.names.schema;
   return database.db.transaction(async (tx) => {
+    // a migration may wait for another migrator and rewrite large tables: the daemon's timeouts are not for it
+    await tx.execute(sql.raw('set local lock_timeout = 0'));
+    await tx.execute(sql.raw('set local statement_timeout = 0'));
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_NAMESPACE}::int, hashtext(${schema}::text))`);
     if (options.before) await options.before(tx);
     const ledger = (await readLedger(tx, schema)) ?? [];

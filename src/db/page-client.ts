@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import type { TransactionTimeouts } from './transaction-timeouts.js';
 
 /**
  * Page transactions run as plain BEGIN ... COMMIT queries on a single-connection
@@ -24,7 +25,9 @@ interface PageClientSlot {
  * its startup. Behind a pooler neither holds across transactions: statements go unnamed, and the
  * timeout is set with SET LOCAL inside each transaction (pipelined with BEGIN: no extra round trip).
  */
-export type PageClientSettings = { prepare: true } | { prepare: false; idleInTransactionTimeoutMs: number };
+export type PageClientSettings =
+  | { prepare: true }
+  | { prepare: false; idleInTransactionTimeoutMs: number; timeouts?: TransactionTimeouts | undefined };
 
 const slots = new WeakMap<object, PageClientSlot>();
 

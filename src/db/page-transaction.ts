@@ -4,6 +4,7 @@ import type postgres from 'postgres';
 import { queryRows, type Db } from './connection.js';
 import { isConnectionLoss } from './connection-loss.js';
 import { withDeadline } from './deadline.js';
+import { setLocalTimeoutsSql } from './transaction-timeouts.js';
 import { pageClientOf, pageClientSettingsOf, replacePageClient, type PageClientSettings } from './page-client.js';
 
 /** Runs one statement of the transaction and returns its rows. */
@@ -60,16 +61,21 @@ export async function inPipelinedTransaction(
   db: Db,
   statements: readonly SQL[],
   deadlineMs = PAGE_TRANSACTION_DEADLINE_MS,
+  /** called once the first statement answered (or failed): the match lock was granted, or will not be */
+  onFirstAnswer?: () => void,
 ): Promise<PipelinedResult> {
   const client = pageClientOf(db);
   if (!client) {
     return db.transaction(async (tx) => {
       const rows: PipelinedResult['rows'] = [];
-      for (const statement of statements) rows.push(await queryRows(tx, statement));
+      for (const statement of statements) {
+        rows.push(await queryRows(tx, statement));
+        if (rows.length === 1) onFirstAnswer?.();
+      }
       return { rows, statementsDoneAt: performance.now() };
     });
   }
-  return queued(db, client, () => pipelined(client, pageClientSettingsOf(db), statements), deadlineMs);
+  return queued(db, client, () => pipelined(client, pageClientSettingsOf(db), statements, onFirstAnswer), deadlineMs);
 }
 
 /** Runs `work` on the page client after the transaction before it, with the deadline and connection-loss handling. */
@@ -87,13 +93,19 @@ function queued<T>(db: Db, client: postgres.Sql, work: () => Promise<T>, deadlin
   return current;
 }
 
-async function pipelined(client: postgres.Sql, settings: PageClientSettings, statements: readonly SQL[]): Promise<PipelinedResult> {
+async function pipelined(
+  client: postgres.Sql,
+  settings: PageClientSettings,
+  statements: readonly SQL[],
+  onFirstAnswer?: () => void,
+): Promise<PipelinedResult> {
   // postgres.js queries are lazy; execute() sends them now, so they go out in call order, behind one another
   const begun = beginOn(client, settings);
   const answers = statements.map((statement) => {
     const { sql, params } = dialect.sqlToQuery(statement);
     return client.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: settings.prepare }).execute();
   });
+  if (onFirstAnswer) answers[0]?.then(onFirstAnswer, onFirstAnswer);
   const committed = client.unsafe('commit').execute();
   // every promise observed at once: a failure in one must not leave the others unhandled
   const settled = Promise.allSettled([begun, ...answers, committed]);
@@ -121,8 +133,12 @@ function beginOn(client: postgres.Sql, settings: PageClientSettings) {
     ? client.unsafe('begin').execute()
     : // behind a pooler: the server connection of this transaction gets the timeout for this transaction only
       // (an integer this code computed, never input)
+      // (integers this code computed, never input); lock and statement timeouts likewise (transaction-timeouts.ts)
       client
-        .unsafe(`begin; set local idle_in_transaction_session_timeout = ${Math.round(settings.idleInTransactionTimeoutMs)}`)
+        .unsafe(
+          `begin; set local idle_in_transaction_session_timeout = ${Math.round(settings.idleInTransactionTimeoutMs)}` +
+            (settings.timeouts ? `; ${setLocalTimeoutsSql(settings.timeouts)}` : ''),
+        )
         .simple()
         .execute();
 }

@@ -9,10 +9,13 @@ import { planSessions, type SessionPlan, type SessionPlanProblem } from './sessi
 export async function probeSessions(
   databaseUrl: string,
   leaseUrl: string | undefined,
+  caFile?: string | undefined,
 ): Promise<{ plan: SessionPlan } | { problems: SessionPlanProblem[] }> {
   const [database, lease] = await Promise.all([
-    connectingTo('DATABASE_URL', databaseUrl, () => probeConnection(databaseUrl)),
-    leaseUrl ? connectingTo('LEASE_DATABASE_URL', leaseUrl, () => probeConnection(leaseUrl)) : undefined,
+    connectingTo('DATABASE_URL', databaseUrl, () => probeConnection(databaseUrl, { variable: 'DATABASE_URL', caFile })),
+    leaseUrl
+      ? connectingTo('LEASE_DATABASE_URL', leaseUrl, () => probeConnection(leaseUrl, { variable: 'LEASE_DATABASE_URL', caFile }))
+      : undefined,
   ]);
   const decided = planSessions({ databaseUrl, database, leaseUrl, lease });
   return decided.ok ? { plan: decided.plan } : { problems: decided.problems };

@@ -22,7 +22,37 @@ export interface HealthServerOptions {
   thresholds: ReadinessThresholds;
   clock: { now(): number };
   log: Logger;
+  /** limits of the socket server; defaults in HEALTH_SERVER_LIMITS */
+  limits?: Partial<HealthServerLimits>;
 }
+
+/**
+ * The ops port faces the cluster network: a client that opens sockets and never finishes its
+ * request (slowloris), or opens hundreds, must not hold the daemon's memory or file descriptors.
+ */
+export interface HealthServerLimits {
+  /** the request's headers must arrive within this */
+  headersTimeoutMs: number;
+  /** the whole request within this */
+  requestTimeoutMs: number;
+  /** how often Node checks the two timeouts above (its default, 30 s, would let a slow client stay that long) */
+  checkIntervalMs: number;
+  /** sockets open at once; further ones are closed on accept */
+  maxConnections: number;
+  /** bytes of request headers */
+  maxHeaderSize: number;
+  /** /readyz answers from a database probe at most this old: a scrape storm is not a query storm */
+  probeCacheMs: number;
+}
+
+export const HEALTH_SERVER_LIMITS: HealthServerLimits = {
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 10_000,
+  checkIntervalMs: 1_000,
+  maxConnections: 64,
+  maxHeaderSize: 8 * 1024,
+  probeCacheMs: 1_500,
+};
 
 export interface HealthServer {
   port: number;
@@ -30,16 +60,24 @@ export interface HealthServer {
 }
 
 /** Serves /healthz, /readyz and /metrics. Bodies carry states and counts only, never PHI. */
-export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const server = createServer((request, response) => {
-    handle(options, request, response).catch((error: unknown) => {
-      options.log.error({ error: error instanceof Error ? error.name : typeof error }, 'health endpoint failed');
-      if (!response.headersSent) sendJson(response, 500, { status: 'error' });
-      else response.end();
-    });
-  });
+export async function startHealthServer(given: HealthServerOptions): Promise<HealthServer> {
+  const limits = { ...HEALTH_SERVER_LIMITS, ...given.limits };
+  const options = { ...given, probeDatabase: cachedProbe(given.probeDatabase, limits.probeCacheMs, given.clock) };
+  const server = createServer(
+    { connectionsCheckingInterval: limits.checkIntervalMs, maxHeaderSize: limits.maxHeaderSize },
+    (request, response) => {
+      handle(options, request, response).catch((error: unknown) => {
+        options.log.error({ error: error instanceof Error ? error.name : typeof error }, 'health endpoint failed');
+        if (!response.headersSent) sendJson(response, 500, { status: 'error' });
+        else response.end();
+      });
+    },
+  );
   // a scraper's keep-alive connection must not hold shutdown open
   server.keepAliveTimeout = 1_000;
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -104,6 +142,24 @@ async function handle(options: HealthServerOptions, request: IncomingMessage, re
     default:
       sendJson(response, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics'] });
   }
+}
+
+/**
+ * `probe` answered from a result at most `ttlMs` old; concurrent callers share the probe in flight.
+ * The probe itself is bounded (database-probe.ts) and never throws.
+ */
+export function cachedProbe(probe: () => Promise<boolean>, ttlMs: number, clock: { now(): number }): () => Promise<boolean> {
+  let last: { at: number; ok: boolean } | undefined;
+  let inFlight: Promise<boolean> | undefined;
+  return () => {
+    if (last && clock.now() - last.at < ttlMs) return Promise.resolve(last.ok);
+    inFlight ??= probe().then((ok) => {
+      last = { at: clock.now(), ok };
+      inFlight = undefined;
+      return ok;
+    });
+    return inFlight;
+  };
 }
 
 function snapshotsOf(options: HealthServerOptions): FeedSnapshot[] {

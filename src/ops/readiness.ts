@@ -14,6 +14,9 @@ export interface Readiness {
   reasons: string[];
 }
 
+/** A page waiting this long for the match lock is reported by /readyz (a normal wait behind a registration is milliseconds). */
+export const MATCH_LOCK_WAIT_REPORT_MS = 5_000;
+
 /** READY_MAX_POLL_AGE_MS when set, else three poll intervals but never under a minute. */
 export function defaultMaxPollAgeMs(pollIntervalMs: number, configured?: number): number {
   return configured ?? Math.max(3 * pollIntervalMs, 60_000);
@@ -38,6 +41,12 @@ export function evaluateReadiness(
   if (!snapshot.loopAlive) reasons.push(`worker loop died: ${snapshot.loopDeathReason ?? 'unknown'}`);
   if (snapshot.role === 'starting') reasons.push('worker starting');
   if (snapshot.role === 'stopped') reasons.push('worker stopped');
+  // a page queued behind a registration or rematch holding the match lock: say so while it waits
+  if (snapshot.matchLockWaitSince !== null && now - snapshot.matchLockWaitSince >= MATCH_LOCK_WAIT_REPORT_MS) {
+    reasons.push(
+      `page waiting ${Math.round((now - snapshot.matchLockWaitSince) / 1000)}s for the match lock (held by a registration or rematch transaction; see pg_stat_activity)`,
+    );
+  }
   if (snapshot.consecutiveFailures >= thresholds.maxFailures) {
     const last = snapshot.lastFailure ? ` (last, ${snapshot.lastFailure.source}: ${snapshot.lastFailure.summary})` : '';
     reasons.push(`${snapshot.consecutiveFailures} consecutive poll failures${last}`);

@@ -1,3 +1,4 @@
+import { describeLeaseHolder } from './leadership/lease-holder.js';
 import type { Database } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
 import type { Logger } from '../log.js';
@@ -103,7 +104,8 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
         settings.pageLimit,
         log,
       ),
-      applyPage: (page) => applyPage(database.db, { feed, ...page, readFrom: source.baseUrl, draining: source.draining }),
+      applyPage: (page) =>
+        applyPage(database.db, { feed, ...page, readFrom: source.baseUrl, draining: source.draining, matchLockWait: lockWaitOf(state) }),
       loadCheckpoint: source.draining
         ? async () => {
             const position = noticing(await loadDrainingPosition(database.db, feed, source.baseUrl));
@@ -131,7 +133,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
       ),
       // a prefetched page is validated as it arrives, while the previous one commits
       preparePage,
-      applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page }),
+      applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page, matchLockWait: lockWaitOf(state) }),
       loadCheckpoint: () => loadCheckpoint(database.db, settings.feed),
       clock,
       sleep,
@@ -218,5 +220,12 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     leaseRetryMs: settings.leaseRetryMs,
     stopWaitMs: settings.stopWaitMs,
     log,
+    feed: settings.feed,
+    describeLeaseHolder: () => describeLeaseHolder(database, settings.feed),
   });
+}
+
+/** The page's wait for the match lock, reported to the feed's state (/readyz). */
+function lockWaitOf(state: WorkerState): { started(): void; ended(): void } {
+  return { started: () => state.matchLockWaitStarted(), ended: () => state.matchLockWaitEnded() };
 }

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pino from 'pino';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/connection.js';
 import { IntakeClient } from '../../src/intake/client.js';
@@ -13,6 +14,7 @@ import { listLocalPrescriptions, registerLocalPrescriptions } from '../../src/sy
 import { listQuarantine } from '../../src/sync/matching/quarantine.js';
 import { rematch } from '../../src/sync/matching/rematch.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
+import { catalogSnapshot } from '../helpers/catalog-snapshot.js';
 import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
 import { waitFor } from '../process/helpers/wait-for.js';
@@ -50,8 +52,13 @@ const VENDOR_OBJECTS = `
   insert into drizzle.__drizzle_migrations (hash, created_at) values ('vendor-hash-0001', 1700000000000), ('vendor-hash-0002', 1700000100000);
 `;
 
-/** Every object and row outside the deployment schema, as pg_dump prints them. */
+/**
+ * Every object and row outside the deployment schema, as pg_dump prints them; read from the
+ * catalogs instead when the server is newer than the machine's pg_dump (the PostgreSQL matrix,
+ * scripts/pg-matrix.sh: pg_dump refuses a newer server).
+ */
 async function dumpOutside(url: string, ours: readonly string[]): Promise<string> {
+  if (!(await pgDumpCanRead(url))) return catalogSnapshot(url, ours);
   const { stdout } = await promisify(execFile)('pg_dump', ['--no-owner', ...ours.map((s) => `--exclude-schema=${s}`), url], {
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -60,6 +67,23 @@ async function dumpOutside(url: string, ours: readonly string[]): Promise<string
     .split('\n')
     .filter((line) => !/^\\(un)?restrict /.test(line))
     .join('\n');
+}
+
+let pgDumpReads: Promise<boolean> | undefined;
+/** Whether the machine's pg_dump is at least the server's major (checked once). */
+function pgDumpCanRead(url: string): Promise<boolean> {
+  pgDumpReads ??= (async () => {
+    const { stdout } = await promisify(execFile)('pg_dump', ['--version']).catch(() => ({ stdout: '' }));
+    const client = Number(/(\d+)(\.\d+)?/.exec(stdout)?.[1] ?? 0);
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const [row] = await sql<{ num: string }[]>`select current_setting('server_version_num') as num`;
+      return client >= Math.floor(Number(row?.num) / 10_000);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  })();
+  return pgDumpReads;
 }
 
 /** Schema names on the server besides the system's: nothing new may appear but ours. */

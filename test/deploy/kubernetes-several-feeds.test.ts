@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -21,13 +21,21 @@ const skip = kubectl ? false : skipReason('kubectl', 'its built-in kustomize ren
  * mounted feeds.json parsed by the daemon's own config and FEEDS_FILE reader, as the pod would.
  */
 describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? ` (${skip})` : ''}`, () => {
-  const rendered = kubectl
-    ? parseAllDocuments(
-        execFileSync(kubectl, ['kustomize', new URL('deploy/kubernetes-several-feeds', root).pathname], { encoding: 'utf8' }),
-      ).map((d) => d.toJS() as Obj)
-    : [];
   const dir = mkdtempSync(join(tmpdir(), 'k8s-feeds-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // the kit as an operator fills it in: each git-ignored secrets/*.env from its committed example
+  const kit = join(dir, 'deploy');
+  for (const part of ['kubernetes', 'kubernetes-several-feeds']) {
+    cpSync(new URL(`deploy/${part}`, root).pathname, join(kit, part), { recursive: true });
+    for (const file of readdirSync(join(kit, part, 'secrets')).filter((f) => f.endsWith('.env.example'))) {
+      cpSync(join(kit, part, 'secrets', file), join(kit, part, 'secrets', file.replace(/\.example$/, '')));
+    }
+  }
+  const rendered = kubectl
+    ? parseAllDocuments(execFileSync(kubectl, ['kustomize', join(kit, 'kubernetes-several-feeds')], { encoding: 'utf8' })).map(
+        (d) => d.toJS() as Obj,
+      )
+    : [];
 
   it('the worker reads every feed of the mounted file with credentials from the Secret, and nothing single-feed is left', () => {
     const deployment = rendered.find((m) => m.kind === 'Deployment') as Obj;
@@ -63,7 +71,8 @@ describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? 
     expect(doctor.args).toEqual(['doctor']);
     const byName = (list: Obj[]) => [...list].sort((a, b) => String(a.name).localeCompare(String(b.name)));
     expect(byName(doctor.env)).toEqual(byName(container.env));
-    expect(doctor.volumeMounts).toEqual(container.volumeMounts.filter((m: Obj) => m.name === 'feeds'));
+    // what doctor reads: the feeds file and the database CA, as the daemon mounts them (not its scratch /tmp)
+    expect(byName(doctor.volumeMounts)).toEqual(byName(container.volumeMounts.filter((m: Obj) => m.name !== 'tmp')));
   });
 
   it('the migrate Job reads the same feeds.json (names only, no Secret) and so registers both feeds', () => {

@@ -1,4 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
@@ -9,8 +12,9 @@ import { createSyncMetrics } from '../../src/ops/metrics.js';
 import { defaultMaxPollAgeMs } from '../../src/ops/readiness.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { finalStageUser } from '../faults/harness/dockerfile.js';
-import { envList, imageEnv as imageEnvOf, resolvedEnv as resolvedEnvFrom } from './helpers/container-env.js';
+import { envList, exampleSecrets, imageEnv as imageEnvOf, resolvedEnv as resolvedEnvFrom } from './helpers/container-env.js';
 import { loadAlertRules } from './helpers/rules.js';
+import { findExecutable } from './helpers/tools.js';
 
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
@@ -41,12 +45,14 @@ const one = (kind: string, component?: string): Obj => {
 };
 const deployment = one('Deployment', 'worker');
 const job = one('Job', 'migrate');
-const secret = one('Secret');
+/** The Secrets kustomize generates from the env files, filled in from the committed *.example files. */
+const secrets = exampleSecrets(new URL(K8S, root));
+const secret = secrets.find((s) => s.metadata.name === 'intake-sync') as Obj;
 const pod = deployment.spec.template.spec as Obj;
 const container = pod.containers[0] as Obj;
 const envValue = (c: Obj, name: string) => envList(c).find((e) => e.name === name);
 const knownVariables = new Set(Object.keys((envSchema as unknown as { shape: Record<string, unknown> }).shape));
-const resolvedEnv = (c: Obj) => resolvedEnvFrom(c, [secret]);
+const resolvedEnv = (c: Obj) => resolvedEnvFrom(c, secrets);
 const imageEnv = () => imageEnvOf(new URL('Dockerfile', root));
 
 describe('deploy/kubernetes against the code', () => {
@@ -146,7 +152,7 @@ describe('deploy/kubernetes against the code', () => {
   });
 
   it("runs as the image's non-root user with a read-only root filesystem, through the image's node ENTRYPOINT", () => {
-    // node:20-slim's `node` user is uid 1000
+    // the node image's `node` user is uid 1000
     expect(finalStageUser(read('Dockerfile'))).toBe('node');
     for (const spec of [pod, job.spec.template.spec as Obj]) {
       expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 });
@@ -188,4 +194,133 @@ describe('deploy/kubernetes against the code', () => {
   it('the PrometheusRule carries exactly the rules promtool tests (regenerate: node --import tsx scripts/render-prometheus-rule.ts)', () => {
     expect(one('PrometheusRule').spec.groups).toEqual(loadAlertRules().groups);
   });
+});
+
+describe('deploy/kubernetes is safe to apply (issue 20 §4)', () => {
+  const policy = one('NetworkPolicy');
+  const jobContainer = job.spec.template.spec.containers[0] as Obj;
+  const secretRefs = (c: Obj) =>
+    envList(c).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef as { name: string; key: string }] : []));
+
+  it('applies no Secret: they are generated from git-ignored env files, whose committed examples hold every key', () => {
+    expect(all.filter((m) => m.kind === 'Secret')).toEqual([]);
+    const gitignore = read('.gitignore');
+    expect(gitignore).toContain('deploy/kubernetes*/secrets/*.env');
+    for (const c of [container, jobContainer]) {
+      for (const ref of secretRefs(c)) {
+        const generated = secrets.find((s) => s.metadata.name === ref.name);
+        expect(generated, `${ref.name} is generated`).toBeDefined();
+        expect(Object.keys(generated?.stringData ?? {}), `${ref.name} has ${ref.key}`).toContain(ref.key);
+      }
+    }
+  });
+
+  it("the owner's database URL lives in its own Secret, which only the migrate Job reads", () => {
+    const owner = secrets.find((s) => s.metadata.name === 'intake-sync-owner') as Obj;
+    expect(Object.keys(owner.stringData)).toEqual(['owner-database-url']);
+    expect(Object.keys(secret.stringData)).not.toContain('owner-database-url');
+    expect(secretRefs(jobContainer)).toEqual([{ name: 'intake-sync-owner', key: 'owner-database-url' }]);
+    expect(secretRefs(container).map((r) => r.name)).not.toContain('intake-sync-owner');
+    expect(JSON.stringify(deployment)).not.toContain('intake-sync-owner');
+  });
+
+  it('the NetworkPolicy selects the worker and the Job, and admits only the monitoring namespace, on the metrics port', () => {
+    for (const labels of [deployment.spec.template.metadata.labels, job.spec.template.metadata.labels]) {
+      expect(Object.entries(policy.spec.podSelector.matchLabels).every(([k, v]) => labels[k] === v)).toBe(true);
+    }
+    expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(policy.spec.ingress).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+        ports: [{ port: 'http', protocol: 'TCP' }],
+      },
+    ]);
+    const config = loadConfig({ ...imageEnv(), ...resolvedEnv(container) });
+    expect(container.ports.find((p: Obj) => p.name === 'http').containerPort).toBe(config.HEALTH_PORT);
+  });
+
+  it('egress: DNS, the database and pooler every example URL points at, and HTTPS to the operator: nothing else', () => {
+    const rules = policy.spec.egress as Obj[];
+    expect(rules).toHaveLength(3);
+    const allows = (namespace: string | undefined, port: number, protocol = 'TCP') =>
+      rules.some(
+        (r) =>
+          r.ports.some((p: Obj) => p.port === port && p.protocol === protocol) &&
+          r.to.some((t: Obj) =>
+            namespace ? t.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === namespace : t.ipBlock?.cidr === '0.0.0.0/0',
+          ),
+      );
+    expect(allows('kube-system', 53, 'UDP')).toBe(true);
+    expect(allows('kube-system', 53, 'TCP')).toBe(true);
+    const urls = secrets.flatMap((s) =>
+      Object.entries(s.stringData as Record<string, string>)
+        .filter(([k]) => k.endsWith('database-url'))
+        .map(([, v]) => new URL(v)),
+    );
+    expect(urls.length).toBe(3);
+    for (const url of urls) {
+      // <service>.<namespace>.svc
+      const namespace = url.hostname.split('.')[1];
+      expect(allows(namespace, Number(url.port || 5432)), `${url.hostname}:${url.port}`).toBe(true);
+    }
+    const config = loadConfig({ ...imageEnv(), ...resolvedEnv(container) });
+    const operator = new URL(config.INTAKE_API_BASE_URL ?? '');
+    expect(operator.protocol).toBe('https:');
+    expect(allows(undefined, Number(operator.port || 443))).toBe(true);
+    // the operator rule reaches outside the cluster only
+    const external = rules.find((r) => r.to.some((t: Obj) => t.ipBlock)) as Obj;
+    expect(external.to[0].ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']));
+    expect(external.ports).toEqual([{ port: 443, protocol: 'TCP' }]);
+  });
+
+  it('every example database URL asks for verified TLS, and the pods can read the CA file DATABASE_CA_FILE names', () => {
+    for (const s of secrets) {
+      for (const [key, value] of Object.entries(s.stringData as Record<string, string>)) {
+        if (key.endsWith('database-url')) expect(new URL(value).searchParams.get('sslmode'), key).toBe('verify-full');
+      }
+    }
+    for (const [spec, c] of [
+      [pod, container],
+      [job.spec.template.spec as Obj, jobContainer],
+    ] as const) {
+      const file = envValue(c, 'DATABASE_CA_FILE')?.value as string;
+      const mount = (c.volumeMounts as Obj[]).find((m) => file.startsWith(`${m.mountPath}/`)) as Obj;
+      expect(mount, `a volume mounted over ${file}`).toBeDefined();
+      const volume = (spec.volumes as Obj[]).find((v) => v.name === mount.name) as Obj;
+      expect(volume.configMap).toEqual({ name: 'intake-sync-database-ca', optional: true });
+    }
+  });
+
+  const kubectl = findExecutable('kubectl');
+  it.skipIf(!kubectl)(
+    'kubectl kustomize: refuses to render without the env files, and renders hashed Secrets referenced by name with them',
+    () => {
+      expect(existsSync(new URL(`${K8S}secrets/runtime.env`, root)), 'a filled-in runtime.env in the repository').toBe(false);
+      const dir = mkdtempSync(join(tmpdir(), 'k8s-kit-'));
+      try {
+        cpSync(new URL(K8S, root).pathname, dir, { recursive: true });
+        expect(() => execFileSync(kubectl as string, ['kustomize', dir], { stdio: 'pipe' })).toThrow(/runtime\.env/);
+        for (const name of ['runtime', 'owner']) cpSync(join(dir, `secrets/${name}.env.example`), join(dir, `secrets/${name}.env`));
+        const rendered = parseAllDocuments(execFileSync(kubectl as string, ['kustomize', dir], { encoding: 'utf8' })).map(
+          (d) => d.toJS() as Obj,
+        );
+        const names = rendered.filter((m) => m.kind === 'Secret').map((m) => m.metadata.name as string);
+        expect(names).toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(/^intake-sync-[a-z0-9]{10}$/),
+            expect.stringMatching(/^intake-sync-owner-[a-z0-9]{10}$/),
+          ]),
+        );
+        const renderedJob = rendered.find((m) => m.kind === 'Job') as Obj;
+        const renderedDeployment = rendered.find((m) => m.kind === 'Deployment') as Obj;
+        expect(secretRefs(renderedJob.spec.template.spec.containers[0]).map((r) => r.name)).toEqual([
+          names.find((n) => n.startsWith('intake-sync-owner-')),
+        ]);
+        expect(JSON.stringify(renderedDeployment)).not.toContain('intake-sync-owner');
+        expect(rendered.some((m) => m.kind === 'NetworkPolicy')).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -92,7 +92,7 @@ describe('deploy/systemd/intake-sync.service', () => {
       // verify checks that ExecStart's binary exists: on a machine with node elsewhere, point it there
       if (!existsSync('/usr/bin/node')) {
         console.warn(`systemd-analyze verify: /usr/bin/node is absent here; verifying with ExecStart=${process.execPath}`);
-        unit = unit.replace('ExecStart=/usr/bin/node', `ExecStart=${process.execPath}`);
+        unit = unit.replace(/^(ExecStart(?:Pre)?=)\/usr\/bin\/node/gm, `$1${process.execPath}`);
       }
       const dir = mkdtempSync(join(tmpdir(), 'intake-sync-unit-'));
       try {

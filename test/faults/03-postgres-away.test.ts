@@ -19,6 +19,8 @@ const SCENARIO = '3. Postgres goes away mid-drain (backends terminated, connecti
 const RESTART_SCENARIO = '3b. Postgres server restarted mid-drain';
 const TERMINATIONS = 8;
 const restartAllowed = process.env.FAULTS_RESTART_PG === '1';
+/** how to restart the server under test; the machine's cluster by default (the PostgreSQL matrix restarts its own) */
+const restartCommand = process.env.FAULTS_RESTART_PG_COMMAND;
 
 const available = await postgresReachable();
 
@@ -114,7 +116,8 @@ describe.skipIf(!available)('3. Postgres goes away', () => {
         const worker = await startWorker(kit.setup(db));
         await waitUntilLive(worker);
         await waitForProgress(db, 0, worker);
-        await promisify(execFile)('pg_ctlcluster', ['--skip-systemctl-redirect', '15', 'main', 'restart']);
+        if (restartCommand) await promisify(execFile)('sh', ['-c', restartCommand]);
+        else await promisify(execFile)('pg_ctlcluster', ['--skip-systemctl-redirect', '15', 'main', 'restart']);
         await waitForDrain(db, Object.keys(expected.events).length, worker);
         await stopWorker(worker);
         const divergence = compareSnapshots(expected, await snapshotStore(db.sql));

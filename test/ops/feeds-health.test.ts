@@ -18,6 +18,7 @@ function snapshot(overrides: Partial<WorkerSnapshot> = {}): WorkerSnapshot {
     newestOccurredAt: null,
     consecutiveFailures: 0,
     lastFailure: null,
+    matchLockWaitSince: null,
     noProgressStreak: 0,
     backlog: false,
     checkpoint: null,

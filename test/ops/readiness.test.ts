@@ -19,6 +19,7 @@ function snapshot(overrides: Partial<WorkerSnapshot>): WorkerSnapshot {
     newestOccurredAt: null,
     consecutiveFailures: 0,
     lastFailure: null,
+    matchLockWaitSince: null,
     noProgressStreak: 0,
     backlog: false,
     checkpoint: null,
@@ -31,6 +32,12 @@ function snapshot(overrides: Partial<WorkerSnapshot>): WorkerSnapshot {
 describe('evaluateReadiness', () => {
   const cases: Array<{ name: string; state: Partial<WorkerSnapshot>; db?: boolean; reasons: RegExp[] }> = [
     { name: 'leader polling fine', state: {}, reasons: [] },
+    { name: 'page waiting briefly for the match lock', state: { matchLockWaitSince: NOW - 4_999 }, reasons: [] },
+    {
+      name: 'page waiting long for the match lock',
+      state: { matchLockWaitSince: NOW - 7_000 },
+      reasons: [/^page waiting 7s for the match lock \(held by a registration or rematch transaction; see pg_stat_activity\)$/],
+    },
     { name: 'standby that never polled', state: { role: 'standby', leaderSince: null, lastSuccessAt: null }, reasons: [] },
     { name: 'new leader inside its allowance', state: { leaderSince: NOW - 10_000, lastSuccessAt: null }, reasons: [] },
     { name: 'database down', state: {}, db: false, reasons: [/database unreachable/] },

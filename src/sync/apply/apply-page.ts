@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Db } from '../../db/connection.js';
 import { applyPageSql, matchLockSharedSql, type ApplyPageRow } from './page-statement.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
+import { MatchLockTimeoutError } from './errors/match-lock-timeout-error.js';
 import type { ApplyTimings } from '../state/worker-state.js';
 import { inPipelinedTransaction } from '../../db/page-transaction.js';
 import { preparePage, type PreparedPage } from './prepare-page.js';
@@ -27,6 +28,8 @@ export interface ApplyPageInput {
   readFrom?: string | undefined;
   /** read from a draining source: its own position moves, not the feed's checkpoint */
   draining?: boolean;
+  /** told when the page starts waiting for the match lock and when it stops (granted or not): /readyz shows a long wait */
+  matchLockWait?: { started(): void; ended(): void } | undefined;
 }
 
 export interface ApplyResult {
@@ -86,7 +89,9 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
   let rows: Array<Array<Record<string, unknown>>>;
   let statementsDoneAt: number;
   try {
-    ({ rows, statementsDoneAt } = await inPipelinedTransaction(db, [matchLockSharedSql(names), statement]));
+    ({ rows, statementsDoneAt } = await waitingForTheMatchLock(input.matchLockWait, (granted) =>
+      inPipelinedTransaction(db, [matchLockSharedSql(names), statement], undefined, granted),
+    ));
   } catch (error) {
     // Postgres refused the page for its data: the same statement would fail forever, so apply it in parts
     if (!isDataError(error)) throw error;
@@ -147,4 +152,31 @@ async function applyRefusedPage(
     newestOccurredAt: page.newestOccurredAt,
     timingsMs: { prepare: page.prepareMs, validate: input.prepared ? 0 : t1 - t0, write: done - t1, commit: 0 },
   };
+}
+
+/**
+ * Runs the page with the wait for the match lock reported (started now, ended at the lock's answer)
+ * and a lock_timeout on it (SQLSTATE 55P03) turned into an error that says which lock and why.
+ */
+async function waitingForTheMatchLock<T>(wait: ApplyPageInput['matchLockWait'], run: (granted: () => void) => Promise<T>): Promise<T> {
+  let waiting = wait !== undefined;
+  const ended = () => {
+    if (!waiting) return;
+    waiting = false;
+    wait?.ended();
+  };
+  wait?.started();
+  try {
+    return await run(ended);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === '55P03') {
+      throw new MatchLockTimeoutError(
+        'the page waited longer than lock_timeout (DB_LOCK_TIMEOUT_MS) for the match lock, held by a registration or rematch transaction (pg_stat_activity: wait_event advisory)',
+        { cause: error },
+      );
+    }
+    throw error;
+  } finally {
+    ended();
+  }
 }

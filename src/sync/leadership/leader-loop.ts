@@ -5,6 +5,7 @@ import type { DrainSummary, PollLoop } from '../poll/poller.js';
 import { settlesWithin } from '../../lib/settles-within.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
 import type { WorkerState } from '../state/worker-state.js';
+import { LeaseHeldError } from './errors/lease-held-error.js';
 
 /** Work that runs beside the poller for as long as one term as leader lasts (the outbox delivery). */
 export interface LeaderTask {
@@ -29,6 +30,17 @@ export interface SyncWorkerDeps {
    */
   stopWaitMs?: number;
   log: Logger;
+  /** the feed, for the message of a lease that stayed held elsewhere */
+  feed?: string;
+  /** who holds the lease, for that message (lease-holder.ts); never throws past a summary */
+  describeLeaseHolder?: () => Promise<string>;
+  /** clock for drain()'s wait for the lease; default Date.now */
+  now?: () => number;
+}
+
+export interface DrainOptions {
+  /** give up (LeaseHeldError) when another process still holds the lease after this long; default: wait for ever */
+  leaseWaitMs?: number | undefined;
 }
 
 const DEFAULT_STOP_WAIT_MS = 5_000;
@@ -67,12 +79,21 @@ export class SyncWorker {
     });
   }
 
-  /** `run --once`: waits for the lease, drains the feed, releases the lease. */
-  drain(): Promise<DrainSummary | undefined> {
+  /**
+   * `run --once`: waits for the lease (at most `leaseWaitMs`, then LeaseHeldError naming the
+   * holder), drains the feed, releases the lease.
+   */
+  drain(options: DrainOptions = {}): Promise<DrainSummary | undefined> {
+    const now = this.deps.now ?? Date.now;
+    const started = now();
     return this.begin(async () => {
       try {
         while (!this.stopping) {
-          if (!(await this.acquire())) continue;
+          if (!(await this.acquire())) {
+            if (options.leaseWaitMs !== undefined && now() - started >= options.leaseWaitMs)
+              throw await this.leaseHeld(options.leaseWaitMs);
+            continue;
+          }
           let summary: DrainSummary | undefined;
           const poller = this.deps.createPoller();
           const lost = await this.lead(poller, async () => {
@@ -107,10 +128,22 @@ export class SyncWorker {
     await this.deps.lease.release();
   }
 
+  private async leaseHeld(waitedMs: number): Promise<LeaseHeldError> {
+    const holder = await (this.deps.describeLeaseHolder?.() ?? Promise.resolve('another process')).catch(
+      (error: unknown) => `unknown (${summarizeFailure(error)})`,
+    );
+    const feed = this.deps.feed ?? 'default';
+    return new LeaseHeldError(
+      `feed ${feed}: another process holds the feed lease (${holder}); gave up after --wait-for-lease ${Math.round(waitedMs / 1000)}s. ` +
+        'A running daemon already syncs this feed: run --once is for when none does',
+    );
+  }
+
   private begin<T>(body: () => Promise<T>): Promise<T> {
     if (this.running) throw new Error('a SyncWorker runs once; create a new one');
     const promise = body().catch((error: unknown) => {
-      if (!(error instanceof Error && error.name === 'DrainIncompleteError')) this.deps.state.loopDied(summarizeFailure(error));
+      if (!(error instanceof Error && (error.name === 'DrainIncompleteError' || error.name === 'LeaseHeldError')))
+        this.deps.state.loopDied(summarizeFailure(error));
       throw error;
     });
     this.running = promise;

@@ -1,5 +1,7 @@
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { withDeadline } from '../../db/deadline.js';
+import { type ClientTls, createPostgresClient } from '../../db/postgres-client.js';
+import { DEFAULT_TRANSACTION_TIMEOUTS, type TransactionTimeouts, timeoutStartupParameters } from '../../db/transaction-timeouts.js';
 import type { Logger } from '../../log.js';
 import type { FeedLease } from './feed-lease.js';
 import { ownLeaseApplicationName } from './lease-holder-name.js';
@@ -12,6 +14,10 @@ export interface LeaseSessionOptions {
   /** the server ends the session after this long without a query (a frozen holder loses its leases) */
   idleTtlMs: number;
   log?: Logger | undefined;
+  /** which variable the URL came from (messages) and DATABASE_CA_FILE; default DATABASE_URL */
+  tls?: ClientTls | undefined;
+  /** lock_timeout and statement_timeout of the lock session (a direct connection: startup parameters) */
+  timeouts?: TransactionTimeouts | undefined;
 }
 
 /**
@@ -164,18 +170,24 @@ export class LeaseSession {
   /** The session, opened with its membership lock held. */
   private async open(): Promise<postgres.Sql> {
     if (this.client && this.backendPid !== undefined) return this.client;
-    const client = (this.client ??= postgres(this.url, {
-      max: 1,
-      onnotice: () => {},
-      connect_timeout: 10,
-      // see connection.ts: the lookup's dropped promise could end the process on a terminated backend
-      fetch_types: false,
-      connection: {
-        // the operator's application_name from the URL as given; else ours: the daemon's pid and host, and its feeds
-        application_name: new URL(this.url).searchParams.get('application_name') || ownLeaseApplicationName(this.options.feeds),
-        idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
+    const client = (this.client ??= createPostgresClient(
+      this.url,
+      {
+        max: 1,
+        onnotice: () => {},
+        connect_timeout: 10,
+        // see connection.ts: the lookup's dropped promise could end the process on a terminated backend
+        fetch_types: false,
+        connection: {
+          // the operator's application_name from the URL as given; else ours: the daemon's pid and host, and its feeds
+          application_name: new URL(this.url).searchParams.get('application_name') || ownLeaseApplicationName(this.options.feeds),
+          idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
+          // the lease never waits for a lock (pg_try_advisory_lock); an unanswered statement still ends
+          ...timeoutStartupParameters(this.options.timeouts ?? DEFAULT_TRANSACTION_TIMEOUTS),
+        },
       },
-    }));
+      this.options.tls ?? { variable: 'DATABASE_URL' },
+    ));
     try {
       await this.resolveKeys(client);
       const [row] = await this.simple<{ member: boolean; pid: number }>(

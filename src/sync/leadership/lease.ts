@@ -1,5 +1,7 @@
 import { sql as drizzleSql } from 'drizzle-orm';
 import { queryRows, type Database } from '../../db/connection.js';
+import type { ClientTls } from '../../db/postgres-client.js';
+import type { TransactionTimeouts } from '../../db/transaction-timeouts.js';
 import type { Logger } from '../../log.js';
 import { LeaseSession } from './lease-session.js';
 
@@ -21,6 +23,8 @@ export interface AdvisoryLeaseOptions {
    * over. Holders run stillHeld() well within it.
    */
   idleTtlMs: number;
+  /** which variable the URL came from (messages) and DATABASE_CA_FILE */
+  tls?: ClientTls | undefined;
 }
 
 /**
@@ -30,7 +34,11 @@ export interface AdvisoryLeaseOptions {
 export function createFeedLease(database: Database, options: AdvisoryLeaseOptions): FeedLease {
   if (database.kind !== 'postgres') return embeddedLease;
   if (!options.url) throw new Error('a Postgres feed lease needs the database URL for its own connection');
-  const session = new LeaseSession(options.url, database.names.schema, { feeds: [options.feed], idleTtlMs: options.idleTtlMs });
+  const session = new LeaseSession(options.url, database.names.schema, {
+    feeds: [options.feed],
+    idleTtlMs: options.idleTtlMs,
+    tls: options.tls,
+  });
   const lease = session.lease(options.feed);
   return {
     tryAcquire: () => lease.tryAcquire(),
@@ -51,7 +59,14 @@ export interface FeedLeases {
 /** One lock connection for all of a process's feeds, spreading them over the replicas. */
 export function createFeedLeases(
   database: Database,
-  options: { feeds: readonly string[]; url: string | undefined; idleTtlMs: number; log?: Logger },
+  options: {
+    feeds: readonly string[];
+    url: string | undefined;
+    idleTtlMs: number;
+    log?: Logger;
+    tls?: ClientTls | undefined;
+    timeouts?: TransactionTimeouts | undefined;
+  },
 ): FeedLeases {
   if (database.kind !== 'postgres') return { lease: () => embeddedLease, close: async () => {} };
   if (!options.url) throw new Error('a Postgres feed lease needs the database URL for its own connection');

@@ -89,6 +89,8 @@ export interface WorkerSnapshot {
   newestOccurredAt: number | null;
   consecutiveFailures: number;
   lastFailure: { source: FailureSource; summary: string; at: number } | null;
+  /** since when the page in flight waits for the match lock (a registration or rematch holds it); null when not waiting */
+  matchLockWaitSince: number | null;
   noProgressStreak: number;
   /** the last applied page said done=false: a backlog is being drained */
   backlog: boolean;
@@ -145,6 +147,7 @@ export class WorkerState {
   private newestOccurredAt: number | null = null;
   private consecutiveFailures = 0;
   private lastFailure: WorkerSnapshot['lastFailure'] = null;
+  private matchLockWaitSince: number | null = null;
   private noProgressStreak = 0;
   private backlog = false;
   private checkpoint: WorkerSnapshot['checkpoint'] = null;
@@ -264,6 +267,16 @@ export class WorkerState {
     this.loopDeathReason = reason;
   }
 
+  /** The page in flight asked for the match lock. */
+  matchLockWaitStarted(): void {
+    this.matchLockWaitSince = this.clock.now();
+  }
+
+  /** The match lock was granted, or the page gave up on it. */
+  matchLockWaitEnded(): void {
+    this.matchLockWaitSince = null;
+  }
+
   snapshot(): WorkerSnapshot {
     return {
       role: this.role,
@@ -277,6 +290,7 @@ export class WorkerState {
       newestOccurredAt: this.newestOccurredAt,
       consecutiveFailures: this.consecutiveFailures,
       lastFailure: this.lastFailure,
+      matchLockWaitSince: this.matchLockWaitSince,
       noProgressStreak: this.noProgressStreak,
       backlog: this.backlog,
       checkpoint: this.checkpoint,
