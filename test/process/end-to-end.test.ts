@@ -106,6 +106,8 @@ describe('worker end to end: sandbox → Postgres', () => {
     let server: HealthServer;
     let metrics: SyncMetrics;
     let databaseUp = true;
+    // the server caches its database probe (1.5 s): the test moves the server's clock past it
+    let serverSkewMs = 0;
     const state = new WorkerState({ now: () => Date.now() });
     const get = async (path: string) => {
       const response = await fetch(`http://127.0.0.1:${server.port}${path}`);
@@ -122,7 +124,7 @@ describe('worker end to end: sandbox → Postgres', () => {
         metrics,
         probeDatabase: async () => databaseUp && (await probe()),
         thresholds: { maxPollAgeMs: 60_000, maxFailures: 3 },
-        clock: { now: () => Date.now() },
+        clock: { now: () => Date.now() + serverSkewMs },
         log: silent,
       });
     });
@@ -190,9 +192,11 @@ describe('worker end to end: sandbox → Postgres', () => {
       ]);
 
       databaseUp = false;
+      serverSkewMs += 2_000;
       ready = await get('/readyz');
       expect(JSON.parse(ready.text).reasons).toContain('database unreachable');
       databaseUp = true;
+      serverSkewMs += 2_000;
 
       state.fatal('UnauthorizedError: GET /events: 401 Unauthorized');
       ready = await get('/readyz');
