@@ -1,4 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { redactDeep } from './log-redaction.js';
 
 // pino writes a child's bindings after its parent's and a call's object after both, as text: a key
 // bound twice (`component` by the worker and again by the poller, `feed` bound and logged again)
@@ -30,12 +31,15 @@ function bindingsOf(logger: WithChindings): Record<string, unknown> {
   return bindings;
 }
 
-/** A child binding a key its parent already bound replaces it (the child's value is the more specific). */
+/**
+ * A child binding a key its parent already bound replaces it (the child's value is the more specific).
+ * Bindings are redacted here too: pino writes them as text, past the log formatter that redacts objects.
+ */
 function onChild(child: Logger): void {
   const logger = child as WithChindings;
   const text = logger[chindingsSym];
   if (typeof text !== 'string') return;
-  const bindings = parseChindings(text);
+  const bindings = redactDeep(parseChindings(text)) as Record<string, unknown>;
   const rebuilt = stringifyChindings(bindings);
   if (rebuilt.length !== text.length || rebuilt !== text) logger[chindingsSym] = rebuilt;
   parsed.set(logger, bindings);

@@ -17,6 +17,7 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const base: LoggerOptions = {
     level: options.level ?? 'info',
     // every logged object, at any depth (log-redaction.ts): pino's own `redact` takes fixed paths only
+    // (a child's bindings, which pino writes without this formatter, are redacted in onChild: log-unique-keys.ts)
     formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
     // error objects are walked by redactDeep too (message scrubbed, parameters removed)
     serializers: { err: (error: unknown) => redactDeep(error) },

@@ -4,6 +4,8 @@ import { RETENTION_CLASSES } from '../sync/retention/retention-classes.js';
 import type { WorkerState } from '../sync/state/worker-state.js';
 import { SOURCE_DEADLINE_MS } from './metrics-provided-gauges.js';
 
+const PROCESS_STARTED_S = Math.floor(performance.timeOrigin / 1000);
+
 /** The unix time (s) of the feed's last completed retention pass, whichever replica ran it; 0 before the first. */
 export type RetentionSource = () => Promise<number>;
 /** The size in bytes of each table of the deployment's schema, indexes and TOAST included. */
@@ -40,7 +42,7 @@ export function registerRetentionMetrics(
   });
   const lastRun = new Gauge({
     name: 'intake_sync_retention_last_run_timestamp_seconds',
-    help: "Unix time of the feed's last completed retention pass, by any replica or `intake-sync purge` (0 before the first)",
+    help: "Unix time of the feed's last completed retention pass, by any replica or `intake-sync purge`; before the first, when this process started",
     labelNames: ['feed'],
     registers,
     async collect() {
@@ -48,7 +50,9 @@ export function registerRetentionMetrics(
         feeds.map(async ({ feed, retention }) => {
           if (!retention) return;
           const at = await withDeadline(retention(), SOURCE_DEADLINE_MS, 'reading the retention gauge').catch(() => undefined);
-          if (at !== undefined) this.set({ feed }, at);
+          // no pass recorded yet (a fresh install): count from this process's start, so the alert waits
+          // for the first pass to be overdue instead of firing on a new deployment
+          if (at !== undefined) this.set({ feed }, at > 0 ? at : PROCESS_STARTED_S);
         }),
       );
     },

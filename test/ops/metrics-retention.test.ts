@@ -35,6 +35,19 @@ describe('retention metrics', () => {
     state.retentionPurged('events', 5);
   });
 
+  test('no pass recorded yet: the last run reads as this process start, so a new deployment is not overdue', async () => {
+    const metrics = createSyncMetrics(
+      new WorkerState({ now: () => 0 }),
+      { now: () => 0 },
+      { feed: 'main', pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000, retention: async () => 0, retentionIntervalMs: 3_600_000 },
+    );
+    const text = await metrics.registry.metrics();
+    const value = Number(/intake_sync_retention_last_run_timestamp_seconds\{feed="main"\} (\d+)/.exec(text)?.[1]);
+    expect(value).toBe(Math.floor(performance.timeOrigin / 1000));
+    expect(value).toBeGreaterThan(0);
+    metrics.close();
+  });
+
   test('without sources the series exist at 0 (rules and dashboards always parse)', async () => {
     const metrics = createSyncMetrics(
       new WorkerState({ now: () => 0 }),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantsScript } from '../../src/cli/grants.js';
+import { registerFeeds } from '../../src/db/feed-registry.js';
 import { grantStatements } from '../../src/db/grants.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
@@ -39,6 +40,8 @@ describe.skipIf(!reachable)(`per-feed access for application roles (${reachable 
 
   beforeAll(async () => {
     tdb = await createTestDatabase('feed_access');
+    // a deployment whose FEEDS_FILE names both clinics: `intake-sync migrate` (or the daemon) registers them
+    await registerFeeds(tdb.database.db, [FEED_A, FEED_B], null);
     owner = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
     await owner.unsafe(`create role "${ROLES.a}" login; create role "${ROLES.b}" login;
       create role "${ROLES.aLogin}" login in role "${ROLES.a}";
