@@ -45,8 +45,9 @@ describe.skipIf(!onPostgres)(`connections terminated while they (re)connect (${N
   });
 
   // ~14 s when the machine is idle, most of it the cleanup: each lease whose session the storm ended
-  // waits out its unlock deadline (up to 2 s), each store its close timeout; 20 s did not fit a loaded CI
-  test('nothing but the queries in hand fail, and every client works again afterwards', { timeout: 60_000 }, async () => {
+  // waits out its unlock deadline (up to 2 s), each store its close timeout; 20 s did not fit a loaded CI,
+  // and 60 s once did not either in the PostgreSQL matrix (36 files on 2 cores): the ceiling is 120 s
+  test('nothing but the queries in hand fail, and every client works again afterwards', { timeout: 120_000 }, async () => {
     const url = new URL(tdb.url as string);
     url.searchParams.set('application_name', VICTIM);
     const databases: Database[] = [];
