@@ -3,6 +3,7 @@ import { summarizeFailure } from '../state/failure-summary.js';
 import { deliverRow, type OutboxDeliveryDeps } from './delivery.js';
 import { dueRows } from './store.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
+import { StoppableLoop } from '../../lib/stoppable-loop.js';
 
 export interface OutboxLoopDeps {
   delivery: OutboxDeliveryDeps;
@@ -24,26 +25,12 @@ export interface OutboxLoopDeps {
  * own requests), so a slow operator answer never holds a page. stop() aborts the requests in
  * flight and the wait: an aborted row stays in doubt and the next leader reconciles it.
  */
-export class OutboxLoop {
-  private stopping = false;
-  private readonly stopSignal = new AbortController();
-  private running: Promise<void> | undefined;
-
-  constructor(private readonly deps: OutboxLoopDeps) {}
-
-  run(): Promise<void> {
-    this.running ??= this.loop();
-    return this.running;
+export class OutboxLoop extends StoppableLoop {
+  constructor(private readonly deps: OutboxLoopDeps) {
+    super();
   }
 
-  /** Idempotent; resolves once the loop has ended. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.stopSignal.abort();
-    await this.running;
-  }
-
-  private async loop(): Promise<void> {
+  protected async loop(): Promise<void> {
     const { log } = this.deps;
     let failures = 0;
     while (!this.stopping) {

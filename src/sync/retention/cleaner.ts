@@ -7,6 +7,7 @@ import { summarizeFailure } from '../state/failure-summary.js';
 import { nextPassDelay, shortRetentions } from './decisions.js';
 import { purgePass, recordPass, type BatchSettings, type PassResult } from './purge-pass.js';
 import { RETENTION_SETTING, type RetentionClass, type RetentionPolicy } from './retention-classes.js';
+import { StoppableLoop } from '../../lib/stoppable-loop.js';
 
 /** What the cleaner of one feed keeps and how it paces itself. */
 export interface RetentionSettings {
@@ -42,23 +43,9 @@ const RETRY_MS = 5_000;
  * short lock and statement timeout, yielding to page applies (purge-pass.ts). stop() aborts the wait
  * and the pass between batches; a batch in flight commits or rolls back on its own within its timeout.
  */
-export class RetentionCleaner {
-  private stopping = false;
-  private readonly stopSignal = new AbortController();
-  private running: Promise<void> | undefined;
-
-  constructor(private readonly deps: RetentionCleanerDeps) {}
-
-  run(): Promise<void> {
-    this.running ??= this.loop();
-    return this.running;
-  }
-
-  /** Idempotent; resolves once the loop has ended. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.stopSignal.abort();
-    await this.running;
+export class RetentionCleaner extends StoppableLoop {
+  constructor(private readonly deps: RetentionCleanerDeps) {
+    super();
   }
 
   /** One pass now (and its record): what `intake-sync purge` and the loop both run. */
@@ -82,7 +69,7 @@ export class RetentionCleaner {
     return result;
   }
 
-  private async loop(): Promise<void> {
+  protected async loop(): Promise<void> {
     const { log, settings } = this.deps;
     const short = shortRetentions(settings.policy);
     if (short.length > 0) {
