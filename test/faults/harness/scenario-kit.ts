@@ -24,6 +24,41 @@ export interface ScenarioDatabase {
   name: string;
 }
 
+/** The databases of one scenario and the marked side connections the harness reads them through. */
+export class ScenarioStores {
+  private readonly databases: TestDatabase[] = [];
+  private readonly sides: postgres.Sql[] = [];
+
+  /** A fresh migrated database, dropped at close(). */
+  async open(label: string): Promise<ScenarioDatabase> {
+    const tdb = await createTestDatabase(label);
+    this.databases.push(tdb);
+    if (!tdb.url) throw new Error('the fault suite needs the real PostgreSQL server');
+    // the harness talks through its own marked connection; the helper's pool is not needed
+    await tdb.database.close();
+    const sql = openSideConnection(tdb.url);
+    this.sides.push(sql);
+    return { url: tdb.url, sql, name: new URL(tdb.url).pathname.slice(1) };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.sides.map((s) => s.end({ timeout: 2 }).catch(() => {})));
+    for (const tdb of this.databases) await tdb.drop().catch(() => {});
+  }
+}
+
+/** Writes everything a scenario's processes printed to CAPTURE_DIR/<label>.log, for a reader after a failure. */
+export function saveCapture(label: string, capture: OutputCapture): void {
+  mkdirSync(CAPTURE_DIR, { recursive: true });
+  writeFileSync(
+    join(CAPTURE_DIR, `${label}.log`),
+    capture
+      .all()
+      .map((c) => `===== ${c.source} (${c.kind})\n${c.text}`)
+      .join('\n'),
+  );
+}
+
 /** Everything one scenario file shares: a sandbox process, output capture, databases, a temp dir. */
 export interface ScenarioKit {
   capture: OutputCapture;
@@ -46,39 +81,21 @@ export async function openScenario(label: string): Promise<ScenarioKit> {
   const secret = `secret-${randomBytes(18).toString('hex')}`;
   const sandbox = await startSandboxProcess(capture, { key, secret });
   const tempDir = mkdtempSync(join(tmpdir(), `faults-${label}-`));
-  const databases: TestDatabase[] = [];
-  const sides: postgres.Sql[] = [];
+  const stores = new ScenarioStores();
   const needles: Needle[] = secretNeedles(key, secret);
   return {
     capture,
     sandbox,
     tempDir,
-    async database(dbLabel) {
-      const tdb = await createTestDatabase(`f_${label}_${dbLabel}`);
-      databases.push(tdb);
-      if (!tdb.url) throw new Error('the fault suite needs the real PostgreSQL server');
-      // the harness talks through its own marked connection; the helper's pool is not needed
-      await tdb.database.close();
-      const sql = openSideConnection(tdb.url);
-      sides.push(sql);
-      return { url: tdb.url, sql, name: new URL(tdb.url).pathname.slice(1) };
-    },
+    database: (dbLabel) => stores.open(`f_${label}_${dbLabel}`),
     setup: (db, env) => ({ api: sandbox, databaseUrl: db.url, capture, env }),
     needles: () => [...needles],
     addNeedles: (more) => void needles.push(...more),
     async close() {
       await killAllChildren();
-      mkdirSync(CAPTURE_DIR, { recursive: true });
-      writeFileSync(
-        join(CAPTURE_DIR, `${label}.log`),
-        capture
-          .all()
-          .map((c) => `===== ${c.source} (${c.kind})\n${c.text}`)
-          .join('\n'),
-      );
+      saveCapture(label, capture);
       await sandbox.stop();
-      await Promise.all(sides.map((s) => s.end({ timeout: 2 }).catch(() => {})));
-      for (const tdb of databases) await tdb.drop().catch(() => {});
+      await stores.close();
       rmSync(tempDir, { recursive: true, force: true });
     },
   };
