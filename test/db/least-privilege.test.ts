@@ -97,7 +97,9 @@ describe.skipIf(!reachable)(
     it('with exactly the grants docs/security.md lists, the runtime role drains, rematches and serves the SQL API', async () => {
       const grants = await runCli(['grants', '--role', 'runtime', '--to', ROLES.runtime], {});
       expect(grants.code).toBe(0);
-      expect(grants.stdout.trim().split('\n')).toEqual(psqlScript(grantsScript('runtime', 'intake_sync', ROLES.runtime, { kind: 'unchanged' })));
+      expect(grants.stdout.trim().split('\n')).toEqual(
+        psqlScript(grantsScript('runtime', 'intake_sync', ROLES.runtime, { kind: 'unchanged' })),
+      );
       expect(grants.stdout).toContain(grantStatements('runtime', 'intake_sync', ROLES.runtime).join('\n'));
       await asRole(ROLES.owner, async (sql) => {
         await sql.unsafe(grants.stdout);
