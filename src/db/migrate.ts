@@ -47,9 +47,8 @@ function newerSchemaError(schema: string, unknown: readonly LedgerRow[]): Schema
 export interface MigrationOptions {
   files?: readonly MigrationFile[];
   /**
-   * the SQL API's files (sql/api/manifest.txt), applied after the versioned migrations; default:
-   * the manifest when `files` is not given, none when it is (a partial migration for a test has
-   * no tables yet for the API's views)
+   * the SQL API's files, applied after the versioned migrations; default: sql/api/manifest.txt's
+   * (a test that migrates only the first few `files` passes none: the API's views need later tables)
    */
   api?: readonly SqlApiFile[];
   /**
@@ -122,7 +121,7 @@ async function applyApiFiles(tx: Tx, schema: string, files: readonly SqlApiFile[
  */
 export async function runMigrations(database: Database, options: MigrationOptions = {}): Promise<string[]> {
   const files = options.files ?? readMigrationFiles();
-  const api = options.api ?? (options.files ? [] : readSqlApiFiles());
+  const api = options.api ?? readSqlApiFiles();
   const schema = database.names.schema;
   return database.db.transaction(async (tx) => {
     // a migration may wait for another migrator and rewrite large tables: the daemon's timeouts are not for it
