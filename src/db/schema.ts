@@ -196,10 +196,7 @@ export const changeCommitFeeds = intakeSync.table(
       .notNull()
       .references(() => changeCommits.xid, { onDelete: 'cascade' }),
   },
-  (t) => [
-    primaryKey({ name: 'change_commit_feeds_pk', columns: [t.feed, t.commitSeq] }),
-    index('change_commit_feeds_xid_idx').on(t.xid),
-  ],
+  (t) => [primaryKey({ name: 'change_commit_feeds_pk', columns: [t.feed, t.commitSeq] }), index('change_commit_feeds_xid_idx').on(t.xid)],
 );
 
 /**

@@ -11,7 +11,11 @@ const MISSING = 'clinic-zz';
 const rx = samplePrescription(1, { prefix: 'unseen' });
 
 const CALLS: [string, string, unknown[]][] = [
-  ['register_prescription', 'select * from intake_sync.register_prescription($1, $2::text::jsonb, $3)', [rx.external_id, JSON.stringify(identityOf(rx))]],
+  [
+    'register_prescription',
+    'select * from intake_sync.register_prescription($1, $2::text::jsonb, $3)',
+    [rx.external_id, JSON.stringify(identityOf(rx))],
+  ],
   ['send_prescription', 'select intake_sync.send_prescription($1::text::jsonb, $2)', [JSON.stringify(rx)]],
   ['cancel_prescription', 'select intake_sync.cancel_prescription($1, $2)', [rx.external_id]],
 ];

@@ -79,9 +79,10 @@ describe.skipIf(!reachable)(`feed-filtered views are security barriers (${reacha
       expect(columns.length, `${view} has text columns`).toBeGreaterThan(0);
       for (const column of columns) {
         attempts++;
-        const outcome = await app
-          .unsafe(`select 1 from intake_sync.${view} where feed = '${FEED_B}' and ${column}::int = 0`)
-          .then(() => 'no rows reached the cast', (error: Error) => error.message);
+        const outcome = await app.unsafe(`select 1 from intake_sync.${view} where feed = '${FEED_B}' and ${column}::int = 0`).then(
+          () => 'no rows reached the cast',
+          (error: Error) => error.message,
+        );
         expect(outcome, `${view}.${column}`).not.toContain(CANARY);
         // the filter ran first: no clinic-b row reached the caller's cast
         expect(outcome, `${view}.${column}`).toBe('no rows reached the cast');
