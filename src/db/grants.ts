@@ -37,7 +37,7 @@ export const API_FUNCTIONS = [
  * the audit trail (recordAudit, src/db/audit.ts: the commands that change state record who ran them)
  * and the retention cleaner's purges (0012_retention.sql: the role needs no DELETE on any table, and
  * only the owner's _purge_audit removes audit rows, never younger than its floor), and the statistics
- * task's ANALYZE (0018_statistics.sql: only a table's owner may analyze it before PostgreSQL 17).
+ * task's ANALYZE (0018_plans_and_statistics.sql: only a table's owner may analyze it before PostgreSQL 17).
  */
 const WORKER_FUNCTIONS = [
   '_match_prescription(text, text, text)',

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { namesOf, type StoreNames } from '../../db/store-names.js';
 import { queryRows, type Db } from '../../db/connection.js';
 import { matchLockExclusive } from './match-lock.js';
@@ -62,23 +62,35 @@ export function addRematch(a: RematchResult, b: RematchResult): RematchResult {
  * event has one identity key, so walking keys visits each held event in exactly one batch.
  */
 export async function nextHeldKeys(
-  db: Pick<Db, 'execute'>,
+  db: Pick<Db, 'transaction'>,
   names: StoreNames,
   feed: string | null,
   after: string | null,
   limit: number,
 ): Promise<string[]> {
-  const rows = await queryRows<{ identity_key: string }>(
-    db,
-    sql`select distinct e.identity_key from ${names.events} e
-        where e.prescription_id is null
-          and (${feed}::text is null or e.feed = ${feed}::text)
-          and (${after}::text is null or e.identity_key > ${after}::text)
-        order by e.identity_key
-        limit ${limit}::int`,
-  );
+  const rows = await db.transaction(async (tx) => {
+    // a bitmap scan would read every key after `after` and sort them: with the index scan the walk stops at `limit`
+    await tx.execute(sql`select set_config('enable_bitmapscan', 'off', true)`);
+    return queryRows<{ identity_key: string }>(tx, nextHeldKeysSql(names, feed, after, limit));
+  });
   return rows.map((r) => r.identity_key);
 }
+
+/**
+ * The statement of nextHeldKeys (its plan is checked on tables without statistics). The feed filter
+ * stays outside the walk (OFFSET 0): inside, an empty table's estimates made the planner walk the
+ * held events of the whole feed by another index and sort them (issue 26).
+ */
+export const nextHeldKeysSql = (names: StoreNames, feed: string | null, after: string | null, limit: number): SQL =>
+  sql`select distinct h.identity_key from (
+        select e.identity_key, e.feed from ${names.events} e
+        where e.prescription_id is null and (${after}::text is null or e.identity_key > ${after}::text)
+        order by e.identity_key
+        offset 0
+      ) h
+      where ${feed}::text is null or h.feed = ${feed}::text
+      order by h.identity_key
+      limit ${limit}::int`;
 
 /** rematch_held() of the held events with these identity keys (and erx ids), on `db` or a transaction. */
 export async function rematchKeys(
