@@ -83,7 +83,9 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
           // a slow batch is retried in halves rather than holding page applies past the budget: say so
           onHalve: (rows) => {
             halved++;
-            process.stderr.write(`a batch of ${rows} rows exceeded the ${MATCH_LOCK_BUDGET_MS} ms match-lock budget: retrying it in halves\n`);
+            process.stderr.write(
+              `a batch of ${rows} rows exceeded the ${MATCH_LOCK_BUDGET_MS} ms match-lock budget: retrying it in halves\n`,
+            );
           },
         });
         const subscribed = options.subscribe

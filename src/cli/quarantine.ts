@@ -193,7 +193,9 @@ export function registerRematchCommand(program: Command): void {
             // a slow batch is retried in halves rather than holding page applies past the budget: say so
             onHalve: (keys) => {
               progress.clear();
-              process.stderr.write(`a batch of ${keys} identity keys exceeded the ${MATCH_LOCK_BUDGET_MS} ms match-lock budget: retrying it in halves\n`);
+              process.stderr.write(
+                `a batch of ${keys} identity keys exceeded the ${MATCH_LOCK_BUDGET_MS} ms match-lock budget: retrying it in halves\n`,
+              );
             },
           });
         } catch (error) {

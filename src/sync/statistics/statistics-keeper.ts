@@ -73,7 +73,10 @@ export class StatisticsKeeper extends StoppableLoop {
     let passes = 0;
     let failures = 0;
     while (!this.stopping) {
-      await this.deps.sleep(nextStatisticsDelay({ passes, failures }, settings.intervalMs, settings.startDelayMs, RETRY_MS), this.stopSignal.signal);
+      await this.deps.sleep(
+        nextStatisticsDelay({ passes, failures }, settings.intervalMs, settings.startDelayMs, RETRY_MS),
+        this.stopSignal.signal,
+      );
       if (this.stopping) break;
       try {
         await this.passOnce();

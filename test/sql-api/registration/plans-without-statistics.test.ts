@@ -46,7 +46,9 @@ beforeAll(async () => {
      from generate_series(0, ${PRESCRIPTIONS - 1}) g`,
   );
   // no statistics whatever happened before (CREATE INDEX, a stray ANALYZE)
-  await admin.unsafe(`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = 'intake_sync'::regnamespace)`);
+  await admin.unsafe(
+    `delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = 'intake_sync'::regnamespace)`,
+  );
   await admin.unsafe(`update pg_class set reltuples = -1, relpages = 0 where relnamespace = 'intake_sync'::regnamespace and relkind = 'r'`);
 }, 180_000);
 afterAll(async () => {
@@ -102,12 +104,19 @@ describe.skipIf(!real)('plans on tables without statistics (100,000 held events,
     expect(row?.n).toBe(0);
   });
 
-  test('rematch_held over a 500-key batch: each key one lookup of the held-event index, each event one finding by its key', { timeout: 120_000 }, async () => {
+  test('rematch_held over a 500-key batch: each key one lookup of the held-event index, each event one finding by its key', {
+    timeout: 120_000,
+  }, async () => {
     const keys = Array.from({ length: 500 }, (_, i) => `held-key-${String(i * 40).padStart(8, '0')}`);
     const plans = await nestedPlans(`select * from intake_sync.rematch_held($1::text[], '{}'::text[], 'default')`, [keys]);
     const held = plans.find((p) => p.includes('held_events AS'));
     expect(held, 'the rematch statement of rematch_held').toBeDefined();
-    expectIndexDriven(held as string, ['events_held_identity_key_idx', 'quarantine_feed_key_key', 'prescriptions_feed_identity_key_idx', 'events_feed_id_pk']);
+    expectIndexDriven(held as string, [
+      'events_held_identity_key_idx',
+      'quarantine_feed_key_key',
+      'prescriptions_feed_identity_key_idx',
+      'events_feed_id_pk',
+    ]);
     // the key list drives the lookups (unnest), not an ANY() filter over what an index scan returned
     expect(held).toMatch(/Index Cond: \(identity_key = keys\.key\)/);
   });
@@ -121,7 +130,10 @@ describe.skipIf(!real)('plans on tables without statistics (100,000 held events,
   test('the page statement: each event one lookup of the prescriptions by identity and by eRx id', async () => {
     const page = preparePage(
       Array.from({ length: 250 }, (_, i) =>
-        event(`page-${i}`, 'accepted', '2024-12-10T10:00:00Z', { patient_last_name: `Page${i}`, erx_message_id: i % 2 ? `erx-${i}` : null }),
+        event(`page-${i}`, 'accepted', '2024-12-10T10:00:00Z', {
+          patient_last_name: `Page${i}`,
+          erx_message_id: i % 2 ? `erx-${i}` : null,
+        }),
       ),
     );
     const { events, malformed } = pageRowsJson(page);
@@ -141,7 +153,9 @@ describe.skipIf(!real)('plans on tables without statistics (100,000 held events,
 
   test("the rematch's walk of held keys: the held-event index in key order", async () => {
     // nextHeldKeys pins enable_bitmapscan off in its transaction
-    const plan = await explain(nextHeldKeysSql(namesOf(tdb.database.db), 'default', 'held-key-00001000', 500), { enable_bitmapscan: 'off' });
+    const plan = await explain(nextHeldKeysSql(namesOf(tdb.database.db), 'default', 'held-key-00001000', 500), {
+      enable_bitmapscan: 'off',
+    });
     expectIndexDriven(plan, ['events_held_identity_key_idx']);
     // walked in key order and cut at the limit, never sorted
     expect(plan).not.toMatch(/Sort Key/);

@@ -71,7 +71,9 @@ const prescriptionCount = async () =>
 
 // NEEDS_POSTGRES (test/helpers/db.ts): skipped on embedded PGlite
 describe.skipIf(!real)('the match-lock budget: a batch over it is halved and retried', () => {
-  test('a registration of 400 rows whose 400- and 200-row statements exceed the budget commits in 100-row batches', { timeout: 60_000 }, async () => {
+  test('a registration of 400 rows whose 400- and 200-row statements exceed the budget commits in 100-row batches', {
+    timeout: 60_000,
+  }, async () => {
     const halved: number[] = [];
     const committed: number[] = [];
     const result = await registerLocalPrescriptions(db, rows(400), {
@@ -104,8 +106,14 @@ describe.skipIf(!real)('the match-lock budget: a batch over it is halved and ret
     expect(committed).toEqual([100, 100, 100, 100, 100]);
   });
 
-  test('one row that exceeds the budget alone fails naming its external_id; the rows before it committed', { timeout: 60_000 }, async () => {
-    const input = [...rows(3), { external_id: 'rx-slow', prescription_identity: identity({ patient_last_name: 'Slow' }) }, ...rows(3, 'ry')];
+  test('one row that exceeds the budget alone fails naming its external_id; the rows before it committed', {
+    timeout: 60_000,
+  }, async () => {
+    const input = [
+      ...rows(3),
+      { external_id: 'rx-slow', prescription_identity: identity({ patient_last_name: 'Slow' }) },
+      ...rows(3, 'ry'),
+    ];
     const failure = await registerLocalPrescriptions(db, input, { feed: FEED, batchSize: 8, budgetMs: BUDGET_MS }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(MatchLockBudgetError);
     expect((failure as Error).message).toContain('the registration of external_id rx-slow alone exceeded the 1500 ms statement budget');
@@ -134,7 +142,12 @@ describe.skipIf(!real)('the match-lock budget: a batch over it is halved and ret
     }
     const halved: number[] = [];
     const committed: number[] = [];
-    const result = await rematch(db, { feed: FEED, budgetMs: BUDGET_MS, onHalve: (k) => halved.push(k), onBatch: (b) => committed.push(b.keys) });
+    const result = await rematch(db, {
+      feed: FEED,
+      budgetMs: BUDGET_MS,
+      onHalve: (k) => halved.push(k),
+      onBatch: (b) => committed.push(b.keys),
+    });
     expect(result.matched).toBe(8);
     expect(halved).toEqual([8, 4, 4]);
     expect(committed).toEqual([2, 2, 2, 2]);

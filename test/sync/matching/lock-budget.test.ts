@@ -47,7 +47,12 @@ describe('runWithinBudget', () => {
       },
       { budgetMs: 2000, onHalve: (n) => halved.push(n), describe: String },
     );
-    expect(committed).toEqual([[1, 2], [3, 4], [5, 6], [7, 8]]);
+    expect(committed).toEqual([
+      [1, 2],
+      [3, 4],
+      [5, 6],
+      [7, 8],
+    ]);
     expect(halved).toEqual([8, 4, 4]);
     expect(smallest).toBe(2);
   });
@@ -83,6 +88,14 @@ describe('runWithinBudget', () => {
   });
 
   test('nothing to run: nothing runs', async () => {
-    expect(await runWithinBudget([], async () => { throw new Error('never'); }, { budgetMs: 1, describe: String })).toBe(0);
+    expect(
+      await runWithinBudget(
+        [],
+        async () => {
+          throw new Error('never');
+        },
+        { budgetMs: 1, describe: String },
+      ),
+    ).toBe(0);
   });
 });

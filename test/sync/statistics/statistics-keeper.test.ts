@@ -43,11 +43,15 @@ const keeper = (analyzed: TableAnalyzed[], now = () => 0) =>
   });
 
 const statistics = async (table: string) =>
-  Number((await admin.unsafe(`select count(*)::int as n from pg_stats where schemaname = 'intake_sync' and tablename = $1`, [table]))[0]?.n);
+  Number(
+    (await admin.unsafe(`select count(*)::int as n from pg_stats where schemaname = 'intake_sync' and tablename = $1`, [table]))[0]?.n,
+  );
 
 // NEEDS_POSTGRES (test/helpers/db.ts): skipped on embedded PGlite
 describe.skipIf(!real)('the statistics task, as the runtime role', () => {
-  test('analyzes the tables whose changes passed the threshold, and only those; a second pass finds nothing', { timeout: 60_000 }, async () => {
+  test('analyzes the tables whose changes passed the threshold, and only those; a second pass finds nothing', {
+    timeout: 60_000,
+  }, async () => {
     // a drain's worth of held events, never analyzed (autovacuum off here; the pass must not rely on it)
     await admin.unsafe(`insert into intake_sync.events (id, feed, name, occurred_at, subscription_id, api_version, payload, identity_key, status_rank)
       select 'ev-' || g, 'default', 'prescription.received', now(), 'sub-' || g, '2024-12-10', '{}', 'key-' || g, 1 from generate_series(1, 2000) g`);
@@ -70,10 +74,13 @@ describe.skipIf(!real)('the statistics task, as the runtime role', () => {
   });
 
   test('_analyze_table analyzes nothing but a table of the schema, named exactly', async () => {
-    const plain = postgres(new URL(`postgres://${ROLE}@${new URL(tdb.url as string).host}${new URL(tdb.url as string).pathname}`).toString(), {
-      max: 1,
-      onnotice: () => {},
-    });
+    const plain = postgres(
+      new URL(`postgres://${ROLE}@${new URL(tdb.url as string).host}${new URL(tdb.url as string).pathname}`).toString(),
+      {
+        max: 1,
+        onnotice: () => {},
+      },
+    );
     try {
       for (const name of ['pg_class', 'prescription_status', 'events; drop table x', '../events', 'x'.repeat(100)]) {
         await expect(plain.unsafe('select intake_sync._analyze_table($1)', [name])).rejects.toMatchObject({ code: '22023' });
