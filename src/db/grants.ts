@@ -37,7 +37,7 @@ export const API_FUNCTIONS = [
  * the audit trail (recordAudit, src/db/audit.ts: the commands that change state record who ran them)
  * and the retention cleaner's purges (0012_retention.sql: the role needs no DELETE on any table, and
  * only the owner's _purge_audit removes audit rows, never younger than its floor), and the statistics
- * task's ANALYZE (0018_plans_and_statistics.sql: only a table's owner may analyze it before PostgreSQL 17).
+ * task's ANALYZE (sql/api/statistics/_analyze_table.sql: only a table's owner may analyze it before PostgreSQL 17).
  */
 const WORKER_FUNCTIONS = [
   '_match_prescription(text, text, text)',
@@ -64,6 +64,8 @@ type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
 const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivilege[] }[] = [
   // the version check before anything runs
   { name: '__drizzle_migrations', privileges: ['SELECT'] },
+  // ... and which of the SQL API's files (sql/api) are current
+  { name: '__sql_api_applied', privileges: ['SELECT'] },
   // registration (import, send), status updates of page applies and rematch
   { name: 'prescriptions', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   // rematch links held events to prescriptions

@@ -28,7 +28,7 @@ export async function readTableActivity(
   };
 }
 
-/** ANALYZE of one table of the schema, through the owner's _analyze_table (0018_plans_and_statistics.sql). */
+/** ANALYZE of one table of the schema, through the owner's _analyze_table (sql/api/statistics/_analyze_table.sql). */
 export async function analyzeTable(db: Pick<Db, 'execute'>, names: StoreNames, table: string): Promise<void> {
   await db.execute(sql`select ${names.qualified('_analyze_table')}(${table}::text)`);
 }

@@ -1,38 +1,17 @@
--- _analyze_table(table_name): ANALYZE one table of the schema, for the daemon's statistics task
--- (src/sync/statistics/). Only the owner (or, from PostgreSQL 17, a role with MAINTAIN) may ANALYZE a
--- table; the runtime role gets this SECURITY DEFINER function instead, which analyzes nothing but a
--- plain table of this schema named exactly (no other schema, no view, no expression).
-CREATE OR REPLACE FUNCTION "intake_sync"."_analyze_table"(table_name text)
-RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER
+-- 0007's rematch_held with the linked match (four arguments) and the finding's resolution recorded.
+-- Same signature and results: register_prescription (0006, 0013) calls it with the identity keys and
+-- erx ids it registered, `rematch` with one batch of identity keys at a time (each batch its own
+-- short transaction), null/null re-evaluates every held event of the feed in one transaction.
+CREATE OR REPLACE FUNCTION "intake_sync"."rematch_held"(identity_keys text[] DEFAULT NULL, erx_message_ids text[] DEFAULT NULL, feed text DEFAULT NULL)
+RETURNS TABLE (examined integer, matched integer, still_unmatched integer, still_ambiguous integer)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+-- every join an index probe per row, whatever the tables' statistics say (issue 26)
+SET enable_bitmapscan = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
 AS $$
-BEGIN
-  IF table_name IS NULL THEN
-    RAISE EXCEPTION 'table_name: required' USING ERRCODE = '23502';
-  END IF;
-  IF pg_catalog.length(table_name) > 63 OR NOT EXISTS (
-    SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace s ON s.oid = c.relnamespace
-    WHERE s.nspname = 'intake_sync' AND c.relname = table_name AND c.relkind IN ('r', 'p')
-  ) THEN
-    RAISE EXCEPTION 'table_name: not a table of the schema' USING ERRCODE = '22023';
-  END IF;
-  EXECUTE pg_catalog.format('ANALYZE %I.%I', 'intake_sync', table_name);
-END
-$$;
---> statement-breakpoint
-REVOKE ALL ON FUNCTION "intake_sync"."_analyze_table"(text) FROM PUBLIC;
---> statement-breakpoint
--- rematch_held(): the held-event lookup driven from the key lists with the planner settings pinned, so its
--- plan holds on tables without statistics and with millions of rows (issue 26; sql/current-schema.sql).
-CREATE OR REPLACE FUNCTION "intake_sync"."rematch_held"(identity_keys text[] DEFAULT NULL::text[], erx_message_ids text[] DEFAULT NULL::text[], feed text DEFAULT NULL::text) RETURNS TABLE(examined integer, matched integer, still_unmatched integer, still_ambiguous integer)
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    SET plan_cache_mode TO 'force_custom_plan'
-    SET enable_bitmapscan TO 'off'
-    SET enable_hashjoin TO 'off'
-    SET enable_mergejoin TO 'off'
-    AS $$
 #variable_conflict use_column
 BEGIN
   PERFORM "intake_sync"."_require_read_committed"('rematch_held');
@@ -122,5 +101,7 @@ BEGIN
   RETURN NEXT;
 END
 $$;
---> statement-breakpoint
+
 REVOKE ALL ON FUNCTION "intake_sync"."rematch_held"(text[], text[], text) FROM PUBLIC;
+
+COMMENT ON FUNCTION "intake_sync"."rematch_held"(text[], text[], text) IS 're-evaluates held (unmatched/ambiguous) events against the local prescriptions of their own feed; null arguments: all of them (docs/sql-api/register.md)';
