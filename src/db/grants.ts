@@ -36,7 +36,8 @@ export const API_FUNCTIONS = [
  * rule (with a triage-linked subscription first, 0014: the page statement inlines it), the rematch,
  * the audit trail (recordAudit, src/db/audit.ts: the commands that change state record who ran them)
  * and the retention cleaner's purges (0012_retention.sql: the role needs no DELETE on any table, and
- * only the owner's _purge_audit removes audit rows, never younger than its floor).
+ * only the owner's _purge_audit removes audit rows, never younger than its floor), and the statistics
+ * task's ANALYZE (sql/api/statistics/_analyze_table.sql: only a table's owner may analyze it before PostgreSQL 17).
  */
 const WORKER_FUNCTIONS = [
   '_match_prescription(text, text, text)',
@@ -47,6 +48,8 @@ const WORKER_FUNCTIONS = [
   '_purge_due(text, text, timestamptz)',
   '_purge_audit(text, timestamptz, integer, boolean)',
   '_purge_ran(text, jsonb, text, boolean)',
+  // the statistics task (src/sync/statistics/): ANALYZE of the schema's own tables, as their owner
+  '_analyze_table(text)',
 ] as const;
 
 export const API_VIEWS = ['prescription_status', 'outbox_status', 'quarantine_open'] as const;
