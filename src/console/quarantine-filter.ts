@@ -69,7 +69,7 @@ export function decodeCursor(text: string | undefined): QuarantineCursor | undef
 
 /**
  * The WHERE clause and parameters of a filter over quarantine_open (aliased q), from parameter
- * number `first`. Every value is a bound parameter. Pure.
+ * number `first`; `schema` comes quoted (context.ts schemaOf). Every value is a bound parameter. Pure.
  */
 export function filterClause(filter: QuarantineFilter, schema: string, now: Date, first = 1): { where: string; params: unknown[] } {
   const parts: string[] = [];
@@ -87,7 +87,7 @@ export function filterClause(filter: QuarantineFilter, schema: string, now: Date
     // an event id, a subscription id, or the external_id of a prescription whose subscription it is
     parts.push(
       `(q.event_id = ${p} or q.subscription_id = ${p} or q.subscription_id in ` +
-        `(select s.subscription_id from "${schema}".prescription_status s where s.external_id = ${p} and s.subscription_id is not null))`,
+        `(select s.subscription_id from ${schema}.prescription_status s where s.external_id = ${p} and s.subscription_id is not null))`,
     );
   }
   return { where: parts.length === 0 ? 'true' : parts.join(' and '), params };

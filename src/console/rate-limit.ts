@@ -1,23 +1,23 @@
-/** Sign-in attempts allowed per key (an IP address, a role name) within the window. */
+/** Failed sign-ins allowed per key (an IP address, a role name) within the window. */
 export interface RateLimitRule {
   max: number;
   windowMs: number;
 }
 
-/** The default: 10 attempts per 15 minutes per IP address and per role. */
+/** The default: 10 failed sign-ins per 15 minutes per IP address and per role. */
 export const SIGN_IN_LIMIT: RateLimitRule = { max: 10, windowMs: 15 * 60_000 };
 
-/** Attempt times still inside the window at `now`. Pure. */
+/** Failure times still inside the window at `now`. Pure. */
 export function attemptsInWindow(times: readonly number[], now: number, rule: RateLimitRule): number[] {
   return times.filter((t) => now - t < rule.windowMs);
 }
 
 /**
- * Counts sign-in attempts per key in memory and refuses one past the limit; the map is bounded
- * (the oldest key leaves first) so a flood of addresses cannot grow it without end.
+ * Counts failed sign-ins per key in memory; a key at its limit is refused before any password is
+ * tried. The map is bounded (the oldest key leaves first) so a flood of addresses cannot grow it.
  */
 export class AttemptLimiter {
-  readonly #attempts = new Map<string, number[]>();
+  readonly #failures = new Map<string, number[]>();
 
   constructor(
     private readonly rule: RateLimitRule,
@@ -25,25 +25,29 @@ export class AttemptLimiter {
     private readonly maxKeys = 10_000,
   ) {}
 
-  /** Records an attempt for every key; false (and nothing recorded) when any key is over its limit. */
+  /** Whether a sign-in may be tried: no key is at its limit of failures within the window. */
   allow(keys: readonly string[]): boolean {
     const now = this.now();
-    const current = keys.map((key) => attemptsInWindow(this.#attempts.get(key) ?? [], now, this.rule));
-    if (current.some((times) => times.length >= this.rule.max)) return false;
-    keys.forEach((key, i) => {
-      this.#attempts.delete(key);
-      this.#attempts.set(key, [...(current[i] ?? []), now]);
-    });
-    while (this.#attempts.size > this.maxKeys) {
-      const oldest = this.#attempts.keys().next().value;
-      if (oldest === undefined) break;
-      this.#attempts.delete(oldest);
-    }
-    return true;
+    return keys.every((key) => attemptsInWindow(this.#failures.get(key) ?? [], now, this.rule).length < this.rule.max);
   }
 
-  /** Forgets a role's attempts after it signed in. */
+  /** Records a failed sign-in against every key. */
+  fail(keys: readonly string[]): void {
+    const now = this.now();
+    for (const key of keys) {
+      const current = attemptsInWindow(this.#failures.get(key) ?? [], now, this.rule);
+      this.#failures.delete(key);
+      this.#failures.set(key, [...current, now]);
+    }
+    while (this.#failures.size > this.maxKeys) {
+      const oldest = this.#failures.keys().next().value;
+      if (oldest === undefined) break;
+      this.#failures.delete(oldest);
+    }
+  }
+
+  /** Forgets a role's failures after it signed in. */
   reset(key: string): void {
-    this.#attempts.delete(key);
+    this.#failures.delete(key);
   }
 }

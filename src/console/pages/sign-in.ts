@@ -27,7 +27,9 @@ export function signInPage(csrf: string, message?: string, status = 200): { body
 
 /** GET /sign-in: a fresh double-submit token in a cookie and the form. */
 export function showSignIn(c: Context<ConsoleEnv>, deps: ConsoleDeps, message?: string) {
-  const token = newToken();
+  // the browser's own requests (a favicon redirected here) must not replace the token of an open form
+  const existing = getCookie(c, SIGN_IN_CSRF_COOKIE);
+  const token = existing && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : newToken();
   setCookie(c, SIGN_IN_CSRF_COOKIE, token, { httpOnly: true, secure: deps.secureCookies, sameSite: 'Strict', path: '/sign-in' });
   const page = signInPage(token, message);
   return c.html(page.body, page.status);
@@ -48,7 +50,8 @@ export async function handleSignIn(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
     return retry('Role: a PostgreSQL role name (letters, digits, _ $ -); Password: required.', 400);
   }
   const ip = getConnInfo(c).remote.address ?? 'unknown';
-  if (!deps.limiter.allow([`ip:${ip}`, `role:${role}`])) {
+  const keys = [`ip:${ip}`, `role:${role}`];
+  if (!deps.limiter.allow(keys)) {
     deps.log.warn({ event: 'console.sign_in.limited' }, 'console sign-in refused: too many attempts');
     return retry('Too many sign-in attempts: wait a few minutes and try again.', 429);
   }
@@ -56,6 +59,7 @@ export async function handleSignIn(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   try {
     sql = await deps.connect(role, password);
   } catch (error) {
+    deps.limiter.fail(keys);
     deps.log.info({ event: 'console.sign_in.failed', code: (error as { code?: string }).code }, 'console sign-in failed');
     return retry('Sign-in failed: the role or the password is wrong, or the database refused the connection.', 401);
   }
