@@ -18,8 +18,7 @@ export function layout(options: { title: string; session?: LayoutSession; curren
   const { session } = options;
   const nav = session
     ? html`<nav aria-label="Main"><ul>${NAV.map(
-        (item) =>
-          html`<li><a href="${item.href}"${options.current === item.href ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+        (item) => html`<li><a href="${item.href}"${options.current === item.href ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
       )}</ul></nav>
       <form method="post" action="/sign-out" class="sign-out"><span>Signed in as <strong>${session.role}</strong></span>
         <input type="hidden" name="_csrf" value="${session.csrf}"><button type="submit">Sign out</button></form>`
@@ -47,7 +46,7 @@ label{display:flex;flex-direction:column;font-size:.85rem;gap:.15rem}input,selec
 button{background:#1d3557;color:#fff;border:1px solid #1d3557;border-radius:3px;cursor:pointer}
 button.danger{background:#9b1c1c;border-color:#9b1c1c}.flash{background:#e6f4ea;border:1px solid #2e7d32;padding:.5rem}
 .error{background:#fdecea;border:1px solid #9b1c1c;padding:.5rem}.masked{color:#4a525c;font-style:italic}
-.actions{display:flex;flex-wrap:wrap;gap:2rem;margin-top:1rem}.actions form{background:#fff;border:1px solid #c9ced6;padding:.8rem}
+.actions{display:flex;flex-wrap:wrap;gap:2rem;margin-top:1rem}.actions form{background:#fff;border:1px solid #c9ced6;padding:.8rem}.actions h2{margin-top:0}
 .signin{max-width:22rem;background:#fff;border:1px solid #c9ced6;padding:1rem;display:flex;flex-direction:column;gap:.8rem}
 svg.chart{background:#fff;border:1px solid #c9ced6}dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;background:#fff;padding:.8rem;border:1px solid #c9ced6}
 dt{font-weight:600}dd{margin:0}code{font-size:.9em}

@@ -37,7 +37,9 @@ export function consoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('Payload too large', 413) }));
   app.get('/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/favicon.ico', (c) => c.body(null, 404));
-  app.get('/sign-in', (c) => showSignIn(c, deps, c.req.query('ended') === 'idle' ? 'You were signed out after a period without activity.' : undefined));
+  app.get('/sign-in', (c) =>
+    showSignIn(c, deps, c.req.query('ended') === 'idle' ? 'You were signed out after a period without activity.' : undefined),
+  );
   app.post('/sign-in', (c) => handleSignIn(c, deps));
 
   // everything else: a live session, and a matching CSRF token on every POST

@@ -32,10 +32,22 @@ describe('sqlProblem', () => {
   test.each([
     [{ code: '42501', message: 'feed: role x may not use feed "b"' }, 403, 'Your role may not do this (permission denied).'],
     [{ code: 'P0002', message: 'event_id: no quarantine finding' }, 404, 'Not found.'],
-    [{ code: 'P0002', message: 'external_id: no local prescription with this external_id in feed a' }, 400, 'external_id: no local prescription with this external_id in feed a'],
+    [
+      { code: 'P0002', message: 'external_id: no local prescription with this external_id in feed a' },
+      400,
+      'external_id: no local prescription with this external_id in feed a',
+    ],
     [{ code: '22023', message: 'reason: must be a code' }, 400, 'reason: must be a code'],
-    [{ code: '55000', message: 'event_id: the finding is already closed (dismissed)' }, 409, 'event_id: the finding is already closed (dismissed)'],
-    [{ code: 'XX000', message: 'secret detail Ada Lovelace' }, 500, 'The database refused the request; the console log names the error code.'],
+    [
+      { code: '55000', message: 'event_id: the finding is already closed (dismissed)' },
+      409,
+      'event_id: the finding is already closed (dismissed)',
+    ],
+    [
+      { code: 'XX000', message: 'secret detail Ada Lovelace' },
+      500,
+      'The database refused the request; the console log names the error code.',
+    ],
   ])('%j', (error, status, message) => {
     expect(sqlProblem(error)).toEqual({ status, message });
   });

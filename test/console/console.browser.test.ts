@@ -1,3 +1,4 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright locators: innerText is the rendered text a user reads, not a DOM node's property
 import { request } from 'node:http';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -56,10 +57,15 @@ async function expectAccessible(page: Page) {
 }
 
 const auditRows = async (action: string, actor: string) =>
-  world.owner<{ subject: string; feed: string }[]>`select subject, feed from intake_sync.audit_log where action = ${action} and actor = ${actor} order by id`;
+  world.owner<
+    { subject: string; feed: string }[]
+  >`select subject, feed from intake_sync.audit_log where action = ${action} and actor = ${actor} order by id`;
 
 /** A raw HTTP request through a real socket (no browser: nothing adds a token). */
-function rawRequest(path: string, options: { method: string; cookie?: string; body?: string }): Promise<{ status: number; headers: Record<string, unknown> }> {
+function rawRequest(
+  path: string,
+  options: { method: string; cookie?: string; body?: string },
+): Promise<{ status: number; headers: Record<string, unknown> }> {
   const url = new URL(path, world.console.url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -68,7 +74,9 @@ function rawRequest(path: string, options: { method: string; cookie?: string; bo
         method: options.method,
         headers: {
           ...(options.cookie ? { cookie: options.cookie } : {}),
-          ...(options.body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(options.body) } : {}),
+          ...(options.body !== undefined
+            ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(options.body) }
+            : {}),
         },
       },
       (res) => {
@@ -155,7 +163,9 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
       }
     }
     // a POST to the other feed's finding, with a valid token: 404, and nothing dismissed
-    const csrf = await page.goto(`${world.console.url}/quarantine/${FEED_A}/evt-a5`).then(() => page.locator('input[name=_csrf]').first().inputValue());
+    const csrf = await page
+      .goto(`${world.console.url}/quarantine/${FEED_A}/evt-a5`)
+      .then(() => page.locator('input[name=_csrf]').first().inputValue());
     const cookie = await sessionCookie(context);
     const post = await rawRequest(`/quarantine/${FEED_B}/evt-b1/dismiss`, {
       method: 'POST',
@@ -234,7 +244,9 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     const before = (await auditRows('quarantine.dismiss', world.roles.a)).length;
     await page.goto(`${world.console.url}/quarantine?feed=${FEED_A}&reason=unmatched`);
     await page.getByRole('link', { name: 'Dismiss all matching…' }).click();
-    const open = await world.owner<{ n: number }[]>`select count(*)::int as n from intake_sync.quarantine where feed = ${FEED_A} and resolved_at is null`;
+    const open = await world.owner<
+      { n: number }[]
+    >`select count(*)::int as n from intake_sync.quarantine where feed = ${FEED_A} and resolved_at is null`;
     const count = open[0]?.n ?? 0;
     expect(count).toBeGreaterThan(1);
     expect(await page.locator('main').innerText()).toContain(`${count} open findings match`);
@@ -247,7 +259,8 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     expect((await auditRows('quarantine.dismiss', world.roles.a)).length).toBe(before + count);
     const [left] = await world.owner`select count(*)::int as n from intake_sync.quarantine where feed = ${FEED_A} and resolved_at is null`;
     expect(left?.n).toBe(0);
-    const [otherFeed] = await world.owner`select count(*)::int as n from intake_sync.quarantine where feed = ${FEED_B} and resolved_at is null`;
+    const [otherFeed] =
+      await world.owner`select count(*)::int as n from intake_sync.quarantine where feed = ${FEED_B} and resolved_at is null`;
     expect(otherFeed?.n).toBe(1);
     await context.close();
   });
@@ -271,7 +284,11 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     const { context } = await signIn(world.roles.b);
     const cookie = await sessionCookie(context);
     for (const body of ['reason=not_ours', '_csrf=forged&reason=not_ours']) {
-      const r = await rawRequest(`/quarantine/${FEED_B}/evt-b1/dismiss`, { method: 'POST', cookie: `${cookie.name}=${cookie.value}`, body });
+      const r = await rawRequest(`/quarantine/${FEED_B}/evt-b1/dismiss`, {
+        method: 'POST',
+        cookie: `${cookie.name}=${cookie.value}`,
+        body,
+      });
       expect(r.status).toBe(403);
       expect(r.headers['cache-control']).toBe('no-store');
     }

@@ -30,7 +30,12 @@ describe('cursor', () => {
   test('round-trips and refuses anything else', () => {
     const cursor = { heldSince: '2024-12-10T10:00:00.123456Z', feed: 'clinic_a', key: 'evt-1' };
     expect(decodeCursor(encodeCursor(cursor))).toEqual(cursor);
-    for (const bad of ['', 'not-base64!', Buffer.from('[1,2,3]').toString('base64url'), Buffer.from('["x","a","b"]').toString('base64url')]) {
+    for (const bad of [
+      '',
+      'not-base64!',
+      Buffer.from('[1,2,3]').toString('base64url'),
+      Buffer.from('["x","a","b"]').toString('base64url'),
+    ]) {
       expect(decodeCursor(bad)).toBeUndefined();
     }
     expect(decodeCursor(Buffer.from(JSON.stringify(['2024-12-10T10:00:00Z', 'Bad Feed', 'k'])).toString('base64url'))).toBeUndefined();

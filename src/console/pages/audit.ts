@@ -63,7 +63,16 @@ export async function auditPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
     problems.length > 0
       ? []
       : await session.sql.unsafe<
-          { id: string; at: Date; actor: string; on_behalf_of: string | null; action: string; feed: string | null; subject: string | null; detail: unknown }[]
+          {
+            id: string;
+            at: Date;
+            actor: string;
+            on_behalf_of: string | null;
+            action: string;
+            feed: string | null;
+            subject: string | null;
+            detail: unknown;
+          }[]
         >(
           `select id, at, actor, on_behalf_of, action, feed, subject, detail from ${schemaOf(deps)}.audit_trail
            where ${parts.length ? parts.join(' and ') : 'true'} order by id desc limit ${PAGE + 1}`,

@@ -15,7 +15,10 @@ export const DISMISS_ALL_MAX = 100_000;
 
 async function countMatching(sql: postgres.Sql, schema: string, filter: QuarantineFilter, now: Date): Promise<number> {
   const { where, params } = filterClause(filter, schema, now);
-  const [row] = await sql.unsafe<{ n: string }[]>(`select count(*) as n from ${schema}.quarantine_open q where ${where}`, params as never[]);
+  const [row] = await sql.unsafe<{ n: string }[]>(
+    `select count(*) as n from ${schema}.quarantine_open q where ${where}`,
+    params as never[],
+  );
   return Number(row?.n ?? 0);
 }
 

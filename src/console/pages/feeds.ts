@@ -46,11 +46,10 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   });
   const body = html`<p>Every feed your role may see. The worker's own state (running, stopped and why) is on its
   <code>/readyz</code>; this page reads the database.</p>
-  <table><caption class="masked">Feeds</caption><thead><tr><th scope="col">Feed</th><th scope="col">Source</th><th scope="col">Last event received</th>
+  <table><thead><tr><th scope="col">Feed</th><th scope="col">Source</th><th scope="col">Last event received</th>
   <th scope="col">Age of newest applied event</th><th scope="col">Events applied</th><th scope="col">Open findings</th>
   <th scope="col">Outbox</th><th scope="col">Events per hour, last 24 h</th></tr></thead>
-  <tbody>${rows.length === 0 ? html`<tr><td colspan="8">Your role sees no feed.</td></tr>` : rows}</tbody></table>
-  ${feeds.map((f) => html`<a class="masked" href="/quarantine${queryString({ feed: f.feed })}">Quarantine of ${f.feed}</a> `)}`;
+  <tbody>${rows.length === 0 ? html`<tr><td colspan="8">Your role sees no feed.</td></tr>` : rows}</tbody></table>`;
   return c.html(layout({ title: 'Feeds', session, current: '/', flash: takeFlash(session), body }).text);
 }
 

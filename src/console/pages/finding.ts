@@ -20,7 +20,10 @@ async function visibleFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps): Promis
   if (!FEED.test(feed) || !IDENTIFIER.test(key)) return undefined;
   const rows = await c
     .get('session')
-    .sql.unsafe<FindingRow[]>(`select q.* from ${schemaOf(deps)}.quarantine_open q where q.feed = $1 and q.quarantine_key = $2`, [feed, key]);
+    .sql.unsafe<FindingRow[]>(`select q.* from ${schemaOf(deps)}.quarantine_open q where q.feed = $1 and q.quarantine_key = $2`, [
+      feed,
+      key,
+    ]);
   return rows[0];
 }
 
@@ -38,7 +41,8 @@ const IDENTITY_LABELS: Record<string, string> = {
 
 /** The identity block: masked, or the revealed fields. */
 function identityBlock(identity: Record<string, unknown> | null | undefined, revealed: boolean): SafeHtml {
-  if (!revealed) return html`<p class="masked">Identity hidden. Revealing it is a PHI read recorded in the audit trail under your role.</p>`;
+  if (!revealed)
+    return html`<p class="masked">Identity hidden. Revealing it is a PHI read recorded in the audit trail under your role.</p>`;
   if (!identity || typeof identity !== 'object') return html`<p>This finding holds no identity.</p>`;
   return html`<dl>${Object.entries(identity).map(([k, v]) => html`<dt>${IDENTITY_LABELS[k] ?? k}</dt><dd>${typeof v === 'string' ? v : JSON.stringify(v)}</dd>`)}</dl>`;
 }
@@ -65,7 +69,7 @@ async function renderFinding(
   <dl><dt>Feed</dt><dd>${finding.feed}</dd><dt>Event id</dt><dd>${finding.event_id ?? '(none: malformed)'}</dd>
   <dt>Reason</dt><dd>${finding.reason}</dd><dt>Detail</dt><dd>${finding.detail}</dd><dt>Event name</dt><dd>${finding.event_name ?? '—'}</dd>
   <dt>Subscription</dt><dd>${finding.subscription_id ?? '—'}</dd><dt>Held since</dt><dd>${formatTime(finding.held_since)}</dd>
-  <dt>Seen</dt><dd>${finding.seen_count} times</dd></dl>
+  <dt>Times seen</dt><dd>${finding.seen_count}</dd></dl>
   <h2>Identity</h2>${identityBlock(options.identity, options.revealed === true)}
   ${options.revealed ? '' : html`<form method="post" action="${href}/reveal">${csrf}<button type="submit">Reveal identity</button></form>`}
   <div class="actions">
@@ -124,7 +128,8 @@ export async function resolveFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
   if (!finding) return c.html(notFoundPage(c.get('session')), 404);
   const form = await c.req.parseBody();
   const externalId = typeof form.external_id === 'string' ? form.external_id.trim() : '';
-  if (!IDENTIFIER.test(externalId)) return renderFinding(c, deps, finding, { message: 'External id: 1-512 visible characters.', status: 400 });
+  if (!IDENTIFIER.test(externalId))
+    return renderFinding(c, deps, finding, { message: 'External id: 1-512 visible characters.', status: 400 });
   try {
     const [result] = await c
       .get('session')
@@ -151,7 +156,9 @@ export async function dismissFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
     return renderFinding(c, deps, finding, { message: 'Reason: choose one of the codes.', status: 400 });
   }
   try {
-    await c.get('session').sql.unsafe(`select ${schemaOf(deps)}.dismiss_quarantined($1, $2, $3)`, [finding.feed, finding.quarantine_key, reason]);
+    await c
+      .get('session')
+      .sql.unsafe(`select ${schemaOf(deps)}.dismiss_quarantined($1, $2, $3)`, [finding.feed, finding.quarantine_key, reason]);
     c.get('session').flash = `Dismissed ${finding.event_id ?? finding.quarantine_key} (${reason}).`;
     return c.redirect(`/quarantine${queryString({ feed: finding.feed })}`, 303);
   } catch (error) {

@@ -68,13 +68,23 @@ export async function prescriptionPage(c: Context<ConsoleEnv>, deps: ConsoleDeps
     [feed, externalId],
   );
   const sends = await session.sql.unsafe<
-    { id: string; kind: string; state: string; attempts: number; response_status: number | null; created_at: Date; completed_at: Date | null }[]
+    {
+      id: string;
+      kind: string;
+      state: string;
+      attempts: number;
+      response_status: number | null;
+      created_at: Date;
+      completed_at: Date | null;
+    }[]
   >(
     `select id, kind, state, attempts, response_status, created_at, completed_at from ${schema}.outbox_status where feed = $1 and external_id = $2 order by id limit 200`,
     [feed, externalId],
   );
   const findings = rx.subscription_id
-    ? await session.sql.unsafe<{ feed: string; quarantine_key: string; event_id: string | null; reason: string; event_name: string | null; held_since: Date }[]>(
+    ? await session.sql.unsafe<
+        { feed: string; quarantine_key: string; event_id: string | null; reason: string; event_name: string | null; held_since: Date }[]
+      >(
         `select feed, quarantine_key, event_id, reason, event_name, held_since from ${schema}.quarantine_open where feed = $1 and subscription_id = $2 order by held_since limit 200`,
         [feed, rx.subscription_id],
       )

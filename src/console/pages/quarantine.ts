@@ -44,7 +44,7 @@ export function filterForm(filter: QuarantineFilter, feeds: readonly string[]): 
     <label for="f-reason">Finding reason<select id="f-reason" name="reason">${option('', 'all', filter.reason)}${REASONS.map((r) => option(r, r, filter.reason))}</select></label>
     <label for="f-event">Event name<input id="f-event" name="event_name" value="${filter.eventName ?? ''}" maxlength="64"></label>
     <label for="f-age">Held at least<select id="f-age" name="age">${option('', 'any time', filter.age)}${Object.keys(AGES).map((a) => option(a, a, filter.age))}</select></label>
-    <label for="f-q">Search<input id="f-q" name="q" value="${filter.search ?? ''}" maxlength="512" placeholder="event id, subscription id or external_id"></label>
+    <label for="f-q">Search<input id="f-q" name="q" value="${filter.search ?? ''}" maxlength="512" size="36" placeholder="event id, subscription id or external_id"></label>
     <button type="submit">Apply</button>
   </form>`;
 }
