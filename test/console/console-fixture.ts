@@ -56,7 +56,8 @@ async function applyEvents(tdb: TestDatabase, feed: string, events: unknown[]) {
 }
 
 /**
- * TEST-ONLY stand-in for request_reveal(feed, event_id) (engineer iso-c's audited reveal), created
+ * TEST-ONLY stand-in for request_reveal(feed, event_id) (engineer iso-c's audited reveal, branch iso-c,
+ * drizzle/0017_terminal_identities.sql: same audit action, quarantine.reveal_requested), created
  * only when the schema has none: it records the reveal as an audit row of the calling role, which
  * is what the console relies on (docs/console.md). Never part of a migration.
  */
@@ -67,7 +68,7 @@ async function ensureRevealFunction(owner: postgres.Sql, roles: string[]): Promi
     language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
     begin
       perform intake_sync._require_feed(request_reveal.feed);
-      perform intake_sync._audit('quarantine.reveal', request_reveal.feed, request_reveal.event_id, '{"test_stub": true}'::jsonb);
+      perform intake_sync._audit('quarantine.reveal_requested', request_reveal.feed, request_reveal.event_id, '{"test_stub": true}'::jsonb);
     end $$`);
   for (const role of roles) await owner.unsafe(`grant execute on function intake_sync.request_reveal(text, text) to "${role}"`);
   return true;

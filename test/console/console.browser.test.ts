@@ -193,7 +193,7 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     expect(revealed).toContain(PATIENT.dob);
     expect(new URL(page.url()).search).toBe('');
     await expectAccessible(page);
-    expect(await auditRows('quarantine.reveal', world.roles.a)).toEqual([{ subject: 'evt-a3', feed: FEED_A }]);
+    expect(await auditRows('quarantine.reveal_requested', world.roles.a)).toEqual([{ subject: 'evt-a3', feed: FEED_A }]);
     expect(await auditRows('quarantine.show', world.roles.a)).toEqual([{ subject: 'evt-a3', feed: FEED_A }]);
     // back on the finding's page the identity is masked again
     await page.goto(`${world.console.url}/quarantine/${FEED_A}/evt-a3`);
