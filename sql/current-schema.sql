@@ -1776,6 +1776,32 @@ CREATE VIEW intake_sync.audit_log AS
    FROM intake_sync.audit_entries a;
 
 --
+-- Name: audit_trail; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.audit_trail WITH (security_barrier='true') AS
+ SELECT a.id,
+    a.at,
+    a.actor,
+    a.on_behalf_of,
+    a.action,
+    a.feed,
+    a.subject,
+    a.detail
+   FROM intake_sync.audit_entries a
+  WHERE
+        CASE
+            WHEN (a.feed IS NULL) THEN (( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL)
+            ELSE intake_sync._feed_visible(a.feed)
+        END;
+
+--
+-- Name: VIEW audit_trail; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.audit_trail IS 'audit rows of the visible feeds (rows with no feed: roles that see every feed only) (docs/console.md)';
+
+--
 -- Name: change_clock; Type: TABLE; Schema: intake_sync
 --
 
@@ -1896,6 +1922,24 @@ CREATE TABLE intake_sync.feed_access (
 );
 
 --
+-- Name: feed_activity; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.feed_activity WITH (security_barrier='true') AS
+ SELECT e.feed,
+    date_trunc('hour'::text, e.received_at) AS hour,
+    count(*) AS events
+   FROM intake_sync.events e
+  WHERE ((e.received_at > (now() - '24:00:00'::interval)) AND intake_sync._feed_visible(e.feed))
+  GROUP BY e.feed, (date_trunc('hour'::text, e.received_at));
+
+--
+-- Name: VIEW feed_activity; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.feed_activity IS 'events received per hour over the last 24 h, per visible feed (docs/console.md)';
+
+--
 -- Name: feed_checkpoints; Type: TABLE; Schema: intake_sync
 --
 
@@ -1909,26 +1953,6 @@ CREATE TABLE intake_sync.feed_checkpoints (
     events_quarantined bigint DEFAULT 0 NOT NULL,
     origin text,
     CONSTRAINT feed_checkpoints_origin_check CHECK (((origin IS NULL) OR (origin = ANY (ARRAY['operator'::text, 'simulator'::text]))))
-);
-
---
--- Name: feed_sources; Type: TABLE; Schema: intake_sync
---
-
-CREATE TABLE intake_sync.feed_sources (
-    feed text NOT NULL,
-    base_url text NOT NULL,
-    api_version text NOT NULL,
-    state text NOT NULL,
-    iterator text,
-    version bigint DEFAULT 0 NOT NULL,
-    pages_applied bigint DEFAULT 0 NOT NULL,
-    events_applied bigint DEFAULT 0 NOT NULL,
-    migration_completed_at timestamp with time zone,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    draining_since timestamp with time zone,
-    retired_at timestamp with time zone,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 --
@@ -1955,6 +1979,90 @@ CREATE TABLE intake_sync.outbox (
     body_sha256 text,
     CONSTRAINT outbox_kind_check CHECK ((kind = ANY (ARRAY['send'::text, 'cancel'::text]))),
     CONSTRAINT outbox_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
+);
+
+--
+-- Name: quarantine; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.quarantine (
+    id bigint NOT NULL,
+    quarantine_key text NOT NULL,
+    event_id text,
+    feed text NOT NULL,
+    reason text NOT NULL,
+    detail text NOT NULL,
+    raw jsonb,
+    first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    seen_count integer DEFAULT 1 NOT NULL,
+    resolved_at timestamp with time zone,
+    expired_at timestamp with time zone,
+    resolution text,
+    resolution_note text,
+    CONSTRAINT quarantine_resolution_check CHECK (((resolution IS NULL) OR (resolution = ANY (ARRAY['matched'::text, 'resolved'::text, 'dismissed'::text, 'expired'::text])))),
+    CONSTRAINT quarantine_resolution_note_check CHECK (((resolution_note IS NULL) OR (length(resolution_note) <= 512)))
+);
+
+--
+-- Name: feed_overview; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.feed_overview WITH (security_barrier='true') AS
+ SELECT c.feed,
+    c.origin,
+    c.version,
+    c.updated_at AS position_moved_at,
+    c.pages_applied,
+    c.events_applied,
+    c.events_quarantined,
+    ( SELECT max(e.received_at) AS max
+           FROM intake_sync.events e
+          WHERE (e.feed = c.feed)) AS last_event_received_at,
+    ( SELECT e.occurred_at
+           FROM intake_sync.events e
+          WHERE (e.feed = c.feed)
+          ORDER BY e.received_at DESC
+         LIMIT 1) AS last_event_occurred_at,
+    COALESCE(( SELECT jsonb_object_agg(r.reason, r.n) AS jsonb_object_agg
+           FROM ( SELECT q.reason,
+                    count(*) AS n
+                   FROM intake_sync.quarantine q
+                  WHERE ((q.feed = c.feed) AND (q.resolved_at IS NULL))
+                  GROUP BY q.reason) r), '{}'::jsonb) AS open_findings,
+    ( SELECT count(*) AS count
+           FROM intake_sync.outbox o
+          WHERE ((o.feed = c.feed) AND (o.state = 'pending'::text))) AS outbox_pending,
+    ( SELECT count(*) AS count
+           FROM intake_sync.outbox o
+          WHERE ((o.feed = c.feed) AND (o.state = 'failed'::text))) AS outbox_failed
+   FROM intake_sync.feed_checkpoints c
+  WHERE intake_sync._feed_visible(c.feed);
+
+--
+-- Name: VIEW feed_overview; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.feed_overview IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed (docs/console.md)';
+
+--
+-- Name: feed_sources; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.feed_sources (
+    feed text NOT NULL,
+    base_url text NOT NULL,
+    api_version text NOT NULL,
+    state text NOT NULL,
+    iterator text,
+    version bigint DEFAULT 0 NOT NULL,
+    pages_applied bigint DEFAULT 0 NOT NULL,
+    events_applied bigint DEFAULT 0 NOT NULL,
+    migration_completed_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    draining_since timestamp with time zone,
+    retired_at timestamp with time zone,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 --
@@ -1995,6 +2103,45 @@ CREATE VIEW intake_sync.outbox_status WITH (security_barrier='true') AS
     o.feed
    FROM intake_sync.outbox o
   WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (o.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
+
+--
+-- Name: status_changes; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.status_changes (
+    id bigint NOT NULL,
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    prescription_id bigint NOT NULL,
+    external_id text NOT NULL,
+    previous_status text,
+    new_status text NOT NULL,
+    event_id text,
+    occurred_at timestamp with time zone,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    feed text DEFAULT 'default'::text NOT NULL
+);
+
+--
+-- Name: prescription_history; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.prescription_history WITH (security_barrier='true') AS
+ SELECT s.id,
+    s.feed,
+    s.external_id,
+    s.previous_status,
+    s.new_status,
+    s.event_id,
+    s.occurred_at,
+    s.changed_at
+   FROM intake_sync.status_changes s
+  WHERE intake_sync._feed_visible(s.feed);
+
+--
+-- Name: VIEW prescription_history; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.prescription_history IS 'each visible prescription''s status changes in order (docs/console.md)';
 
 --
 -- Name: prescriptions; Type: TABLE; Schema: intake_sync
@@ -2066,29 +2213,6 @@ CREATE SEQUENCE intake_sync.prescriptions_id_seq
 ALTER SEQUENCE intake_sync.prescriptions_id_seq OWNED BY intake_sync.prescriptions.id;
 
 --
--- Name: quarantine; Type: TABLE; Schema: intake_sync
---
-
-CREATE TABLE intake_sync.quarantine (
-    id bigint NOT NULL,
-    quarantine_key text NOT NULL,
-    event_id text,
-    feed text NOT NULL,
-    reason text NOT NULL,
-    detail text NOT NULL,
-    raw jsonb,
-    first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
-    last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
-    seen_count integer DEFAULT 1 NOT NULL,
-    resolved_at timestamp with time zone,
-    expired_at timestamp with time zone,
-    resolution text,
-    resolution_note text,
-    CONSTRAINT quarantine_resolution_check CHECK (((resolution IS NULL) OR (resolution = ANY (ARRAY['matched'::text, 'resolved'::text, 'dismissed'::text, 'expired'::text])))),
-    CONSTRAINT quarantine_resolution_note_check CHECK (((resolution_note IS NULL) OR (length(resolution_note) <= 512)))
-);
-
---
 -- Name: quarantine_id_seq; Type: SEQUENCE; Schema: intake_sync
 --
 
@@ -2118,7 +2242,8 @@ CREATE VIEW intake_sync.quarantine_open WITH (security_barrier='true') AS
     q.first_seen_at AS held_since,
     q.detail,
     q.seen_count,
-    q.quarantine_key
+    q.quarantine_key,
+    e.subscription_id
    FROM (intake_sync.quarantine q
      LEFT JOIN intake_sync.events e ON (((e.feed = q.feed) AND (e.id = q.event_id))))
   WHERE ((q.resolved_at IS NULL) AND intake_sync._feed_visible(q.feed));
@@ -2137,23 +2262,6 @@ CREATE TABLE intake_sync.retention_runs (
     feed text NOT NULL,
     last_run_at timestamp with time zone NOT NULL,
     last_counts jsonb DEFAULT '{}'::jsonb NOT NULL
-);
-
---
--- Name: status_changes; Type: TABLE; Schema: intake_sync
---
-
-CREATE TABLE intake_sync.status_changes (
-    id bigint NOT NULL,
-    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
-    prescription_id bigint NOT NULL,
-    external_id text NOT NULL,
-    previous_status text,
-    new_status text NOT NULL,
-    event_id text,
-    occurred_at timestamp with time zone,
-    changed_at timestamp with time zone DEFAULT now() NOT NULL,
-    feed text DEFAULT 'default'::text NOT NULL
 );
 
 --
@@ -2475,6 +2583,12 @@ CREATE INDEX outbox_feed_pending_idx ON intake_sync.outbox USING btree (feed, ex
 CREATE UNIQUE INDEX outbox_one_live_send_idx ON intake_sync.outbox USING btree (feed, external_id) WHERE ((kind = 'send'::text) AND (state = ANY (ARRAY['pending'::text, 'delivered'::text])));
 
 --
+-- Name: prescriptions_external_id_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX prescriptions_external_id_idx ON intake_sync.prescriptions USING btree (external_id);
+
+--
 -- Name: prescriptions_feed_erx_message_id_idx; Type: INDEX; Schema: intake_sync
 --
 
@@ -2499,6 +2613,18 @@ CREATE INDEX prescriptions_feed_identity_key_idx ON intake_sync.prescriptions US
 CREATE UNIQUE INDEX quarantine_feed_key_key ON intake_sync.quarantine USING btree (feed, quarantine_key);
 
 --
+-- Name: quarantine_open_event_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX quarantine_open_event_idx ON intake_sync.quarantine USING btree (event_id) WHERE (resolved_at IS NULL);
+
+--
+-- Name: quarantine_open_held_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX quarantine_open_held_idx ON intake_sync.quarantine USING btree (first_seen_at, feed, quarantine_key) WHERE (resolved_at IS NULL);
+
+--
 -- Name: quarantine_open_idx; Type: INDEX; Schema: intake_sync
 --
 
@@ -2509,6 +2635,12 @@ CREATE INDEX quarantine_open_idx ON intake_sync.quarantine USING btree (reason) 
 --
 
 CREATE INDEX quarantine_resolved_idx ON intake_sync.quarantine USING btree (feed, resolved_at) WHERE (resolved_at IS NOT NULL);
+
+--
+-- Name: status_changes_external_id_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX status_changes_external_id_idx ON intake_sync.status_changes USING btree (feed, external_id, id);
 
 --
 -- Name: status_changes_xid_idx; Type: INDEX; Schema: intake_sync

@@ -136,6 +136,15 @@ export const envSchema = z
           'must not be 0: it turns off certificate checks for the operator and Postgres alike (trust your CA with NODE_EXTRA_CA_CERTS)',
       })
       .optional(),
+    /** `intake-sync console`: the address it listens on (docs/console.md); Secure cookies everywhere but loopback */
+    CONSOLE_HOST: z.string().min(1).max(255).default('127.0.0.1'),
+    /** `intake-sync console`: its port */
+    CONSOLE_PORT: intFromEnv(0, 65535).default(8081),
+    /** `intake-sync console`: a session idle this long is signed out (HIPAA automatic logoff); 1m to 12h */
+    CONSOLE_IDLE_TIMEOUT: durationSetting
+      .prefault('15m')
+      .refine((ms) => ms !== null && ms >= 60_000 && ms <= 12 * 3_600_000, { message: 'must be a duration from 1m to 12h (not forever)' })
+      .transform((ms) => ms as number),
     /** embedded sandbox only: how many times faster than real time it runs */
     SANDBOX_TIME_SCALE: z.coerce.number().positive().max(100_000).default(300),
     /**

@@ -52,7 +52,16 @@ const WORKER_FUNCTIONS = [
   '_analyze_table(text)',
 ] as const;
 
-export const API_VIEWS = ['prescription_status', 'outbox_status', 'quarantine_open'] as const;
+export const API_VIEWS = [
+  'prescription_status',
+  'outbox_status',
+  'quarantine_open',
+  // the operator console's reads (0021_console.sql, docs/console.md)
+  'feed_overview',
+  'feed_activity',
+  'audit_trail',
+  'prescription_history',
+] as const;
 
 type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
 

@@ -39,7 +39,11 @@ describe('evaluateReadiness', () => {
       reasons: [/^page waiting 7s for the match lock \(held by a registration or rematch transaction; see pg_stat_activity\)$/],
     },
     { name: 'standby that never polled', state: { role: 'standby', leaderSince: null, lastSuccessAt: null }, reasons: [] },
-    { name: 'new leader before its first poll: not ready yet', state: { leaderSince: NOW - 10_000, lastSuccessAt: null }, reasons: [/^no poll yet \(leader for 10s\)$/] },
+    {
+      name: 'new leader before its first poll: not ready yet',
+      state: { leaderSince: NOW - 10_000, lastSuccessAt: null },
+      reasons: [/^no poll yet \(leader for 10s\)$/],
+    },
     { name: 'database down', state: {}, db: false, reasons: [/database unreachable/] },
     { name: 'stale poll', state: { lastSuccessAt: NOW - 61_000 }, reasons: [/last successful poll 61s ago \(limit 60s\)/] },
     {

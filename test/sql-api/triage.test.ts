@@ -71,7 +71,18 @@ describe('quarantine_open', () => {
     await applyEvents([{ id: 'bad-1', name: 'accepted' }]);
     const rows = await app.query(`select * from "intake_sync".quarantine_open order by held_since, event_id`);
     expect(Object.keys(rows[0] ?? {}).sort()).toEqual(
-      ['detail', 'event_id', 'event_name', 'feed', 'held_since', 'occurred_at', 'quarantine_key', 'reason', 'seen_count'].sort(),
+      [
+        'detail',
+        'event_id',
+        'event_name',
+        'feed',
+        'held_since',
+        'occurred_at',
+        'quarantine_key',
+        'reason',
+        'seen_count',
+        'subscription_id',
+      ].sort(),
     );
     expect(rows.map((r) => [r.event_id, r.reason, r.event_name])).toEqual([
       ['e1', 'unmatched', 'accepted'],
