@@ -36,6 +36,28 @@ CREATE TYPE intake_sync.status_change AS (
 );
 
 --
+-- Name: _analyze_table(text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._analyze_table(table_name text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF table_name IS NULL THEN
+    RAISE EXCEPTION 'table_name: required' USING ERRCODE = '23502';
+  END IF;
+  IF pg_catalog.length(table_name) > 63 OR NOT EXISTS (
+    SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace s ON s.oid = c.relnamespace
+    WHERE s.nspname = 'intake_sync' AND c.relname = table_name AND c.relkind IN ('r', 'p')
+  ) THEN
+    RAISE EXCEPTION 'table_name: not a table of the schema' USING ERRCODE = '22023';
+  END IF;
+  EXECUTE pg_catalog.format('ANALYZE %I.%I', 'intake_sync', table_name);
+END
+$$;
+
+--
 -- Name: _audit(text, text, text, jsonb, text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -875,8 +897,11 @@ BEGIN
   IF feed !~ '^[a-z0-9_-]{1,64}$' THEN
     RAISE EXCEPTION 'feed: must be 1-64 of a-z 0-9 _ -' USING ERRCODE = '22023', COLUMN = 'feed';
   END IF;
-  PERFORM "intake_sync"."_feed_configured_check"(feed);
+  -- access before existence (issue 25 §7): a role restricted to some feeds gets the same 42501 for a
+  -- feed it may not use whether or not that feed exists, so it cannot list the deployment's feeds;
+  -- an unrestricted role (owner, runtime) still hears "not a configured feed" (42704)
   PERFORM "intake_sync"."_feed_access_check"(feed);
+  PERFORM "intake_sync"."_feed_configured_check"(feed);
 END
 $_$;
 
@@ -1298,12 +1323,41 @@ CREATE FUNCTION intake_sync.rematch_held(identity_keys text[] DEFAULT NULL::text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
+    SET enable_bitmapscan TO 'off'
+    SET enable_hashjoin TO 'off'
+    SET enable_mergejoin TO 'off'
     AS $$
 #variable_conflict use_column
 BEGIN
   PERFORM "intake_sync"."_require_read_committed"('rematch_held');
   PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
-  WITH held AS (
+  -- Driven from the key lists (issue 26): each distinct key is one lookup of the partial index of held
+  -- events (OFFSET 0 keeps each lookup a subquery of its own, so no other index of events serves it
+  -- and the feed filter stays outside), then one lookup of its finding by (feed, quarantine_key). A
+  -- plan built on the ANY() lists instead walked every held event or every open finding per batch on
+  -- tables without statistics (a 500-key batch took seconds under the match lock).
+  WITH keys AS MATERIALIZED (
+    SELECT DISTINCT k.key FROM pg_catalog.unnest(rematch_held.identity_keys) AS k(key) WHERE k.key IS NOT NULL
+  ),
+  erx_ids AS MATERIALIZED (
+    SELECT DISTINCT x.erx FROM pg_catalog.unnest(rematch_held.erx_message_ids) AS x(erx) WHERE x.erx IS NOT NULL
+  ),
+  held_events AS (
+    SELECT e.* FROM keys CROSS JOIN LATERAL (
+      SELECT e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+      FROM "intake_sync"."events" e
+      WHERE e.identity_key = keys.key AND e.prescription_id IS NULL
+      OFFSET 0
+    ) e
+    UNION
+    SELECT e.* FROM erx_ids CROSS JOIN LATERAL (
+      SELECT e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+      FROM "intake_sync"."events" e
+      WHERE e.erx_message_id = erx_ids.erx AND e.prescription_id IS NULL
+      OFFSET 0
+    ) e
+  ),
+  held AS (
     SELECT q.id AS quarantine_id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
     FROM "intake_sync"."quarantine" q
     JOIN "intake_sync"."events" e ON e.feed = q.feed AND e.id = q.event_id
@@ -1312,13 +1366,13 @@ BEGIN
       AND (rematch_held.feed IS NULL OR e.feed = rematch_held.feed)
     UNION ALL
     -- a held event's finding is keyed by its feed and id (quarantine_feed_key_key)
-    SELECT q.id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
-    FROM "intake_sync"."events" e
-    JOIN "intake_sync"."quarantine" q ON q.feed = e.feed AND q.quarantine_key = e.id
-    WHERE e.prescription_id IS NULL
-      AND (e.identity_key = ANY (rematch_held.identity_keys) OR e.erx_message_id = ANY (rematch_held.erx_message_ids))
-      AND (rematch_held.feed IS NULL OR e.feed = rematch_held.feed)
-      AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous')
+    SELECT f.quarantine_id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+    FROM held_events e CROSS JOIN LATERAL (
+      SELECT q.id AS quarantine_id FROM "intake_sync"."quarantine" q
+      WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous')
+      OFFSET 0
+    ) f
+    WHERE rematch_held.feed IS NULL OR e.feed = rematch_held.feed
   ),
   evaluated AS (
     SELECT held.*, m.prescription_id, m.candidates, m.quarantine_reason, m.quarantine_detail
@@ -1550,16 +1604,16 @@ CREATE FUNCTION intake_sync.stamp_change_commit() RETURNS trigger
     AS $$
 DECLARE
   seq bigint;
-  changes bigint;
 BEGIN
   LOCK TABLE "intake_sync"."change_clock" IN EXCLUSIVE MODE;
   seq := nextval('"intake_sync"."change_commit_seq"'::regclass);
   UPDATE "intake_sync"."change_commits" SET commit_seq = seq, committed_at = clock_timestamp() WHERE xid = NEW.xid;
-  SELECT count(*) INTO changes FROM "intake_sync"."status_changes" WHERE xid = NEW.xid;
-  -- delivered at commit, to listeners only; it names nothing but the commit (no PHI). A channel is
-  -- at most 63 bytes and pg_notify() raises on a longer one, which would fail every commit: a
-  -- schema name is cut to 56 (statusChannel() in src/sync/status-channel.ts does the same)
-  PERFORM pg_notify(left('intake_sync', 56) || '_status', json_build_object('commit_seq', seq, 'changes', changes)::text);
+  INSERT INTO "intake_sync"."change_commit_feeds" ("feed", "commit_seq", "xid")
+  SELECT DISTINCT s.feed, seq, NEW.xid FROM "intake_sync"."status_changes" s WHERE s.xid = NEW.xid;
+  -- delivered at commit, to listeners only, as a wake-up: it names nothing (no feed, no sequence,
+  -- no count). A channel is at most 63 bytes and pg_notify() raises on a longer one, which would
+  -- fail every commit: a schema name is cut to 56 (statusChannel() in src/api/status-channel.ts)
+  PERFORM pg_notify(left('intake_sync', 56) || '_status', '');
   RETURN NULL;
 END $$;
 
@@ -1571,6 +1625,8 @@ CREATE FUNCTION intake_sync.status_changes_since(cursor text, max_rows integer D
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
     AS $_$
 DECLARE
   given_cursor ALIAS FOR $1;
@@ -1579,6 +1635,8 @@ DECLARE
   after_seq bigint := 0;
   after_id bigint := 0;
   expired_feed text;
+  -- NULL: the caller sees every feed (owner, runtime, an app role granted no feed list)
+  visible text[] := "intake_sync"."_visible_feeds"();
 BEGIN
   IF given_max IS NULL OR given_max < 1 OR given_max > 10000 THEN
     RAISE EXCEPTION 'status_changes_since: max_rows must be between 1 and 10000' USING ERRCODE = '22023';
@@ -1591,7 +1649,7 @@ BEGIN
     after_seq := parts[1]::bigint;
     after_id := parts[2]::bigint;
     SELECT h.feed INTO expired_feed FROM "intake_sync"."change_horizons" h
-    WHERE (after_seq, after_id) < (h.purged_seq, h.purged_id) AND "intake_sync"."_feed_visible"(h.feed)
+    WHERE (after_seq, after_id) < (h.purged_seq, h.purged_id) AND (visible IS NULL OR h.feed = ANY (visible))
     ORDER BY h.feed LIMIT 1;
     IF expired_feed IS NOT NULL THEN
       RAISE EXCEPTION 'cursor expired: changes after it were deleted by retention (RETAIN_STATUS_CHANGES of feed %)', expired_feed
@@ -1599,15 +1657,32 @@ BEGIN
         HINT = 'reconcile from prescription_status, then follow again from null (the oldest change kept) or a newer cursor';
     END IF;
   END IF;
-  RETURN QUERY
-    SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
-      s.occurred_at, s.changed_at, s.feed
-    FROM "intake_sync"."change_commits" c
-    JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
-    WHERE c.commit_seq >= after_seq AND (c.commit_seq > after_seq OR s.id > after_id)
-      AND "intake_sync"."_feed_visible"(s.feed)
-    ORDER BY c.commit_seq, s.id
-    LIMIT given_max;
+  IF visible IS NULL THEN
+    RETURN QUERY
+      SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
+        s.occurred_at, s.changed_at, s.feed
+      FROM "intake_sync"."change_commits" c
+      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
+      WHERE c.commit_seq >= after_seq AND (c.commit_seq > after_seq OR s.id > after_id)
+      ORDER BY c.commit_seq, s.id
+      LIMIT given_max;
+  ELSE
+    RETURN QUERY
+      SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
+        s.occurred_at, s.changed_at, s.feed
+      FROM pg_catalog.unnest(visible) AS f(feed)
+      -- each commit holds at least one change of its feed, but the cursor's own commit may hold
+      -- none past the cursor: given_max + 1 commits per feed are enough
+      CROSS JOIN LATERAL (
+        SELECT cf.commit_seq, cf.xid FROM "intake_sync"."change_commit_feeds" cf
+        WHERE cf.feed = f.feed AND cf.commit_seq >= after_seq
+        ORDER BY cf.commit_seq LIMIT given_max + 1
+      ) c
+      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid AND s.feed = f.feed
+      WHERE c.commit_seq > after_seq OR s.id > after_id
+      ORDER BY c.commit_seq, s.id
+      LIMIT given_max;
+  END IF;
 END $_$;
 
 --
@@ -1715,6 +1790,16 @@ CREATE TABLE intake_sync.change_clock (
 --
 
 COMMENT ON TABLE intake_sync.change_clock IS 'commit lock of the change feed: stamp_change_commit() holds it in EXCLUSIVE mode from drawing a commit_seq (change_commit_seq) to the end of its commit; last_seq is unused';
+
+--
+-- Name: change_commit_feeds; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.change_commit_feeds (
+    feed text NOT NULL,
+    commit_seq bigint NOT NULL,
+    xid xid8 NOT NULL
+);
 
 --
 -- Name: change_commit_seq; Type: SEQUENCE; Schema: intake_sync
@@ -1893,7 +1978,7 @@ ALTER SEQUENCE intake_sync.outbox_id_seq OWNED BY intake_sync.outbox.id;
 -- Name: outbox_status; Type: VIEW; Schema: intake_sync
 --
 
-CREATE VIEW intake_sync.outbox_status AS
+CREATE VIEW intake_sync.outbox_status WITH (security_barrier='true') AS
  SELECT o.id,
     o.external_id,
     o.kind,
@@ -1943,7 +2028,7 @@ WITH (fillfactor='70');
 -- Name: prescription_status; Type: VIEW; Schema: intake_sync
 --
 
-CREATE VIEW intake_sync.prescription_status AS
+CREATE VIEW intake_sync.prescription_status WITH (security_barrier='true') AS
  SELECT p.external_id,
     p.status,
     p.status_occurred_at,
@@ -2024,7 +2109,7 @@ ALTER SEQUENCE intake_sync.quarantine_id_seq OWNED BY intake_sync.quarantine.id;
 -- Name: quarantine_open; Type: VIEW; Schema: intake_sync
 --
 
-CREATE VIEW intake_sync.quarantine_open AS
+CREATE VIEW intake_sync.quarantine_open WITH (security_barrier='true') AS
  SELECT q.feed,
     q.event_id,
     q.reason,
@@ -2183,6 +2268,13 @@ ALTER TABLE ONLY intake_sync.change_clock
     ADD CONSTRAINT change_clock_pkey PRIMARY KEY (id);
 
 --
+-- Name: change_commit_feeds change_commit_feeds_pk; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.change_commit_feeds
+    ADD CONSTRAINT change_commit_feeds_pk PRIMARY KEY (feed, commit_seq);
+
+--
 -- Name: change_commits change_commits_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
@@ -2297,6 +2389,12 @@ CREATE INDEX audit_entries_at_idx ON intake_sync.audit_entries USING btree (at);
 --
 
 CREATE INDEX audit_entries_feed_at_idx ON intake_sync.audit_entries USING btree (feed, at);
+
+--
+-- Name: change_commit_feeds_xid_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX change_commit_feeds_xid_idx ON intake_sync.change_commit_feeds USING btree (xid);
 
 --
 -- Name: change_commits_commit_seq_key; Type: INDEX; Schema: intake_sync
@@ -2443,11 +2541,24 @@ CREATE TRIGGER prescriptions_inserted_status AFTER INSERT ON intake_sync.prescri
 CREATE TRIGGER prescriptions_status_changes AFTER UPDATE ON intake_sync.prescriptions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION intake_sync.record_status_changes();
 
 --
+-- Name: change_commit_feeds change_commit_feeds_xid_change_commits_xid_fk; Type: FK CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.change_commit_feeds
+    ADD CONSTRAINT change_commit_feeds_xid_change_commits_xid_fk FOREIGN KEY (xid) REFERENCES intake_sync.change_commits(xid) ON DELETE CASCADE;
+
+--
 -- Name: subscription_links subscription_links_prescription_id_fkey; Type: FK CONSTRAINT; Schema: intake_sync
 --
 
 ALTER TABLE ONLY intake_sync.subscription_links
     ADD CONSTRAINT subscription_links_prescription_id_fkey FOREIGN KEY (prescription_id) REFERENCES intake_sync.prescriptions(id) ON DELETE CASCADE;
+
+--
+-- Name: FUNCTION _analyze_table(table_name text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._analyze_table(table_name text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _audit(action text, feed text, subject text, detail jsonb, on_behalf_of text); Type: ACL; Schema: intake_sync

@@ -47,6 +47,11 @@ export const envSchema = z
      * sslrootcert: for platforms that cannot put a path in a URL (applies to LEASE_DATABASE_URL too)
      */
     DATABASE_CA_FILE: z.string().min(1).optional(),
+    /**
+     * libpq's default host, read by the driver when a URL names none (`postgres:///vendor`): the TLS
+     * default follows it (src/db/driver-host.ts), so a remote PGHOST gets verify-full
+     */
+    PGHOST: z.string().optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     /** the server cancels a statement that waited this long for a lock (a page behind the match lock, an outbox row) */
     DB_LOCK_TIMEOUT_MS: intFromEnv(100, 600_000).default(10_000),
@@ -152,7 +157,7 @@ export const envSchema = z
     for (const key of ['DATABASE_URL', 'LEASE_DATABASE_URL'] as const) {
       const url = env[key];
       if (!url || !/^postgres(ql)?:\/\//.test(url)) continue;
-      const tls = tlsSettingsFor(url, { variable: key, caFile: env.DATABASE_CA_FILE });
+      const tls = tlsSettingsFor(url, { variable: key, caFile: env.DATABASE_CA_FILE, pgHost: env.PGHOST });
       if ('problem' in tls) ctx.addIssue({ code: 'custom', path: [key], message: tls.problem });
     }
     if (env.FEEDS_FILE) {

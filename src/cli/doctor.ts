@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import { checkDatabase, checkGrants, checkLease, checkOperator, checkSchema, type CheckResult } from './doctor-checks.js';
 import { printJson } from './output.js';
 import { decideRunMode } from './demo-gate.js';
+import { runDemoChecks } from './doctor-demo.js';
 
 /** Registers `intake-sync doctor [--feed F] [--json]`. */
 export function registerDoctorCommand(program: Command): void {
@@ -30,10 +31,8 @@ async function runChecks(requestedFeed: string | undefined): Promise<CheckResult
   let feeds: FeedConfig[];
   try {
     config = loadConfig();
-    // doctor checks a deployment: what `run` would refuse, it reports; the demo has nothing to check
-    if (decideRunMode(config, { demo: false }) === 'demo') {
-      throw new Error('INTAKE_API_BASE_URL: not set, and nothing else is configured: run would start the built-in simulator (the demo)');
-    }
+    // what `run` would refuse, doctor reports; with nothing configured it checks the demo's own setup
+    if (decideRunMode(config, { demo: false }) === 'demo') return await runDemoChecks(config);
     feeds = resolveFeeds(config);
   } catch (error) {
     return [{ check: 'configuration', ok: false, detail: error instanceof Error ? error.message.replace(/\n\s*/g, ' ') : String(error) }];

@@ -3,6 +3,14 @@ import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands.js';
 import { reportCliError } from './errors.js';
 import { VERSION } from '../version.js';
+import { judgeNodeRuntime, UNSUPPORTED_NODE_OVERRIDE } from './node-runtime.js';
+
+const runtime = judgeNodeRuntime(process.versions.node, process.env[UNSUPPORTED_NODE_OVERRIDE]);
+if (!runtime.ok) {
+  process.stderr.write(`${runtime.message}\n`);
+  process.exit(2);
+}
+if (runtime.warning) process.stderr.write(`${runtime.warning}\n`);
 
 const program = new Command()
   .name('intake-sync')

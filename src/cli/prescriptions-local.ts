@@ -1,3 +1,4 @@
+import { MATCH_LOCK_BUDGET_MS } from '../sync/matching/lock-budget.js';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/connection.js';
@@ -66,6 +67,7 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       let longestLockHeldMs = 0;
       let lockHeldMs = 0;
       let lockWaitMs = 0;
+      let halved = 0;
       const summary = await withStore(config, async ({ db }) => {
         // import upserts directly (not through register_prescription): each batch records one
         // prescription.import row with its counts, in the batch's transaction
@@ -77,6 +79,13 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
             longestLockHeldMs = Math.max(longestLockHeldMs, batch.lockHeldMs);
             lockHeldMs += batch.lockHeldMs;
             lockWaitMs += batch.lockWaitMs;
+          },
+          // a slow batch is retried in halves rather than holding page applies past the budget: say so
+          onHalve: (rows) => {
+            halved++;
+            process.stderr.write(
+              `a batch of ${rows} rows exceeded the ${MATCH_LOCK_BUDGET_MS} ms match-lock budget: retrying it in halves\n`,
+            );
           },
         });
         const subscribed = options.subscribe
@@ -95,6 +104,7 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
         printJson({
           ...summary,
           batches,
+          halved,
           longestLockHeldMs: Math.round(longestLockHeldMs),
           lockHeldMs: Math.round(lockHeldMs),
           lockWaitMs: Math.round(lockWaitMs),

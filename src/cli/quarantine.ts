@@ -1,3 +1,4 @@
+import { MATCH_LOCK_BUDGET_MS } from '../sync/matching/lock-budget.js';
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { osActor, recordAudit } from '../db/audit.js';
@@ -188,6 +189,13 @@ export function registerRematchCommand(program: Command): void {
               partial.stillUnmatched += batch.stillUnmatched;
               partial.stillAmbiguous += batch.stillAmbiguous;
               progress.onBatch(batch);
+            },
+            // a slow batch is retried in halves rather than holding page applies past the budget: say so
+            onHalve: (keys) => {
+              progress.clear();
+              process.stderr.write(
+                `a batch of ${keys} identity keys exceeded the ${MATCH_LOCK_BUDGET_MS} ms match-lock budget: retrying it in halves\n`,
+              );
             },
           });
         } catch (error) {

@@ -84,7 +84,10 @@ async function runWorker(options: RunOptions): Promise<number> {
     const { database, sessions } = await openStore(config, { lease: true, migrate: config.MIGRATE_ON_START });
     closers.push({ what: 'database', close: () => database.close() });
     const level = await readSchemaLevel(database);
-    log.info(startLineFields({ version: VERSION, config, feeds, sessions, level }), `intake-sync ${VERSION} starting`);
+    log.info(
+      startLineFields({ version: VERSION, nodeVersion: process.versions.node, config, feeds, sessions, level }),
+      `intake-sync ${VERSION} starting`,
+    );
     workers = await composeFeedWorkers({ config, mode, feeds, database, leaseUrl: sessions?.sessionUrl, log, clock, closers });
     for (const { feed, state } of workers) {
       const stopProgress = startProgressReporter({

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createLogger } from '../log.js';
 import { EXPIRED_ITERATOR_MODES } from '../sandbox/retention.js';
 import { InvalidVersionError } from '../sandbox/invalid-version-error.js';
+import { describeTimeScale } from '../sandbox/clock.js';
 import { startSandbox, type Sandbox } from '../sandbox/server.js';
 import { parseServedVersions, VERSION_LISTINGS } from '../sandbox/versions.js';
 import { CliUsageError } from './errors.js';
@@ -143,7 +144,7 @@ export function registerSandboxCommand(program: Command): void {
       } else {
         process.stdout.write(
           [
-            `sandbox listening (time scale ${options.timeScale}x)`,
+            `sandbox listening (time scale ${options.timeScale}x: ${describeTimeScale(options.timeScale)})`,
             `  base URL:  ${sandbox.baseUrl}`,
             ...sandbox.versions.slice(1).map((v) => `  base URL:  ${sandbox.baseUrlFor(v)} (${v})`),
             ...(sandbox.versions.length > 1 ? [`  listing:   ${options.versionListing ?? 'separate'}`] : []),

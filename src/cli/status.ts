@@ -10,6 +10,8 @@ import { parseLeaseApplicationName } from '../sync/leadership/lease-holder-name.
 import { probeLag, type StatusLag } from './status-lag.js';
 import { statusLagClient } from './status-lag-client.js';
 import { readOutboxStats } from '../sync/state/outbox-stats.js';
+import { describeCursorProblem, resetToBlame } from '../sync/state/cursor-problem.js';
+import { latestCheckpointReset } from '../sync/poll/checkpoint.js';
 import { resolveFeeds } from '../feeds-file.js';
 import { CliUsageError } from './errors.js';
 import { commandFeed, withFeedOption } from './feed-context.js';
@@ -37,6 +39,11 @@ export interface StoreStatus {
   leader: { held: boolean; pid: number | null; host: string | null; backend_pid: number | null; client_addr: string | null } | null;
   /** how far behind the operator the store is (asked at the operator: GET /events at the stored position, limit 1) */
   lag?: StatusLag;
+  /**
+   * null, or why the daemon has stopped consuming this feed, in /readyz's words and with its command:
+   * the operator refuses the stored position (expired, or a mistyped `checkpoint reset`)
+   */
+  stopped?: string | null;
   prescriptions: { total: number; by_status: Record<string, number> };
   events: number;
   /** rows waiting to be delivered to the operator (send_prescription / cancel_prescription) */
@@ -73,7 +80,9 @@ export function registerStatusCommand(program: Command): void {
         const statuses: StoreStatus[] = [];
         for (const feed of feeds) {
           const status = await readStoreStatus(database, feed, now);
-          status.lag = await feedLag(config, feed, database, status.checkpoint?.iterator ?? null);
+          const iterator = status.checkpoint?.iterator ?? null;
+          status.lag = await feedLag(config, feed, database, iterator);
+          status.stopped = await stoppedReason(database, feed, iterator, status.lag);
           statuses.push(status);
         }
         process.stdout.write(`${formatStatuses(statuses, { json: options.json ?? false, allFeeds: options.allFeeds ?? false })}\n`);
@@ -89,6 +98,13 @@ async function feedLag(config: Config, feed: string, database: Database, iterato
   if (!client)
     return { seconds: null, caught_up: null, detail: 'unknown: no operator configured (the embedded sandbox runs inside `run`)' };
   return probeLag(client, iterator, Date.now);
+}
+
+/** The line /readyz gives a feed stopped on its position (describeCursorProblem, with the reset to undo when one set it). */
+async function stoppedReason(database: Database, feed: string, iterator: string | null, lag: StatusLag): Promise<string | null> {
+  if (!lag.cursorProblem) return null;
+  const reset = iterator === null ? null : resetToBlame(iterator, await latestCheckpointReset(database.db, feed));
+  return describeCursorProblem(feed, lag.cursorProblem, { at: iterator, reset });
 }
 
 /** One feed prints as before (one object); --all-feeds wraps them, so the one-feed shape never changes. */
@@ -227,6 +243,7 @@ function statusText(status: StoreStatus): string {
     c
       ? `checkpoint      version ${c.version}, iterator ${c.iterator ?? '(beginning)'}, moved ${c.age_seconds}s ago`
       : 'checkpoint      none yet (the worker has not run)',
+    status.stopped ? `state           ${status.stopped}` : undefined,
     c ? `applied         ${c.pages_applied} pages, ${c.events_applied} events, ${c.events_quarantined} quarantined` : undefined,
     lagText(status.lag),
     `events          ${status.events} in history`,

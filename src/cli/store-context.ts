@@ -109,6 +109,12 @@ function lockEmbeddedStore(config: Config, create: boolean): () => void {
 /** Refuses a store without this deployment's schema: the command was pointed at the wrong database, or migrate never ran. */
 async function requireInstalledSchema(database: Database, config: Config): Promise<void> {
   const schema = database.names.schema;
+  const [usable] = await queryRows<{ unusable: boolean }>(
+    database.db,
+    sql`select (to_regnamespace(${`"${schema}"`}) is not null and not has_schema_privilege(${schema}, 'USAGE')) as unusable`,
+  );
+  // the schema is there but this role may not use it: migrateOnStart names the role it needs instead
+  if (usable?.unusable) return;
   const [row] = await queryRows<{ present: boolean }>(
     database.db,
     sql`select to_regclass(${`"${schema}"."${LEDGER_TABLE}"`}) is not null as present`,

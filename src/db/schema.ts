@@ -181,6 +181,25 @@ export const changeCommits = intakeSync.table(
 );
 
 /**
+ * Which feeds each stamped commit touched (one row per commit and feed, written by
+ * stamp_change_commit): status_changes_since() of a role that sees some feeds walks its feeds'
+ * rows from the cursor by this key, so a quiet feed's poll never reads another feed's commits.
+ * Rows go with their commit (cascade); a purge that leaves a feed no change in a commit leaves a
+ * row that joins to nothing.
+ */
+export const changeCommitFeeds = intakeSync.table(
+  'change_commit_feeds',
+  {
+    feed: text('feed').notNull(),
+    commitSeq: bigint('commit_seq', { mode: 'number' }).notNull(),
+    xid: xid8('xid')
+      .notNull()
+      .references(() => changeCommits.xid, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ name: 'change_commit_feeds_pk', columns: [t.feed, t.commitSeq] }), index('change_commit_feeds_xid_idx').on(t.xid)],
+);
+
+/**
  * The change feed's commit lock: held in EXCLUSIVE mode from drawing a commit_seq to the end of the
  * commit. `last_seq` is unused: updating a counter row fails writers at REPEATABLE READ (0003).
  */

@@ -17,6 +17,7 @@ import { sleepUnlessAborted, type LoopSleep } from '../lib/loop-sleep.js';
 import { SyncWorker } from './leadership/leader-loop.js';
 import type { WorkerState } from './state/worker-state.js';
 import { RetentionCleaner, type RetentionSettings } from './retention/cleaner.js';
+import { StatisticsKeeper, type StatisticsSettings } from './statistics/statistics-keeper.js';
 
 export interface WorkerSettings {
   feed: string;
@@ -32,6 +33,8 @@ export interface WorkerSettings {
   retentionMs?: number;
   /** the RETAIN_* settings of this feed: the leader runs the retention cleaner; undefined = no cleaner */
   retention?: RetentionSettings;
+  /** the leader's ANALYZE task (statistics/); undefined = none (the server's autovacuum alone) */
+  statistics?: StatisticsSettings;
 }
 
 export interface ComposeWorkerOptions {
@@ -183,8 +186,24 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
           }),
         ]
       : [];
+  const statistics = settings.statistics;
+  // ANALYZE of the tables a drain or an import changed, on the leader only (a second feed's leader finds them analyzed)
+  const createStatisticsKeeper = () =>
+    statistics
+      ? [
+          new StatisticsKeeper({
+            db: database.db,
+            settings: statistics,
+            clock,
+            sleep,
+            log: log.child({ component: 'statistics' }),
+            onAnalyzed: (analyzed) => state.tableAnalyzed(analyzed.table, analyzed.rowsChanged, analyzed.durationMs),
+          }),
+        ]
+      : [];
   const createLeaderTasks = () => [
     ...createCleaner(),
+    ...createStatisticsKeeper(),
     ...(outboxClient
       ? [
           new OutboxLoop({

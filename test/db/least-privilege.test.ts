@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantsScript } from '../../src/cli/grants.js';
+import { grantsScript, psqlScript } from '../../src/cli/grants.js';
 import { grantStatements } from '../../src/db/grants.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
@@ -97,7 +97,9 @@ describe.skipIf(!reachable)(
     it('with exactly the grants docs/security.md lists, the runtime role drains, rematches and serves the SQL API', async () => {
       const grants = await runCli(['grants', '--role', 'runtime', '--to', ROLES.runtime], {});
       expect(grants.code).toBe(0);
-      expect(grants.stdout.trim().split('\n')).toEqual(grantsScript('runtime', 'intake_sync', ROLES.runtime, { kind: 'unchanged' }));
+      expect(grants.stdout.trim().split('\n')).toEqual(
+        psqlScript(grantsScript('runtime', 'intake_sync', ROLES.runtime, { kind: 'unchanged' })),
+      );
       expect(grants.stdout).toContain(grantStatements('runtime', 'intake_sync', ROLES.runtime).join('\n'));
       await asRole(ROLES.owner, async (sql) => {
         await sql.unsafe(grants.stdout);
