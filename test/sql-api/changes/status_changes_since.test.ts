@@ -1,17 +1,17 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { queryRows, type Db } from '../../src/db/connection.js';
-import { namesOf } from '../../src/db/store-names.js';
-import { applyPage } from '../../src/sync/apply/apply-page.js';
-import { applyPageSql, matchLockSharedSql } from '../../src/sync/apply/page-statement.js';
-import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { inTransaction } from '../../src/db/page-transaction.js';
-import { preparePage } from '../../src/sync/apply/prepare-page.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from '../process/helpers/wait-for.js';
-import { event, identity, truncateStore } from '../sync/fixtures.js';
+import { queryRows, type Db } from '../../../src/db/connection.js';
+import { namesOf } from '../../../src/db/store-names.js';
+import { applyPage } from '../../../src/sync/apply/apply-page.js';
+import { applyPageSql, matchLockSharedSql } from '../../../src/sync/apply/page-statement.js';
+import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
+import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
+import { inTransaction } from '../../../src/db/page-transaction.js';
+import { preparePage } from '../../../src/sync/apply/prepare-page.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { waitFor } from '../../process/helpers/wait-for.js';
+import { event, identity, truncateStore } from '../../sync/fixtures.js';
 
 const FEED = 'default';
 const onPostgres = await postgresReachable();

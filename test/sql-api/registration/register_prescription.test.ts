@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { applyPage } from '../../src/sync/apply/apply-page.js';
-import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { listLocalPrescriptions, markCancellationRequested, setSubscriptionId } from '../../src/sync/matching/local-prescriptions.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { event, identity, truncateStore } from '../sync/fixtures.js';
-import { plainSql, sqlError, type PlainQuery, type PlainSql } from './helpers/plain-sql.js';
+import { applyPage } from '../../../src/sync/apply/apply-page.js';
+import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
+import { listLocalPrescriptions, markCancellationRequested, setSubscriptionId } from '../../../src/sync/matching/local-prescriptions.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { event, identity, truncateStore } from '../../sync/fixtures.js';
+import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../helpers/plain-sql.js';
 
 // register_prescription() and prescription_status as an application uses them: plain SQL on a
 // connection of its own, in its own transactions. The worker's side (applyPage) runs as in production.

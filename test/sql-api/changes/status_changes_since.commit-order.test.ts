@@ -1,9 +1,9 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { followStatusChanges } from '../../src/api/change-follower.js';
-import type { StatusChange } from '../../src/api/status-change.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from '../process/helpers/wait-for.js';
+import { followStatusChanges } from '../../../src/api/change-follower.js';
+import type { StatusChange } from '../../../src/api/status-change.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { waitFor } from '../../process/helpers/wait-for.js';
 
 const onPostgres = await postgresReachable();
 const TOTAL_CHANGES = 10_000;

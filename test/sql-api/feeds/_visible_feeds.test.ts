@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantsScript } from '../../src/cli/grants.js';
-import { registerFeeds } from '../../src/db/feed-registry.js';
-import { grantStatements } from '../../src/db/grants.js';
-import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { grantsScript } from '../../../src/cli/grants.js';
+import { registerFeeds } from '../../../src/db/feed-registry.js';
+import { grantStatements } from '../../../src/db/grants.js';
+import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
 
 // Per-feed access (drizzle/0013_feed_access.sql) with real roles: two clinics' app roles on two
 // feeds, an application logging in as a member of one, a pool login that SETs ROLE, a role granted

@@ -1,11 +1,11 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createPrng, randomIndex, type Random } from '../../src/sandbox/prng.js';
-import { identityKey } from '../../src/sync/matching/identity-key.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { identity, truncateStore } from '../sync/fixtures.js';
-import { plainSql, type PlainQuery, type PlainSql } from './helpers/plain-sql.js';
-import { referenceRematchSql } from './helpers/reference-rematch.js';
+import { createPrng, randomIndex, type Random } from '../../../src/sandbox/prng.js';
+import { identityKey } from '../../../src/sync/matching/identity-key.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { identity, truncateStore } from '../../sync/fixtures.js';
+import { plainSql, type PlainQuery, type PlainSql } from '../helpers/plain-sql.js';
+import { referenceRematchSql } from '../helpers/reference-rematch.js';
 
 // rematch_held() replaced the TypeScript rematch statement. The same quarantine state, rematched
 // by the old statement (frozen in helpers/reference-rematch.ts) and by the function, must end in

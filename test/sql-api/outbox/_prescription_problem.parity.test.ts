@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { queryRows, type Database } from '../../src/db/connection.js';
-import { schemaIssuesFrom } from '../../src/intake/errors/schema-issues.js';
-import { prescriptionRequestSchema } from '../../src/intake/prescription.js';
-import { samplePrescription } from '../../src/sandbox/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { queryRows, type Database } from '../../../src/db/connection.js';
+import { schemaIssuesFrom } from '../../../src/intake/errors/schema-issues.js';
+import { prescriptionRequestSchema } from '../../../src/intake/prescription.js';
+import { samplePrescription } from '../../../src/sandbox/fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 // The SQL validator (0004_api_outbox.sql) and the client's zod schema must accept and refuse the
 // same prescriptions and name the same first field. One table, both validators.

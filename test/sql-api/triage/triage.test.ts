@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { grantStatements } from '../../src/db/grants.js';
-import { applyPage } from '../../src/sync/apply/apply-page.js';
-import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { event, identity, truncateStore } from '../sync/fixtures.js';
-import { plainSql, sqlError, type PlainQuery, type PlainSql } from './helpers/plain-sql.js';
+import { grantStatements } from '../../../src/db/grants.js';
+import { applyPage } from '../../../src/sync/apply/apply-page.js';
+import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
+import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { event, identity, truncateStore } from '../../sync/fixtures.js';
+import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../helpers/plain-sql.js';
 
 // The triage API as an application (or a psql session of triage staff) uses it: quarantine_open,
 // show_quarantined, resolve_quarantined and dismiss_quarantined in plain SQL on a connection of its
