@@ -50,7 +50,8 @@ export function replaceableClient(open: () => postgres.Sql, graceS = RETIRED_CLI
     if (result instanceof Promise) Promise.prototype.then.call(result, undefined, (error: unknown) => retire(owner, error));
     return result;
   };
-  const forwarding = (name: 'unsafe' | 'file' | 'begin' | 'reserve') =>
+  const forwarding =
+    (name: 'unsafe' | 'file' | 'begin' | 'reserve') =>
     (...args: unknown[]) => {
       const owner = current;
       return watch(owner, (owner[name] as (...a: unknown[]) => unknown)(...args));
