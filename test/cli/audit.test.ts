@@ -4,7 +4,7 @@ import { auditFilterOf } from '../../src/cli/audit.js';
 import { parseSince } from '../../src/cli/audit-since.js';
 import { recordAudit } from '../../src/db/audit.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { runCli } from './helpers/run-cli.js';
+import { cliBudget, runCli } from './helpers/run-cli.js';
 
 const NOW = new Date('2024-12-10T12:00:00.000Z');
 
@@ -75,7 +75,8 @@ describe.skipIf(!(await postgresReachable()))(`intake-sync audit list (${NEEDS_P
     await tdb?.drop();
   });
 
-  it('prints the newest entries first, filtered by action, noun, feed and since, as JSON lines', async () => {
+  // several CLI processes: each its own budget (run-cli.ts)
+  it('prints the newest entries first, filtered by action, noun, feed and since, as JSON lines', { timeout: cliBudget(4) }, async () => {
     const all = await runCli(['audit', 'list', '--json'], env);
     expect(all.stderr).toBe('');
     expect(all.code).toBe(0);
