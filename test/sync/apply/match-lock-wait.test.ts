@@ -52,7 +52,7 @@ describe.skipIf(!real)(`a page waiting for the match lock${real ? '' : ` (${NEED
         // an application's transaction left open after register_prescription: it holds the lock exclusively
         const held = app.reserve();
         const conn = await held;
-        await conn.unsafe("begin; select pg_advisory_xact_lock(7306, hashtext('intake_sync'))").simple();
+        await conn.unsafe("begin; select intake_sync._feed_lock('default', 'match', true)").simple();
         try {
           const page = applyPage(database.db, {
             feed: 'default',
