@@ -80,6 +80,72 @@ $$;
 --> statement-breakpoint
 REVOKE ALL ON FUNCTION "intake_sync"."_feed_lock"(text, text, boolean) FROM PUBLIC;
 --> statement-breakpoint
+-- Issue 25 item 3: the SQL API's input is bounded. The caps are src/intake/limits.ts's
+-- (MAX_API_BODY_BYTES, MAX_FREE_TEXT_LENGTH for FREE_TEXT_KEYS, MAX_IDENTITY_FIELD_LENGTH for every
+-- other string), checked equal by test/sql-api/outbox/input-caps.parity.test.ts. Returns the first
+-- cap broken as (field, message, SQLSTATE 22001), or null: the body's size first, so nothing larger
+-- than the cap is ever walked, then each string in path order (the path names the field, never its value).
+CREATE OR REPLACE FUNCTION "intake_sync"."_api_input_caps"() RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+  SELECT '{"body_bytes": 65536, "free_text": 2048, "other_text": 256, "free_text_keys": ["note", "sig_text", "text"]}'::jsonb
+$$;
+--> statement-breakpoint
+REVOKE ALL ON FUNCTION "intake_sync"."_api_input_caps"() FROM PUBLIC;
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION "intake_sync"."_api_input_problem"(value jsonb, root text) RETURNS text[]
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  caps jsonb := "intake_sync"."_api_input_caps"();
+  bytes integer;
+  hit record;
+BEGIN
+  IF _api_input_problem.value IS NULL THEN
+    RETURN NULL;
+  END IF;
+  bytes := octet_length(_api_input_problem.value::text);
+  IF bytes > (caps ->> 'body_bytes')::integer THEN
+    RETURN ARRAY[_api_input_problem.root, format('must be at most %s bytes of JSON (got %s)', caps ->> 'body_bytes', bytes), '22001'];
+  END IF;
+  WITH RECURSIVE walk(path, key, item) AS (
+    SELECT _api_input_problem.root, _api_input_problem.root, _api_input_problem.value
+    UNION ALL
+    SELECT w.path || e.step, e.key, e.item
+    FROM walk w
+    CROSS JOIN LATERAL (
+      SELECT '.' || o.key AS step, o.key, o.value AS item
+      FROM jsonb_each(CASE WHEN jsonb_typeof(w.item) = 'object' THEN w.item END) AS o
+      UNION ALL
+      SELECT '[' || (a.ord - 1) || ']', w.key, a.value
+      FROM jsonb_array_elements(CASE WHEN jsonb_typeof(w.item) = 'array' THEN w.item END) WITH ORDINALITY AS a(value, ord)
+    ) e
+  ),
+  measured AS (
+    SELECT path, length(item #>> '{}') AS chars,
+      CASE WHEN caps -> 'free_text_keys' ? key THEN (caps ->> 'free_text')::integer ELSE (caps ->> 'other_text')::integer END AS cap
+    FROM walk WHERE jsonb_typeof(item) = 'string'
+  )
+  SELECT path, chars, cap INTO hit FROM measured WHERE chars > cap ORDER BY path COLLATE "C" LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  END IF;
+  RETURN ARRAY[hit.path, format('must be at most %s characters (got %s)', hit.cap, hit.chars), '22001'];
+END
+$$;
+--> statement-breakpoint
+REVOKE ALL ON FUNCTION "intake_sync"."_api_input_problem"(jsonb, text) FROM PUBLIC;
+--> statement-breakpoint
+-- Raises _api_input_problem's finding (22001, the field as the error's column), if any.
+CREATE OR REPLACE FUNCTION "intake_sync"."_raise_input_problem"(problem text[]) RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF _raise_input_problem.problem IS NOT NULL THEN
+    RAISE EXCEPTION '%: %', problem[1], problem[2] USING ERRCODE = problem[3], COLUMN = problem[1];
+  END IF;
+END
+$$;
+--> statement-breakpoint
+REVOKE ALL ON FUNCTION "intake_sync"."_raise_input_problem"(text[]) FROM PUBLIC;
+--> statement-breakpoint
 -- register_prescription: as in 0013_feed_access.sql, taking its feed's match lock row instead of the advisory lock
 CREATE OR REPLACE FUNCTION "intake_sync"."register_prescription"(external_id text, identity jsonb, feed text DEFAULT 'default')
 RETURNS "intake_sync"."prescription_registration"
@@ -95,6 +161,10 @@ DECLARE
   old_erx text;
   result "intake_sync"."prescription_registration";
 BEGIN
+  -- bounded input first (issue 25): nothing over a cap is parsed further
+  PERFORM "intake_sync"."_raise_input_problem"(coalesce(
+    "intake_sync"."_api_input_problem"(pg_catalog.to_jsonb(register_prescription.external_id), 'external_id'),
+    "intake_sync"."_api_input_problem"(register_prescription.identity, 'identity')));
   IF register_prescription.external_id IS NULL THEN
     problems := problems || 'external_id: required'::text;
   ELSIF "intake_sync"."_js_trim"(register_prescription.external_id) = '' THEN
@@ -351,5 +421,63 @@ BEGIN
   WHERE q.id = finding.id;
   PERFORM "intake_sync"."_audit"('quarantine.dismiss', dismiss_quarantined.feed, key,
     pg_catalog.jsonb_build_object('reason', dismiss_quarantined.reason, 'finding_reason', finding.reason));
+END
+$$;
+--> statement-breakpoint
+-- send_prescription: as in 0013_feed_access.sql, its body bounded first
+CREATE OR REPLACE FUNCTION "intake_sync"."send_prescription"(prescription jsonb, feed text DEFAULT 'default')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  -- bounded input first (issue 25): a body over the cap is never walked
+  problem text[] := coalesce("intake_sync"."_api_input_problem"(send_prescription.prescription, 'prescription'),
+    "intake_sync"."_prescription_problem"(send_prescription.prescription));
+  external text;
+  row_id bigint;
+BEGIN
+  IF problem IS NOT NULL THEN
+    RAISE EXCEPTION '%: %', problem[1], problem[2] USING ERRCODE = problem[3], COLUMN = problem[1];
+  END IF;
+  PERFORM "intake_sync"."_require_feed"(send_prescription.feed);
+  external := "intake_sync"."_js_trim"(send_prescription.prescription ->> 'external_id');
+  INSERT INTO "intake_sync"."outbox" ("feed", "external_id", "kind", "body")
+  VALUES (send_prescription.feed, external, 'send', send_prescription.prescription)
+  ON CONFLICT ("feed", "external_id") WHERE "kind" = 'send' AND "state" IN ('pending', 'delivered') DO NOTHING
+  RETURNING "id" INTO row_id;
+  IF row_id IS NULL THEN
+    RAISE EXCEPTION 'prescription.external_id: already in the outbox (pending or delivered)'
+      USING ERRCODE = '23505', COLUMN = 'prescription.external_id';
+  END IF;
+  PERFORM "intake_sync"."_audit"('outbox.send', send_prescription.feed, external, pg_catalog.jsonb_build_object('outbox_id', row_id));
+  RETURN row_id;
+END
+$$;
+--> statement-breakpoint
+-- cancel_prescription: as in 0013_feed_access.sql, its external_id bounded
+CREATE OR REPLACE FUNCTION "intake_sync"."cancel_prescription"(external_id text, feed text DEFAULT 'default')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  external text := "intake_sync"."_js_trim"(cancel_prescription.external_id);
+  row_id bigint;
+BEGIN
+  PERFORM "intake_sync"."_raise_input_problem"("intake_sync"."_api_input_problem"(pg_catalog.to_jsonb(external), 'external_id'));
+  IF external IS NULL THEN
+    RAISE EXCEPTION 'external_id: is required' USING ERRCODE = '23502', COLUMN = 'external_id';
+  END IF;
+  IF external = '' THEN
+    RAISE EXCEPTION 'external_id: must not be empty' USING ERRCODE = '22023', COLUMN = 'external_id';
+  END IF;
+  PERFORM "intake_sync"."_require_feed"(cancel_prescription.feed);
+  INSERT INTO "intake_sync"."outbox" ("feed", "external_id", "kind") VALUES (cancel_prescription.feed, external, 'cancel')
+  RETURNING "id" INTO row_id;
+  PERFORM "intake_sync"."_audit"('outbox.cancel', cancel_prescription.feed, external, pg_catalog.jsonb_build_object('outbox_id', row_id));
+  RETURN row_id;
 END
 $$;
