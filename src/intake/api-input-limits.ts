@@ -18,7 +18,7 @@ export function stringCap(key: string): number {
  * the body's size first (UTF-8 bytes of its JSON text; Postgres measures jsonb's text form, which
  * puts a space after each `:` and `,`, so both sides measure that form), then each string by path
  * order. Lengths are code points, as Postgres' length(). Pure; the SQL twin is checked by
- * test/sql-api/outbox/input-caps.parity.test.ts.
+ * test/sql-api/outbox/input-caps.test.ts.
  */
 export function apiInputProblem(body: unknown, root: string, jsonbText: string): ApiInputProblem | null {
   const bytes = Buffer.byteLength(jsonbText, 'utf8');
