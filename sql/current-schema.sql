@@ -58,6 +58,63 @@ END
 $$;
 
 --
+-- Name: _api_input_caps(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._api_input_caps() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  SELECT '{"body_bytes": 65536, "free_text": 2048, "other_text": 256, "free_text_keys": ["note", "sig_text", "text"]}'::jsonb
+$$;
+
+--
+-- Name: _api_input_problem(jsonb, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._api_input_problem(value jsonb, root text) RETURNS text[]
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  caps jsonb := "intake_sync"."_api_input_caps"();
+  bytes integer;
+  hit record;
+BEGIN
+  IF _api_input_problem.value IS NULL THEN
+    RETURN NULL;
+  END IF;
+  bytes := octet_length(_api_input_problem.value::text);
+  IF bytes > (caps ->> 'body_bytes')::integer THEN
+    RETURN ARRAY[_api_input_problem.root, format('must be at most %s bytes of JSON (got %s)', caps ->> 'body_bytes', bytes), '22001'];
+  END IF;
+  WITH RECURSIVE walk(path, key, item) AS (
+    SELECT _api_input_problem.root, _api_input_problem.root, _api_input_problem.value
+    UNION ALL
+    SELECT w.path || e.step, e.key, e.item
+    FROM walk w
+    CROSS JOIN LATERAL (
+      SELECT '.' || o.key AS step, o.key, o.value AS item
+      FROM jsonb_each(CASE WHEN jsonb_typeof(w.item) = 'object' THEN w.item END) AS o
+      UNION ALL
+      SELECT '[' || (a.ord - 1) || ']', w.key, a.value
+      FROM jsonb_array_elements(CASE WHEN jsonb_typeof(w.item) = 'array' THEN w.item END) WITH ORDINALITY AS a(value, ord)
+    ) e
+  ),
+  measured AS (
+    SELECT path, length(item #>> '{}') AS chars,
+      CASE WHEN caps -> 'free_text_keys' ? key THEN (caps ->> 'free_text')::integer ELSE (caps ->> 'other_text')::integer END AS cap
+    FROM walk WHERE jsonb_typeof(item) = 'string'
+  )
+  SELECT path, chars, cap INTO hit FROM measured WHERE chars > cap ORDER BY path COLLATE "C" LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  END IF;
+  RETURN ARRAY[hit.path, format('must be at most %s characters (got %s)', hit.cap, hit.chars), '22001'];
+END
+$$;
+
+--
 -- Name: _audit(text, text, text, jsonb, text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -154,6 +211,39 @@ BEGIN
     RAISE EXCEPTION 'feed: % is not a configured feed (none of this deployment''s workers runs it; a feed is registered by `intake-sync migrate` and by `intake-sync run`)', feed
       USING ERRCODE = '42704', COLUMN = 'feed';
   END IF;
+END
+$$;
+
+--
+-- Name: _feed_lock(text, text, boolean); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._feed_lock(feed text, lock text, exclusive boolean) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF _feed_lock.lock IS NULL OR _feed_lock.exclusive IS NULL OR (_feed_lock.feed IS NULL AND NOT _feed_lock.exclusive) THEN
+    RAISE EXCEPTION '_feed_lock: lock and exclusive are required, and a null feed (every feed) only exclusively'
+      USING ERRCODE = '22004';
+  END IF;
+  IF _feed_lock.feed IS NULL THEN
+    PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."lock" = _feed_lock.lock ORDER BY l."feed" FOR UPDATE;
+    RETURN;
+  END IF;
+  FOR attempt IN 1..2 LOOP
+    IF _feed_lock.exclusive THEN
+      PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR UPDATE;
+    ELSE
+      PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR SHARE;
+    END IF;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+    -- first use of this feed's lock: a concurrent first use waits here for the other's commit
+    INSERT INTO "intake_sync"."feed_locks" ("feed", "lock") VALUES (_feed_lock.feed, _feed_lock.lock) ON CONFLICT DO NOTHING;
+  END LOOP;
+  RAISE EXCEPTION '_feed_lock: the % lock row of feed "%" could not be taken', _feed_lock.lock, _feed_lock.feed USING ERRCODE = '55000';
 END
 $$;
 
@@ -866,6 +956,21 @@ END
 $$;
 
 --
+-- Name: _raise_input_problem(text[]); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._raise_input_problem(problem text[]) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF _raise_input_problem.problem IS NOT NULL THEN
+    RAISE EXCEPTION '%: %', problem[1], problem[2] USING ERRCODE = problem[3], COLUMN = problem[1];
+  END IF;
+END
+$$;
+
+--
 -- Name: _raise_invalid(text[]); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -1115,6 +1220,7 @@ DECLARE
   external text := "intake_sync"."_js_trim"(cancel_prescription.external_id);
   row_id bigint;
 BEGIN
+  PERFORM "intake_sync"."_raise_input_problem"("intake_sync"."_api_input_problem"(pg_catalog.to_jsonb(external), 'external_id'));
   IF external IS NULL THEN
     RAISE EXCEPTION 'external_id: is required' USING ERRCODE = '23502', COLUMN = 'external_id';
   END IF;
@@ -1150,7 +1256,7 @@ BEGIN
       USING ERRCODE = '22023', COLUMN = 'reason';
   END IF;
   PERFORM "intake_sync"."_require_feed"(dismiss_quarantined.feed);
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(dismiss_quarantined.feed, 'match', true);
   SELECT q.id, q.reason, q.resolution, q.resolved_at INTO finding
   FROM "intake_sync"."quarantine" q
   WHERE q.feed = dismiss_quarantined.feed AND q.quarantine_key = key
@@ -1256,6 +1362,10 @@ DECLARE
   old_erx text;
   result "intake_sync"."prescription_registration";
 BEGIN
+  -- bounded input first (issue 25): nothing over a cap is parsed further
+  PERFORM "intake_sync"."_raise_input_problem"(coalesce(
+    "intake_sync"."_api_input_problem"(pg_catalog.to_jsonb(register_prescription.external_id), 'external_id'),
+    "intake_sync"."_api_input_problem"(register_prescription.identity, 'identity')));
   IF register_prescription.external_id IS NULL THEN
     problems := problems || 'external_id: required'::text;
   ELSIF "intake_sync"."_js_trim"(register_prescription.external_id) = '' THEN
@@ -1265,7 +1375,7 @@ BEGIN
   PERFORM "intake_sync"."_require_feed"(register_prescription.feed);
   PERFORM "intake_sync"."_require_read_committed"('register_prescription');
   -- exclusive against page applies: a page must not match against a half-registered set
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(register_prescription.feed, 'match', true);
 
   stored_id := "intake_sync"."_js_trim"(register_prescription.external_id);
   new_key := "intake_sync"."_identity_key"(register_prescription.identity);
@@ -1330,7 +1440,7 @@ CREATE FUNCTION intake_sync.rematch_held(identity_keys text[] DEFAULT NULL::text
 #variable_conflict use_column
 BEGIN
   PERFORM "intake_sync"."_require_read_committed"('rematch_held');
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(rematch_held.feed, 'match', true);
   -- Driven from the key lists (issue 26): each distinct key is one lookup of the partial index of held
   -- events (OFFSET 0 keeps each lookup a subquery of its own, so no other index of events serves it
   -- and the feed filter stays outside), then one lookup of its finding by (feed, quarantine_key). A
@@ -1443,7 +1553,7 @@ DECLARE
 BEGIN
   PERFORM "intake_sync"."_require_feed"(resolve_quarantined.feed);
   PERFORM "intake_sync"."_require_read_committed"('resolve_quarantined');
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(resolve_quarantined.feed, 'match', true);
 
   SELECT p.id INTO target_id FROM "intake_sync"."prescriptions" p
   WHERE p.feed = resolve_quarantined.feed AND p.external_id = external;
@@ -1536,7 +1646,9 @@ CREATE FUNCTION intake_sync.send_prescription(prescription jsonb, feed text DEFA
     AS $$
 #variable_conflict use_column
 DECLARE
-  problem text[] := "intake_sync"."_prescription_problem"(send_prescription.prescription);
+  -- bounded input first (issue 25): a body over the cap is never walked
+  problem text[] := coalesce("intake_sync"."_api_input_problem"(send_prescription.prescription, 'prescription'),
+    "intake_sync"."_prescription_problem"(send_prescription.prescription));
   external text;
   row_id bigint;
 BEGIN
@@ -1956,6 +2068,29 @@ CREATE TABLE intake_sync.feed_checkpoints (
 );
 
 --
+-- Name: feed_leases; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.feed_leases (
+    feed text NOT NULL,
+    holder text NOT NULL,
+    holder_pid integer NOT NULL,
+    acquired_at timestamp with time zone NOT NULL,
+    heartbeat_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: feed_locks; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.feed_locks (
+    feed text NOT NULL,
+    lock text NOT NULL,
+    CONSTRAINT feed_locks_lock_check CHECK ((lock = ANY (ARRAY['match'::text, 'source'::text, 'claim'::text])))
+);
+
+--
 -- Name: outbox; Type: TABLE; Schema: intake_sync
 --
 
@@ -2063,6 +2198,16 @@ CREATE TABLE intake_sync.feed_sources (
     draining_since timestamp with time zone,
     retired_at timestamp with time zone,
     updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: lease_members; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.lease_members (
+    member text NOT NULL,
+    backend_pid integer NOT NULL,
+    expires_at timestamp with time zone NOT NULL
 );
 
 --
@@ -2425,11 +2570,32 @@ ALTER TABLE ONLY intake_sync.feed_checkpoints
     ADD CONSTRAINT feed_checkpoints_pkey PRIMARY KEY (feed);
 
 --
+-- Name: feed_leases feed_leases_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.feed_leases
+    ADD CONSTRAINT feed_leases_pkey PRIMARY KEY (feed);
+
+--
+-- Name: feed_locks feed_locks_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.feed_locks
+    ADD CONSTRAINT feed_locks_pkey PRIMARY KEY (feed, lock);
+
+--
 -- Name: feed_sources feed_sources_pk; Type: CONSTRAINT; Schema: intake_sync
 --
 
 ALTER TABLE ONLY intake_sync.feed_sources
     ADD CONSTRAINT feed_sources_pk PRIMARY KEY (feed, base_url);
+
+--
+-- Name: lease_members lease_members_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.lease_members
+    ADD CONSTRAINT lease_members_pkey PRIMARY KEY (member);
 
 --
 -- Name: outbox outbox_pkey; Type: CONSTRAINT; Schema: intake_sync
@@ -2693,6 +2859,18 @@ ALTER TABLE ONLY intake_sync.subscription_links
 REVOKE ALL ON FUNCTION intake_sync._analyze_table(table_name text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _api_input_caps(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._api_input_caps() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _api_input_problem(value jsonb, root text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._api_input_problem(value jsonb, root text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _audit(action text, feed text, subject text, detail jsonb, on_behalf_of text); Type: ACL; Schema: intake_sync
 --
 
@@ -2727,6 +2905,12 @@ REVOKE ALL ON FUNCTION intake_sync._feed_access_check(feed text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION intake_sync._feed_configured_check(feed text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _feed_lock(feed text, lock text, exclusive boolean); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._feed_lock(feed text, lock text, exclusive boolean) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _identity_key(identity jsonb); Type: ACL; Schema: intake_sync
@@ -2865,6 +3049,12 @@ REVOKE ALL ON FUNCTION intake_sync._purge_due(class text, feed text, cutoff time
 --
 
 REVOKE ALL ON FUNCTION intake_sync._purge_ran(feed text, counts jsonb, on_behalf_of text, always_audit boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _raise_input_problem(problem text[]); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._raise_input_problem(problem text[]) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _raise_invalid(problems text[]); Type: ACL; Schema: intake_sync

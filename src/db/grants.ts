@@ -50,6 +50,9 @@ const WORKER_FUNCTIONS = [
   '_purge_ran(text, jsonb, text, boolean)',
   // the statistics task (src/sync/statistics/): ANALYZE of the schema's own tables, as their owner
   '_analyze_table(text)',
+  // the match lock (page apply, registration, rematch) and the source lock (outbox claims, the start
+  // of an API version migration): row locks on feed_locks, which only the owner may write (0017)
+  '_feed_lock(text, text, boolean)',
 ] as const;
 
 export const API_VIEWS = [
@@ -95,6 +98,10 @@ const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivile
   { name: 'audit_log', privileges: ['SELECT'] },
   // the retention cleaner's last run, for its metric (the purges themselves are functions)
   { name: 'retention_runs', privileges: ['SELECT'] },
+  // the feed leases and the replicas' membership (0016, src/sync/leadership/lease-sql.ts): each
+  // replica's lock session takes, renews and gives up its rows, and forgets dead replicas' members
+  { name: 'feed_leases', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
+  { name: 'lease_members', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
 ];
 
 const RUNTIME_SEQUENCES = ['prescriptions_id_seq', 'quarantine_id_seq', 'checkpoint_resets_id_seq'] as const;

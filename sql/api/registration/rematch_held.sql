@@ -15,7 +15,7 @@ AS $$
 #variable_conflict use_column
 BEGIN
   PERFORM "intake_sync"."_require_read_committed"('rematch_held');
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(rematch_held.feed, 'match', true);
   -- Driven from the key lists (issue 26): each distinct key is one lookup of the partial index of held
   -- events (OFFSET 0 keeps each lookup a subquery of its own, so no other index of events serves it
   -- and the feed filter stays outside), then one lookup of its finding by (feed, quarantine_key). A

@@ -117,7 +117,7 @@ async function upsertBatch(
   let locked = started;
   const result = await db.transaction(async (tx) => {
     // exclusive against page applies: a page must not match against a half-registered set (see match-lock.ts)
-    await tx.execute(sql`select 1 from (select ${matchLockExclusive(n)}) as match_lock`);
+    await tx.execute(sql`select 1 from (select ${matchLockExclusive(n, feed)}) as match_lock`);
     locked = performance.now();
     await tx.execute(matchLockBudgetSql(budgetMs));
     const [row] = await queryRows<{ inserted: number; updated: number; keys: string; erx_ids: string }>(

@@ -157,7 +157,7 @@ export async function rematch(db: Db, options: BatchedRematchOptions = {}): Prom
         let locked = started;
         const result = await db.transaction(async (tx) => {
           // taken here (rematch_held takes it again, re-entrantly) so the hold time can be measured
-          await tx.execute(sql`select 1 from (select ${matchLockExclusive(names)}) as match_lock`);
+          await tx.execute(sql`select 1 from (select ${matchLockExclusive(names, feed)}) as match_lock`);
           locked = performance.now();
           await tx.execute(matchLockBudgetSql(budgetMs));
           return rematchKeys(tx, names, part, [], feed);

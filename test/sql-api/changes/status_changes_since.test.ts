@@ -142,7 +142,7 @@ describe('writers append their changes in their own transaction', () => {
     await loadCheckpoint(db, FEED);
     await expect(
       inTransaction(db, async (run) => {
-        await run(matchLockSharedSql(names));
+        await run(matchLockSharedSql(names, FEED));
         const [row] = await run<{ status_changes: number }>(statement);
         expect(row?.status_changes).toBe(2);
         throw new Error('page rolled back');

@@ -208,7 +208,7 @@ describe.skipIf(!realServer)(`with other sessions (${NEEDS_POSTGRES})`, () => {
       // the page's session waits on the match lock this transaction holds
       for (;;) {
         const [waiting] = await observer.query<{ n: number }>(
-          `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`,
+          `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid where l.locktype = 'transactionid' and not l.granted and a.datname = current_database()`,
         );
         if (waiting?.n === 1) break;
         await new Promise((resolve) => setTimeout(resolve, 10));

@@ -265,20 +265,15 @@ describe('resolve_quarantined()', () => {
     // a page apply in flight holds the lock shared: resolve waits for it, then sees what it committed
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
     const page = other.transaction(async (query) => {
-      await query(`select pg_advisory_xact_lock_shared(7306, hashtext('intake_sync'))`);
+      // as a page apply takes it (src/sync/matching/match-lock.ts)
+      await query(`select intake_sync._feed_lock('default', 'match', false)`);
+      locked();
       await released;
     });
-    await expect
-      .poll(
-        async () =>
-          (
-            await app.query(
-              `select count(*)::int as n from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`,
-            )
-          )[0]?.n,
-      )
-      .toBe(1);
+    await holding;
     let resolvedAt = 0;
     const resolving = app.query(RESOLVE, ['default', 'e1', 'rx-ada']).then((rows) => ((resolvedAt = Date.now()), rows));
     await expect
@@ -286,7 +281,7 @@ describe('resolve_quarantined()', () => {
         async () =>
           (
             await other.query(
-              `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`,
+              `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid where l.locktype = 'transactionid' and not l.granted and a.datname = current_database()`,
             )
           )[0]?.n,
       )
