@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { terminalSafe } from './terminal-text.js';
 import { loadConfig } from '../config.js';
 import { osActor, recordAudit } from '../db/audit.js';
 import { namesOf } from '../db/store-names.js';
@@ -105,7 +106,7 @@ export function registerQuarantineCommands(program: Command): void {
         withStore(config, ({ db }) => dismissQuarantined(db, feed, eventId, options.reason, { actor: osActor() })),
       );
       if (options.json) printJson({ event_id: eventId, dismissed: true, reason: options.reason });
-      else process.stdout.write(`dismissed ${eventId} (${options.reason})\n`);
+      else process.stdout.write(`${terminalSafe(`dismissed ${eventId} (${options.reason})`)}\n`);
     });
 }
 
@@ -159,7 +160,7 @@ export function registerRematchCommand(program: Command): void {
           }),
         );
         if (options.json) return printJson({ dry_run: true, ...result });
-        for (const line of shown) process.stdout.write(`${line}\n`);
+        for (const line of shown) process.stdout.write(`${terminalSafe(line)}\n`);
         if (result.matched > shown.length) process.stdout.write(`... and ${result.matched - shown.length} more (--json lists all)\n`);
         process.stdout.write('dry run: nothing was written\n');
         return printFields(summaryFields(result));
