@@ -5,6 +5,7 @@
 
 // C0 controls, DEL, C1 controls, the line and paragraph separators, and the bidi embeddings,
 // overrides and isolates (U+202A-U+202E, U+2066-U+2069)
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this regex's purpose
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\\]/g;
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e', '\\': '\\\\' };
 
