@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
+import { attributionOf } from '../../db/audit.js';
 import { namesOf } from '../../db/store-names.js';
 import { TriageRefusedError } from './errors/triage-refused-error.js';
 
@@ -52,7 +53,7 @@ function serverError(error: unknown): { code: string; message: string } | undefi
 async function triageCall<T extends Record<string, unknown>>(db: Db, by: Attribution, call: SQL): Promise<T[]> {
   try {
     return await db.transaction(async (tx) => {
-      await tx.execute(sql`select set_config('intake_sync.actor', ${by.actor}, true)`);
+      await tx.execute(sql`select set_config('intake_sync.actor', ${attributionOf(by.actor)}, true)`);
       return queryRows<T>(tx, call);
     });
   } catch (error) {
