@@ -9,7 +9,7 @@ describe('attributionOf: what a caller may put in on_behalf_of', () => {
     ['CORP\\alice@PC 12', 'CORP_alice@PC_12'],
     ['zoë@host', 'zo_@host'],
     ['x\n2026-01-01 purge.run clinic-b', 'x_2026-01-01_purge.run_clinic-b'],
-    ['\u001b[31m', '_[31m'],
+    ['\u001b[31m', '__31m'],
     ['', 'unknown'],
   ])('%j -> %j', (input, expected) => {
     expect(attributionOf(input)).toBe(expected);
