@@ -25,7 +25,8 @@ export const API_FUNCTIONS = [
   'cancel_prescription(text, text)',
   'status_changes_since(text, integer)',
   'identity_key(jsonb)',
-  // quarantine triage (drizzle/0014_triage.sql)
+  // quarantine triage (drizzle/0014_triage.sql); a reveal request committed before each identity read (0017)
+  'request_reveal(text, text)',
   'show_quarantined(text, text)',
   'resolve_quarantined(text, text, text)',
   'dismiss_quarantined(text, text, text)',
