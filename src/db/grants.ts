@@ -47,6 +47,8 @@ const WORKER_FUNCTIONS = [
   '_purge(text, text, timestamptz, integer)',
   '_purge_due(text, text, timestamptz)',
   '_purge_audit(text, timestamptz, integer, boolean)',
+  // RETAIN_TERMINAL_IDENTITIES (0017)
+  '_purge_identities(text, timestamptz, integer, boolean)',
   '_purge_ran(text, jsonb, text, boolean)',
 ] as const;
 
