@@ -50,7 +50,9 @@ export function registerQuarantineCommands(program: Command): void {
     });
 
   withFeedOption(quarantine.command('show'))
-    .description('one finding with the patient identity the operator sent, for triage (PHI: a reveal request is committed to the audit trail first, then the read)')
+    .description(
+      'one finding with the patient identity the operator sent, for triage (PHI: a reveal request is committed to the audit trail first, then the read)',
+    )
     .argument('<event-id>', 'the event id (or quarantine_key of a malformed event without one)')
     .option('--json', 'print it as one JSON line')
     .action(async (eventId: string, options: { feed?: string; json?: boolean }) => {
