@@ -100,7 +100,7 @@ describe.skipIf(!realServer)(`_purge_identities as the runtime role (${NEEDS_POS
       values ('default', 'rx-delivered', '2025-01-01', '[]'::jsonb)`);
     const [other] = await runtime.sql`select intake_sync._purge_identities('other', now(), 100) as n`;
     expect(Number(other?.n)).toBe(0);
-    const [held] = await runtime.sql`select intake_sync._purge_identities('default', now(), 100) as n`;
+    const [held] = await runtime.sql`select intake_sync._purge_identities('default', now() - interval '366 days', 100) as n`;
     expect(Number(held?.n)).toBe(0);
     expect((await rows()).find((r) => r.external_id === 'rx-delivered')?.patient_last_name).toBe('Delivered');
   });
