@@ -228,7 +228,9 @@ describe('RETAIN_AUDIT', () => {
 
   test('until migrate recorded one, the floor is 6 years whatever the pass asks', async () => {
     const now = Date.now();
-    await run(`insert into intake_sync.audit_entries (at, actor, action, feed) values ('${new Date(now - 2 * 366 * DAY).toISOString()}', 'test', 'test.row', 'default')`);
+    await run(
+      `insert into intake_sync.audit_entries (at, actor, action, feed) values ('${new Date(now - 2 * 366 * DAY).toISOString()}', 'test', 'test.row', 'default')`,
+    );
     const all = await passAt(tdb, db, FEED, policy({ audit: 1_000 }), now);
     expect(all.counts.audit).toBe(0);
   });
