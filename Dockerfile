@@ -30,6 +30,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY drizzle ./drizzle
+COPY sql/api ./sql/api
 USER node
 EXPOSE 8080
 # liveness only: readiness (/readyz) is for the orchestrator's traffic and rollout decisions

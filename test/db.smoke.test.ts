@@ -18,6 +18,7 @@ test('migrations create the store tables in the intake_sync schema, the ledger i
   );
   expect(rows.map((r) => r.table_name)).toEqual([
     '__drizzle_migrations',
+    '__sql_api_applied',
     'audit_entries',
     'change_clock',
     'change_commits',

@@ -64,6 +64,8 @@ type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
 const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivilege[] }[] = [
   // the version check before anything runs
   { name: '__drizzle_migrations', privileges: ['SELECT'] },
+  // ... and which of the SQL API's files (sql/api) are current
+  { name: '__sql_api_applied', privileges: ['SELECT'] },
   // registration (import, send), status updates of page applies and rematch
   { name: 'prescriptions', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
   // rematch links held events to prescriptions

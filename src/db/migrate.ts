@@ -4,6 +4,7 @@ import { MigrationError } from './errors/migration-error.js';
 import { SchemaVersionError } from './errors/schema-version-error.js';
 import { forSchema, readMigrationFiles, type MigrationFile } from './migration-files.js';
 import { assertOwnedSchema, revokePublicCreate } from './schema-ownership.js';
+import { readSqlApiFiles, SQL_API_LEDGER_TABLE, type SqlApiFile } from './sql-api-files.js';
 
 export { MIGRATIONS_FOLDER } from './migration-files.js';
 
@@ -46,6 +47,11 @@ function newerSchemaError(schema: string, unknown: readonly LedgerRow[]): Schema
 export interface MigrationOptions {
   files?: readonly MigrationFile[];
   /**
+   * the SQL API's files, applied after the versioned migrations; default: sql/api/manifest.txt's
+   * (a test that migrates only the first few `files` passes none: the API's views need later tables)
+   */
+  api?: readonly SqlApiFile[];
+  /**
    * how each statement of a migration is rewritten before it runs (adopting a public-schema
    * install re-runs the baseline with IF NOT EXISTS); the default runs it as written
    */
@@ -60,13 +66,62 @@ export interface MigrationOptions {
   verifyOwnership?: boolean;
 }
 
+async function readApiLedger(tx: Tx, schema: string): Promise<Map<string, string>> {
+  const name = `"${schema}"."${SQL_API_LEDGER_TABLE}"`;
+  const [found] = await queryRows<{ present: boolean; readable: boolean }>(
+    tx,
+    sql`select to_regclass(${name}) is not null as present,
+          to_regclass(${name}) is not null and has_table_privilege(to_regclass(${name}), 'SELECT') as readable`,
+  );
+  if (!found?.present) return new Map();
+  if (!found.readable) {
+    throw new SchemaVersionError(
+      `this role may not read ${schema}.${SQL_API_LEDGER_TABLE} (which SQL API files are current): grant it SELECT, ` +
+        '`intake-sync grants --role runtime --to ROLE` prints the statements (docs/security.md)',
+    );
+  }
+  const rows = await queryRows<{ path: string; hash: string }>(tx, sql.raw(`select path, hash from "${schema}"."${SQL_API_LEDGER_TABLE}"`));
+  return new Map(rows.map((row) => [row.path, row.hash]));
+}
+
+/** The SQL API's files whose content the ledger does not record (new or edited since last applied), in manifest order. */
+function changedApiFiles(files: readonly SqlApiFile[], ledger: ReadonlyMap<string, string>): SqlApiFile[] {
+  return files.filter((f) => ledger.get(f.path) !== f.hash);
+}
+
+async function applyApiFiles(tx: Tx, schema: string, files: readonly SqlApiFile[]): Promise<void> {
+  const ledger = `"${schema}"."${SQL_API_LEDGER_TABLE}"`;
+  try {
+    await tx.execute(
+      sql.raw(`create table if not exists ${ledger} (
+        path text primary key, hash text not null, applied_at timestamptz not null default now())`),
+    );
+  } catch (error) {
+    throw new MigrationError(`(${SQL_API_LEDGER_TABLE})`, schema, error);
+  }
+  for (const file of files) {
+    try {
+      for (const statement of file.statements) await tx.execute(sql.raw(forSchema(statement, schema)));
+      await tx.execute(
+        sql`insert into ${sql.raw(ledger)} (path, hash) values (${file.path}, ${file.hash})
+            on conflict (path) do update set hash = excluded.hash, applied_at = now()`,
+      );
+    } catch (error) {
+      throw new MigrationError(`sql/api/${file.path}`, schema, error);
+    }
+  }
+}
+
 /**
- * Applies every pending migration to the deployment's schema, in one transaction, serialised
- * across processes by a transaction advisory lock. Does nothing (and needs no DDL privilege) when
- * the schema is current; refuses when it is newer than the code. Returns the tags applied.
+ * Applies every pending migration to the deployment's schema, then every file of the SQL API
+ * (sql/api/manifest.txt) whose content changed since it was last applied (a repeatable step: each
+ * file is a CREATE OR REPLACE), in one transaction, serialised across processes by a transaction
+ * advisory lock. Does nothing (and needs no DDL privilege) when the schema is current; refuses when
+ * it is newer than the code. Returns the tags applied, then the SQL API files applied (sql/api/...).
  */
 export async function runMigrations(database: Database, options: MigrationOptions = {}): Promise<string[]> {
   const files = options.files ?? readMigrationFiles();
+  const api = options.api ?? readSqlApiFiles();
   const schema = database.names.schema;
   return database.db.transaction(async (tx) => {
     // a migration may wait for another migrator and rewrite large tables: the daemon's timeouts are not for it
@@ -79,10 +134,11 @@ export async function runMigrations(database: Database, options: MigrationOption
     if (unknown.length > 0) throw newerSchemaError(schema, unknown);
     const applied = new Set(ledger.map((row) => row.hash));
     const pending = files.filter((f) => !applied.has(f.hash));
-    if (pending.length === 0 && !options.verifyOwnership) return [];
+    const apiPending = changedApiFiles(api, await readApiLedger(tx, schema));
+    if (pending.length === 0 && apiPending.length === 0 && !options.verifyOwnership) return [];
     // before any DDL: a schema another role created (or planted objects in) is never adopted
     await assertOwnedSchema(tx, schema);
-    if (pending.length === 0) {
+    if (pending.length === 0 && apiPending.length === 0) {
       await revokePublicCreate(tx, schema);
       return [];
     }
@@ -112,15 +168,21 @@ export async function runMigrations(database: Database, options: MigrationOption
         throw new MigrationError(migration.tag, schema, error);
       }
     }
-    return pending.map((f) => f.tag);
+    if (apiPending.length > 0) await applyApiFiles(tx, schema, apiPending);
+    return [...pending.map((f) => f.tag), ...apiPending.map((f) => `sql/api/${f.path}`)];
   });
 }
 
 /**
  * For `run` with MIGRATE_ON_START=false: the schema must be exactly what this code expects,
- * neither behind it (run `migrate` first) nor ahead of it (a rolled-back deploy).
+ * neither behind it (run `migrate` first) nor ahead of it (a rolled-back deploy), and every SQL
+ * API file applied as this build ships it.
  */
-export async function assertSchemaCurrent(database: Database, files: readonly MigrationFile[] = readMigrationFiles()): Promise<void> {
+export async function assertSchemaCurrent(
+  database: Database,
+  files: readonly MigrationFile[] = readMigrationFiles(),
+  api: readonly SqlApiFile[] = readSqlApiFiles(),
+): Promise<void> {
   const schema = database.names.schema;
   await database.db.transaction(async (tx) => {
     const ledger = await readLedger(tx, schema);
@@ -136,6 +198,13 @@ export async function assertSchemaCurrent(database: Database, files: readonly Mi
     if (pending.length > 0) {
       throw new SchemaVersionError(
         `the database schema "${schema}" is behind this intake-sync (pending: ${pending.join(', ')}): ` +
+          'run `intake-sync migrate` as the owner role first (MIGRATE_ON_START=false skips it)',
+      );
+    }
+    const changed = changedApiFiles(api, await readApiLedger(tx, schema)).map((f) => f.path);
+    if (changed.length > 0) {
+      throw new SchemaVersionError(
+        `the SQL API of schema "${schema}" is not this intake-sync's (functions and views to apply: ${changed.join(', ')}): ` +
           'run `intake-sync migrate` as the owner role first (MIGRATE_ON_START=false skips it)',
       );
     }

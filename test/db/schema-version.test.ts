@@ -3,6 +3,7 @@ import { openDatabase, type Database } from '../../src/db/connection.js';
 import { SchemaVersionError } from '../../src/db/errors/schema-version-error.js';
 import { assertSchemaCurrent, runMigrations } from '../../src/db/migrate.js';
 import { readMigrationFiles } from '../../src/db/migration-files.js';
+import { readSqlApiFiles } from '../../src/db/sql-api-files.js';
 import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
 
@@ -38,7 +39,7 @@ describe.skipIf(!reachable)(`schema versions (${reachable ? 'real PostgreSQL' : 
     const others = await Promise.all([1, 2, 3].map(() => openDatabase({ url: empty.url })));
     try {
       // only the first two migrations, so the next test finds the schema behind the code
-      const applied = await Promise.all(others.map((d) => runMigrations(d, { files: files.slice(0, 2) })));
+      const applied = await Promise.all(others.map((d) => runMigrations(d, { files: files.slice(0, 2), api: [] })));
       expect(applied.flat()).toEqual(files.slice(0, 2).map((f) => f.tag));
     } finally {
       await Promise.all(others.map((d) => d.close()));
@@ -56,7 +57,11 @@ describe.skipIf(!reachable)(`schema versions (${reachable ? 'real PostgreSQL' : 
         .map((f) => f.tag)
         .join(', ')}`,
     );
-    expect(await runMigrations(database)).toEqual(files.slice(2).map((f) => f.tag));
+    // the versioned migrations, then every SQL API file (the partial migration applied none)
+    expect(await runMigrations(database)).toEqual([
+      ...files.slice(2).map((f) => f.tag),
+      ...readSqlApiFiles().map((f) => `sql/api/${f.path}`),
+    ]);
     await expect(assertSchemaCurrent(database)).resolves.toBeUndefined();
   });
 

@@ -1,0 +1,48 @@
+-- 0006's status_changes_since() with two additions: a cursor older than the newest change retention
+-- deleted (change_horizons) raises SQLSTATE IS410 'cursor expired: ...' instead of skipping what was
+-- deleted; and rows (and horizons) are filtered by _feed_visible(), so per-feed access reaches the feed.
+CREATE OR REPLACE FUNCTION "intake_sync"."status_changes_since"("cursor" text, max_rows integer DEFAULT 1000)
+RETURNS SETOF "intake_sync"."status_change"
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+DECLARE
+  given_cursor ALIAS FOR $1;
+  given_max ALIAS FOR $2;
+  parts text[];
+  after_seq bigint := 0;
+  after_id bigint := 0;
+  expired_feed text;
+BEGIN
+  IF given_max IS NULL OR given_max < 1 OR given_max > 10000 THEN
+    RAISE EXCEPTION 'status_changes_since: max_rows must be between 1 and 10000' USING ERRCODE = '22023';
+  END IF;
+  IF given_cursor IS NOT NULL THEN
+    parts := regexp_match(given_cursor, '^v1:([0-9]{1,18}):([0-9]{1,18})$');
+    IF parts IS NULL THEN
+      RAISE EXCEPTION 'status_changes_since: cursor is malformed (pass null or a cursor this function returned)' USING ERRCODE = '22023';
+    END IF;
+    after_seq := parts[1]::bigint;
+    after_id := parts[2]::bigint;
+    SELECT h.feed INTO expired_feed FROM "intake_sync"."change_horizons" h
+    WHERE (after_seq, after_id) < (h.purged_seq, h.purged_id) AND "intake_sync"."_feed_visible"(h.feed)
+    ORDER BY h.feed LIMIT 1;
+    IF expired_feed IS NOT NULL THEN
+      RAISE EXCEPTION 'cursor expired: changes after it were deleted by retention (RETAIN_STATUS_CHANGES of feed %)', expired_feed
+        USING ERRCODE = 'IS410',
+        HINT = 'reconcile from prescription_status, then follow again from null (the oldest change kept) or a newer cursor';
+    END IF;
+  END IF;
+  RETURN QUERY
+    SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
+      s.occurred_at, s.changed_at, s.feed
+    FROM "intake_sync"."change_commits" c
+    JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
+    WHERE c.commit_seq >= after_seq AND (c.commit_seq > after_seq OR s.id > after_id)
+      AND "intake_sync"."_feed_visible"(s.feed)
+    ORDER BY c.commit_seq, s.id
+    LIMIT given_max;
+END $$;
+
+REVOKE ALL ON FUNCTION "intake_sync"."status_changes_since"(text, integer) FROM PUBLIC;

@@ -1,0 +1,26 @@
+-- 0006's cancel_prescription, audited (`outbox.cancel`, the outbox row's id).
+CREATE OR REPLACE FUNCTION "intake_sync"."cancel_prescription"(external_id text, feed text DEFAULT 'default')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  external text := "intake_sync"."_js_trim"(cancel_prescription.external_id);
+  row_id bigint;
+BEGIN
+  IF external IS NULL THEN
+    RAISE EXCEPTION 'external_id: is required' USING ERRCODE = '23502', COLUMN = 'external_id';
+  END IF;
+  IF external = '' THEN
+    RAISE EXCEPTION 'external_id: must not be empty' USING ERRCODE = '22023', COLUMN = 'external_id';
+  END IF;
+  PERFORM "intake_sync"."_require_feed"(cancel_prescription.feed);
+  INSERT INTO "intake_sync"."outbox" ("feed", "external_id", "kind") VALUES (cancel_prescription.feed, external, 'cancel')
+  RETURNING "id" INTO row_id;
+  PERFORM "intake_sync"."_audit"('outbox.cancel', cancel_prescription.feed, external, pg_catalog.jsonb_build_object('outbox_id', row_id));
+  RETURN row_id;
+END
+$$;
+
+REVOKE ALL ON FUNCTION "intake_sync"."cancel_prescription"(text, text) FROM PUBLIC;

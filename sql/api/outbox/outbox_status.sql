@@ -1,0 +1,8 @@
+CREATE OR REPLACE VIEW "intake_sync"."outbox_status" AS
+SELECT o."id", o."external_id", o."kind", o."state", o."attempts", o."last_error", o."response_status", o."in_doubt",
+       o."next_attempt_at", o."created_at", o."updated_at", o."last_attempt_at", o."completed_at", o."feed"
+FROM "intake_sync"."outbox" o
+WHERE (SELECT "intake_sync"."_visible_feeds"()) IS NULL
+  OR o."feed" = ANY (((SELECT "intake_sync"."_visible_feeds"()))::text[]);
+
+REVOKE ALL ON "intake_sync"."outbox_status" FROM PUBLIC;

@@ -1,0 +1,31 @@
+-- 0006's send_prescription, audited (`outbox.send`, the outbox row's id).
+CREATE OR REPLACE FUNCTION "intake_sync"."send_prescription"(prescription jsonb, feed text DEFAULT 'default')
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  problem text[] := "intake_sync"."_prescription_problem"(send_prescription.prescription);
+  external text;
+  row_id bigint;
+BEGIN
+  IF problem IS NOT NULL THEN
+    RAISE EXCEPTION '%: %', problem[1], problem[2] USING ERRCODE = problem[3], COLUMN = problem[1];
+  END IF;
+  PERFORM "intake_sync"."_require_feed"(send_prescription.feed);
+  external := "intake_sync"."_js_trim"(send_prescription.prescription ->> 'external_id');
+  INSERT INTO "intake_sync"."outbox" ("feed", "external_id", "kind", "body")
+  VALUES (send_prescription.feed, external, 'send', send_prescription.prescription)
+  ON CONFLICT ("feed", "external_id") WHERE "kind" = 'send' AND "state" IN ('pending', 'delivered') DO NOTHING
+  RETURNING "id" INTO row_id;
+  IF row_id IS NULL THEN
+    RAISE EXCEPTION 'prescription.external_id: already in the outbox (pending or delivered)'
+      USING ERRCODE = '23505', COLUMN = 'prescription.external_id';
+  END IF;
+  PERFORM "intake_sync"."_audit"('outbox.send', send_prescription.feed, external, pg_catalog.jsonb_build_object('outbox_id', row_id));
+  RETURN row_id;
+END
+$$;
+
+REVOKE ALL ON FUNCTION "intake_sync"."send_prescription"(jsonb, text) FROM PUBLIC;

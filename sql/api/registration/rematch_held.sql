@@ -1,0 +1,77 @@
+-- 0007's rematch_held with the linked match (four arguments) and the finding's resolution recorded.
+-- Same signature and results: register_prescription (0006, 0013) calls it with the identity keys and
+-- erx ids it registered, `rematch` with one batch of identity keys at a time (each batch its own
+-- short transaction), null/null re-evaluates every held event of the feed in one transaction.
+CREATE OR REPLACE FUNCTION "intake_sync"."rematch_held"(identity_keys text[] DEFAULT NULL, erx_message_ids text[] DEFAULT NULL, feed text DEFAULT NULL)
+RETURNS TABLE (examined integer, matched integer, still_unmatched integer, still_ambiguous integer)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan
+AS $$
+#variable_conflict use_column
+BEGIN
+  PERFORM "intake_sync"."_require_read_committed"('rematch_held');
+  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  WITH held AS (
+    SELECT q.id AS quarantine_id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+    FROM "intake_sync"."quarantine" q
+    JOIN "intake_sync"."events" e ON e.feed = q.feed AND e.id = q.event_id
+    WHERE q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous') AND e.prescription_id IS NULL
+      AND rematch_held.identity_keys IS NULL AND rematch_held.erx_message_ids IS NULL
+      AND (rematch_held.feed IS NULL OR e.feed = rematch_held.feed)
+    UNION ALL
+    -- a held event's finding is keyed by its feed and id (quarantine_feed_key_key)
+    SELECT q.id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+    FROM "intake_sync"."events" e
+    JOIN "intake_sync"."quarantine" q ON q.feed = e.feed AND q.quarantine_key = e.id
+    WHERE e.prescription_id IS NULL
+      AND (e.identity_key = ANY (rematch_held.identity_keys) OR e.erx_message_id = ANY (rematch_held.erx_message_ids))
+      AND (rematch_held.feed IS NULL OR e.feed = rematch_held.feed)
+      AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous')
+  ),
+  evaluated AS (
+    SELECT held.*, m.prescription_id, m.candidates, m.quarantine_reason, m.quarantine_detail
+    FROM held CROSS JOIN LATERAL "intake_sync"."_match_prescription"(held.identity_key, held.erx_message_id, held.feed, held.subscription_id) m
+  ),
+  linked AS (
+    UPDATE "intake_sync"."events" e SET prescription_id = v.prescription_id
+    FROM evaluated v WHERE e.feed = v.feed AND e.id = v.id AND v.candidates = 1
+  ),
+  -- per prescription the highest rank wins; ties go to the later event, then the larger id
+  best AS (
+    SELECT DISTINCT ON (prescription_id) prescription_id, id, name, occurred_at, status_rank
+    FROM evaluated
+    WHERE candidates = 1 AND status_rank IS NOT NULL
+    ORDER BY prescription_id, status_rank DESC, occurred_at DESC, id DESC
+  ),
+  advanced AS (
+    UPDATE "intake_sync"."prescriptions" p
+    SET status = b.name, status_rank = b.status_rank, status_occurred_at = b.occurred_at, status_event_id = b.id,
+      updated_at = pg_catalog.now()
+    FROM best b
+    WHERE p.id = b.prescription_id AND b.status_rank > p.status_rank
+  ),
+  resolved AS (
+    UPDATE "intake_sync"."quarantine" q SET resolved_at = pg_catalog.now(), resolution = 'matched', resolution_note = NULL
+    FROM evaluated v WHERE q.id = v.quarantine_id AND v.candidates = 1
+  ),
+  -- the same reason and wording as a page apply gives; a finding whose verdict did not change is not
+  -- rewritten (most of a large quarantine stays unmatched: rewriting it cost a rematch most of its time)
+  reclassified AS (
+    UPDATE "intake_sync"."quarantine" q SET reason = v.quarantine_reason, detail = v.quarantine_detail
+    FROM evaluated v WHERE q.id = v.quarantine_id AND v.candidates <> 1
+      AND (q.reason IS DISTINCT FROM v.quarantine_reason OR q.detail IS DISTINCT FROM v.quarantine_detail)
+  )
+  SELECT pg_catalog.count(*)::integer,
+    (pg_catalog.count(*) FILTER (WHERE candidates = 1))::integer,
+    (pg_catalog.count(*) FILTER (WHERE candidates = 0))::integer,
+    (pg_catalog.count(*) FILTER (WHERE candidates > 1))::integer
+  INTO examined, matched, still_unmatched, still_ambiguous
+  FROM evaluated;
+  RETURN NEXT;
+END
+$$;
+
+REVOKE ALL ON FUNCTION "intake_sync"."rematch_held"(text[], text[], text) FROM PUBLIC;
+
+COMMENT ON FUNCTION "intake_sync"."rematch_held"(text[], text[], text) IS 're-evaluates held (unmatched/ambiguous) events against the local prescriptions of their own feed; null arguments: all of them (docs/sql-api/register.md)';

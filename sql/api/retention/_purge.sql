@@ -1,0 +1,125 @@
+-- One batch of one class of one feed: at most max_rows rows older than cutoff. Returns how many it
+-- changed (fewer than max_rows: the class is done for this cutoff, unless rows were skipped as locked).
+-- Rows a running operation still needs are never touched: pending outbox rows, open findings and their
+-- events, the events of prescriptions still in progress or in an unfinished `subscriptions migrate`.
+CREATE OR REPLACE FUNCTION "intake_sync"."_purge"(class text, feed text, cutoff timestamptz, max_rows integer) RETURNS integer
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE
+  given_feed text := feed;
+  done integer := 0;
+  top_seq bigint;
+  top_id bigint;
+  xids xid8[];
+BEGIN
+  PERFORM "intake_sync"."_purge_check"(class, feed, cutoff, max_rows);
+  IF class = 'open_findings' THEN
+    -- an open unmatched, ambiguous or malformed finding nobody resolved: expired, its body dropped, audited
+    -- (quarantine.resolution comes with 0014_triage.sql, of the same release; plpgsql resolves it at run time)
+    WITH picked AS (
+      SELECT q.id FROM "intake_sync"."quarantine" q
+      WHERE q.feed = given_feed AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous', 'malformed')
+        AND q.last_seen_at < cutoff
+      ORDER BY q.last_seen_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    expired AS (
+      UPDATE "intake_sync"."quarantine" q SET resolved_at = pg_catalog.now(), expired_at = pg_catalog.now(), resolution = 'expired', raw = NULL
+      FROM picked WHERE q.id = picked.id
+      RETURNING q.quarantine_key, q.event_id, q.reason, q.seen_count
+    ),
+    audited AS (
+      SELECT "intake_sync"."_audit"('quarantine.expire', given_feed, COALESCE(e.event_id, e.quarantine_key),
+        pg_catalog.jsonb_build_object('reason', e.reason, 'seen_count', e.seen_count, 'retention', 'RETAIN_OPEN_FINDINGS'))
+      FROM expired e
+    )
+    SELECT pg_catalog.count(*)::integer INTO done FROM audited;
+  ELSIF class = 'quarantine' THEN
+    WITH picked AS (
+      SELECT q.id FROM "intake_sync"."quarantine" q
+      WHERE q.feed = given_feed AND q.resolved_at IS NOT NULL AND q.resolved_at < cutoff
+      ORDER BY q.resolved_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    gone AS (DELETE FROM "intake_sync"."quarantine" q USING picked WHERE q.id = picked.id RETURNING 1)
+    SELECT pg_catalog.count(*)::integer INTO done FROM gone;
+  ELSIF class = 'event_bodies' THEN
+    WITH picked AS (
+      SELECT e.id FROM "intake_sync"."events" e
+      WHERE e.feed = given_feed AND e.raw IS NOT NULL AND e.received_at < cutoff
+        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
+                        WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL)
+      ORDER BY e.received_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    stripped AS (
+      UPDATE "intake_sync"."events" e SET raw = NULL, payload = NULL, identity_key = NULL, erx_message_id = NULL
+      FROM picked WHERE e.feed = given_feed AND e.id = picked.id RETURNING 1
+    )
+    SELECT pg_catalog.count(*)::integer INTO done FROM stripped;
+  ELSIF class = 'events' THEN
+    -- the whole row: a replay of it is stored again and changes no status (ranks only go up)
+    WITH picked AS (
+      SELECT e.id FROM "intake_sync"."events" e
+      WHERE e.feed = given_feed AND e.received_at < cutoff
+        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
+                        WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL)
+        -- resync and `subscriptions migrate` read the subscriptions of prescriptions still in progress
+        AND (e.prescription_id IS NULL OR EXISTS (
+          SELECT 1 FROM "intake_sync"."prescriptions" p
+          WHERE p.id = e.prescription_id AND (p.status_rank >= 4 OR p.cancellation_requested_at IS NOT NULL)
+            AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                            WHERE m.feed = p.feed AND m.external_id = p.external_id
+                              AND m.state NOT IN ('done', 'released', 'not_sent'))))
+      ORDER BY e.received_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    gone AS (DELETE FROM "intake_sync"."events" e USING picked WHERE e.feed = given_feed AND e.id = picked.id RETURNING 1)
+    SELECT pg_catalog.count(*)::integer INTO done FROM gone;
+  ELSIF class = 'outbox_bodies' THEN
+    -- delivered or failed rows only; the row (its one-live-send guard, its history) stays
+    WITH picked AS (
+      SELECT o.id FROM "intake_sync"."outbox" o
+      WHERE o.feed = given_feed AND o.body IS NOT NULL AND o.state <> 'pending' AND o.completed_at < cutoff
+        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                        WHERE m.feed = o.feed AND m.external_id = o.external_id
+                          AND m.state NOT IN ('done', 'released', 'not_sent'))
+      ORDER BY o.completed_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    stripped AS (
+      UPDATE "intake_sync"."outbox" o
+      SET body_sha256 = pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(o.body::text, 'UTF8')), 'hex'), body = NULL
+      FROM picked WHERE o.id = picked.id RETURNING 1
+    )
+    SELECT pg_catalog.count(*)::integer INTO done FROM stripped;
+  ELSIF class = 'status_changes' THEN
+    -- in commit order, so the horizon below is the newest change deleted
+    WITH picked AS (
+      SELECT s.id, s.xid, c.commit_seq FROM "intake_sync"."change_commits" c
+      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
+      WHERE c.commit_seq IS NOT NULL AND c.committed_at < cutoff AND s.feed = given_feed
+      ORDER BY c.commit_seq, s.id LIMIT max_rows FOR UPDATE OF s SKIP LOCKED
+    ),
+    gone AS (
+      DELETE FROM "intake_sync"."status_changes" s USING picked WHERE s.id = picked.id
+      RETURNING picked.id, picked.xid, picked.commit_seq
+    )
+    SELECT pg_catalog.count(*)::integer,
+      (pg_catalog.array_agg(g.commit_seq ORDER BY g.commit_seq DESC, g.id DESC))[1],
+      (pg_catalog.array_agg(g.id ORDER BY g.commit_seq DESC, g.id DESC))[1],
+      pg_catalog.array_agg(DISTINCT g.xid)
+    INTO done, top_seq, top_id, xids FROM gone g;
+    IF done > 0 THEN
+      INSERT INTO "intake_sync"."change_horizons" AS h ("feed", "purged_seq", "purged_id", "purged_at")
+      VALUES (given_feed, top_seq, top_id, pg_catalog.now())
+      ON CONFLICT ON CONSTRAINT "change_horizons_pkey" DO UPDATE SET
+        purged_seq = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_seq ELSE h.purged_seq END,
+        purged_id = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_id ELSE h.purged_id END,
+        purged_at = excluded.purged_at;
+      -- a commit whose every change (of any feed) is gone carries nothing any more
+      DELETE FROM "intake_sync"."change_commits" c
+      WHERE c.xid = ANY (xids) AND c.commit_seq IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid);
+    END IF;
+  END IF;
+  RETURN done;
+END
+$$;
+
+REVOKE ALL ON FUNCTION "intake_sync"."_purge"(text, text, timestamptz, integer) FROM PUBLIC;

@@ -1,0 +1,38 @@
+-- Deletes at most max_rows audit rows of one feed (null: the rows no feed owns) older than `before`,
+-- and never one younger than _audit_retention_floor(). The only way any role but the owner removes
+-- audit rows. dry_run: counts instead.
+CREATE OR REPLACE FUNCTION "intake_sync"."_purge_audit"(feed text, "before" timestamptz, max_rows integer, dry_run boolean DEFAULT false) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE
+  given_feed text := feed;
+  effective timestamptz;
+  done bigint := 0;
+BEGIN
+  IF given_feed IS NOT NULL AND given_feed !~ '^[a-z0-9_-]{1,64}$' THEN
+    RAISE EXCEPTION 'feed: must be 1-64 of a-z 0-9 _ -' USING ERRCODE = '22023', COLUMN = 'feed';
+  END IF;
+  IF "before" IS NULL THEN
+    RAISE EXCEPTION 'before: required' USING ERRCODE = '23502', COLUMN = 'before';
+  END IF;
+  IF max_rows IS NULL OR max_rows < 1 OR max_rows > 100000 THEN
+    RAISE EXCEPTION 'max_rows: must be between 1 and 100000' USING ERRCODE = '22023', COLUMN = 'max_rows';
+  END IF;
+  effective := LEAST("before", pg_catalog.now() - "intake_sync"."_audit_retention_floor"());
+  IF dry_run THEN
+    SELECT pg_catalog.count(*) INTO done FROM "intake_sync"."audit_entries" a
+    WHERE a.feed IS NOT DISTINCT FROM given_feed AND a."at" < effective;
+    RETURN done;
+  END IF;
+  WITH picked AS (
+    SELECT a.id FROM "intake_sync"."audit_entries" a
+    WHERE a.feed IS NOT DISTINCT FROM given_feed AND a."at" < effective
+    ORDER BY a."at" LIMIT max_rows FOR UPDATE SKIP LOCKED
+  ),
+  gone AS (DELETE FROM "intake_sync"."audit_entries" a USING picked WHERE a.id = picked.id RETURNING 1)
+  SELECT pg_catalog.count(*) INTO done FROM gone;
+  RETURN done;
+END
+$$;
+
+REVOKE ALL ON FUNCTION "intake_sync"."_purge_audit"(text, timestamptz, integer, boolean) FROM PUBLIC;

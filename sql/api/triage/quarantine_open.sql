@@ -1,0 +1,14 @@
+-- The open quarantine for applications: what is waiting and why, never who it is about (the
+-- identity is in show_quarantined(), which is audited). quarantine_key is what dismiss_quarantined()
+-- takes for a malformed event that had no usable id (event_id null); for every other finding it is
+-- the event id.
+CREATE OR REPLACE VIEW "intake_sync"."quarantine_open" AS
+  SELECT q."feed", q."event_id", q."reason", e."name" AS "event_name", e."occurred_at", q."first_seen_at" AS "held_since",
+    q."detail", q."seen_count", q."quarantine_key"
+  FROM "intake_sync"."quarantine" q
+  LEFT JOIN "intake_sync"."events" e ON e."feed" = q."feed" AND e."id" = q."event_id"
+  WHERE q."resolved_at" IS NULL AND "intake_sync"."_feed_visible"(q."feed");
+
+REVOKE ALL ON TABLE "intake_sync"."quarantine_open" FROM PUBLIC;
+
+COMMENT ON VIEW "intake_sync"."quarantine_open" IS 'open quarantine findings, no identity fields (docs/sql-api/triage.md)';
