@@ -121,13 +121,33 @@ $$;
 CREATE FUNCTION intake_sync._audit(action text, feed text, subject text, detail jsonb DEFAULT '{}'::jsonb, on_behalf_of text DEFAULT NULL::text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF action = 'quarantine.reveal_requested' THEN
+    RAISE EXCEPTION 'action: quarantine.reveal_requested is written only by request_reveal()' USING ERRCODE = '42501', COLUMN = 'action';
+  END IF;
+  PERFORM "intake_sync"."_audit_entry"(action, feed, subject, detail, on_behalf_of);
+END;
+$$;
+
+--
+-- Name: _audit_entry(text, text, text, jsonb, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._audit_entry(action text, feed text, subject text, detail jsonb DEFAULT '{}'::jsonb, on_behalf_of text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 DECLARE
-  attributed text := pg_catalog.left(COALESCE(
-    on_behalf_of, NULLIF(pg_catalog.current_setting('intake_sync.actor', true), '')), 256);
+  attributed text := COALESCE(NULLIF(on_behalf_of, ''), NULLIF(pg_catalog.current_setting('intake_sync.actor', true), ''));
+  entry_id bigint;
 BEGIN
   IF action IS NULL OR action !~ '^[a-z][a-z_.]{0,63}$' THEN
     RAISE EXCEPTION 'action: must be 1-64 of a-z _ . starting with a letter' USING ERRCODE = '22023', COLUMN = 'action';
+  END IF;
+  IF attributed IS NOT NULL AND attributed !~ '^[A-Za-z0-9._@:+-]{1,128}$' THEN
+    RAISE EXCEPTION 'on_behalf_of (or the setting intake_sync.actor): must be 1-128 of A-Z a-z 0-9 . _ @ : + -'
+      USING ERRCODE = '22023', COLUMN = 'on_behalf_of';
   END IF;
   IF detail IS NOT NULL AND pg_catalog.jsonb_typeof(detail) <> 'object' THEN
     RAISE EXCEPTION 'detail: must be a json object' USING ERRCODE = '22023', COLUMN = 'detail';
@@ -137,7 +157,9 @@ BEGIN
   END IF;
   INSERT INTO "intake_sync"."audit_entries" ("actor", "on_behalf_of", "client_addr", "action", "feed", "subject", "detail")
   VALUES (session_user, attributed, pg_catalog.inet_client_addr(), action, pg_catalog.left(feed, 64),
-          pg_catalog.left(subject, 512), COALESCE(detail, '{}'::jsonb));
+          pg_catalog.left(subject, 512), COALESCE(detail, '{}'::jsonb))
+  RETURNING "id" INTO entry_id;
+  RETURN entry_id;
 END;
 $_$;
 
@@ -146,11 +168,26 @@ $_$;
 --
 
 CREATE FUNCTION intake_sync._audit_retention_floor() RETURNS interval
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  SELECT interval '1 day'
-$$;
+    AS $_$
+DECLARE
+  configured text;
+BEGIN
+  SELECT o."value" INTO configured FROM "intake_sync"."owner_settings" o WHERE o."name" = 'retain_audit_ms';
+  IF configured IS NULL THEN
+    RETURN interval '6 years';
+  END IF;
+  IF configured = 'forever' THEN
+    RETURN NULL;
+  END IF;
+  IF configured !~ '^[0-9]{1,15}$' THEN
+    RAISE EXCEPTION 'owner_settings.retain_audit_ms: must be a whole number of milliseconds or forever (run intake-sync migrate as the owner)'
+      USING ERRCODE = '22023';
+  END IF;
+  RETURN GREATEST(interval '1 day', configured::bigint * interval '1 millisecond');
+END
+$_$;
 
 --
 -- Name: _calendar_date(integer, integer, integer); Type: FUNCTION; Schema: intake_sync
@@ -814,6 +851,7 @@ CREATE FUNCTION intake_sync._purge_audit(feed text, before timestamp with time z
 #variable_conflict use_variable
 DECLARE
   given_feed text := feed;
+  floor_age interval;
   effective timestamptz;
   done bigint := 0;
 BEGIN
@@ -826,7 +864,11 @@ BEGIN
   IF max_rows IS NULL OR max_rows < 1 OR max_rows > 100000 THEN
     RAISE EXCEPTION 'max_rows: must be between 1 and 100000' USING ERRCODE = '22023', COLUMN = 'max_rows';
   END IF;
-  effective := LEAST("before", pg_catalog.now() - "intake_sync"."_audit_retention_floor"());
+  floor_age := "intake_sync"."_audit_retention_floor"();
+  IF floor_age IS NULL THEN
+    RETURN 0;
+  END IF;
+  effective := LEAST("before", pg_catalog.now() - floor_age);
   IF dry_run THEN
     SELECT pg_catalog.count(*) INTO done FROM "intake_sync"."audit_entries" a
     WHERE a.feed IS NOT DISTINCT FROM given_feed AND a."at" < effective;
@@ -839,6 +881,10 @@ BEGIN
   ),
   gone AS (DELETE FROM "intake_sync"."audit_entries" a USING picked WHERE a.id = picked.id RETURNING 1)
   SELECT pg_catalog.count(*) INTO done FROM gone;
+  IF done > 0 THEN
+    PERFORM "intake_sync"."_audit_entry"('audit.purge', given_feed, NULL,
+      pg_catalog.jsonb_build_object('class', 'audit', 'cutoff', effective, 'count', done, 'requested_before', "before"));
+  END IF;
   RETURN done;
 END
 $_$;
@@ -921,6 +967,46 @@ BEGIN
     WHERE c.commit_seq IS NOT NULL AND c.committed_at < cutoff AND s.feed = given_feed;
   END IF;
   RETURN due;
+END
+$$;
+
+--
+-- Name: _purge_identities(text, timestamp with time zone, integer, boolean); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._purge_identities(feed text, cutoff timestamp with time zone, max_rows integer, dry_run boolean DEFAULT false) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+DECLARE
+  given_feed text := feed;
+  done integer := 0;
+BEGIN
+  -- the same checks as every class (feed, cutoff, max_rows)
+  PERFORM "intake_sync"."_purge_check"('events', feed, cutoff, max_rows);
+  IF dry_run THEN
+    SELECT pg_catalog.count(*)::integer INTO done FROM "intake_sync"."prescriptions" p
+    WHERE p.feed = given_feed AND p.terminal_at IS NOT NULL AND p.identity_key IS NOT NULL AND p.terminal_at < cutoff
+      AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                      WHERE m.feed = p.feed AND m.external_id = p.external_id AND m.state NOT IN ('done', 'released', 'not_sent'));
+    RETURN done;
+  END IF;
+  WITH picked AS (
+    SELECT p.id FROM "intake_sync"."prescriptions" p
+    WHERE p.feed = given_feed AND p.terminal_at IS NOT NULL AND p.identity_key IS NOT NULL AND p.terminal_at < cutoff
+      AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                      WHERE m.feed = p.feed AND m.external_id = p.external_id AND m.state NOT IN ('done', 'released', 'not_sent'))
+    ORDER BY p.terminal_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+  ),
+  stripped AS (
+    UPDATE "intake_sync"."prescriptions" p
+    SET patient_first_name = NULL, patient_last_name = NULL, patient_state = NULL, patient_dob = NULL,
+      prescriber_npi = NULL, written_date = NULL, drug_ndc = NULL, erx_message_id = NULL, identity_key = NULL
+    FROM picked WHERE p.id = picked.id RETURNING 1
+  )
+  SELECT pg_catalog.count(*)::integer INTO done FROM stripped;
+  RETURN done;
 END
 $$;
 
@@ -1044,6 +1130,20 @@ BEGIN
       USING ERRCODE = '25000',
         HINT = 'its snapshot must be taken after it holds the match lock, or events applied meanwhile would stay held; call it in a READ COMMITTED transaction';
   END IF;
+END
+$$;
+
+--
+-- Name: _stamp_terminal_at(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._stamp_terminal_at() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  NEW.terminal_at := pg_catalog.now();
+  RETURN NEW;
 END
 $$;
 
@@ -1534,6 +1634,36 @@ $$;
 COMMENT ON FUNCTION intake_sync.rematch_held(identity_keys text[], erx_message_ids text[], feed text) IS 're-evaluates held (unmatched/ambiguous) events against the local prescriptions of their own feed; null arguments: all of them (docs/sql-api/register.md)';
 
 --
+-- Name: request_reveal(text, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync.request_reveal(feed text, event_id text) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+  key text := "intake_sync"."_require_identifier"('event_id', request_reveal.event_id);
+BEGIN
+  PERFORM "intake_sync"."_require_feed"(request_reveal.feed);
+  PERFORM 1 FROM "intake_sync"."quarantine" q WHERE q.feed = request_reveal.feed AND q.quarantine_key = key;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'event_id: no quarantine finding with this id in feed %', request_reveal.feed
+      USING ERRCODE = 'P0002', COLUMN = 'event_id';
+  END IF;
+  -- the top-level transaction (a savepoint's too): show_quarantined asks whether it committed
+  RETURN "intake_sync"."_audit_entry"('quarantine.reveal_requested', request_reveal.feed, key,
+    pg_catalog.jsonb_build_object('xact', pg_catalog.pg_current_xact_id()::text));
+END
+$$;
+
+--
+-- Name: FUNCTION request_reveal(feed text, event_id text); Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON FUNCTION intake_sync.request_reveal(feed text, event_id text) IS 'records a request to read one quarantine finding''s identity (audit: quarantine.reveal_requested); commit it, then call show_quarantined within 5 minutes (docs/sql-api/triage.md)';
+
+--
 -- Name: resolve_quarantined(text, text, text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -1677,12 +1807,23 @@ $$;
 CREATE FUNCTION intake_sync.show_quarantined(feed text, event_id text) RETURNS TABLE(finding_feed text, finding_event_id text, reason text, detail text, event_name text, occurred_at timestamp with time zone, subscription_id text, held_since timestamp with time zone, resolved_at timestamp with time zone, resolution text, resolution_note text, prescription_identity jsonb)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
 #variable_conflict use_column
 DECLARE
   key text := "intake_sync"."_require_identifier"('event_id', show_quarantined.event_id);
 BEGIN
   PERFORM "intake_sync"."_require_feed"(show_quarantined.feed);
+  -- the request's row is written only by request_reveal (_audit refuses the action), with its transaction id
+  PERFORM 1 FROM "intake_sync"."audit_entries" a
+  WHERE a."action" = 'quarantine.reveal_requested' AND a."at" > pg_catalog.now() - interval '5 minutes'
+    AND a.feed = show_quarantined.feed AND a.subject = key AND a.actor = session_user
+    AND a.detail ->> 'xact' ~ '^[0-9]{1,20}$'
+    AND pg_catalog.pg_xact_status((a.detail ->> 'xact')::xid8) = 'committed';
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'show_quarantined: no committed reveal request for this finding by this role in the last 5 minutes: call request_reveal(feed, event_id) and commit first'
+      USING ERRCODE = '42501',
+      HINT = 'request_reveal records the read durably; a request in this same transaction does not count';
+  END IF;
   RETURN QUERY
     SELECT q.feed, q.event_id, q.reason, q.detail, e.name, e.occurred_at, e.subscription_id, q.first_seen_at,
       q.resolved_at, q.resolution, q.resolution_note,
@@ -1698,13 +1839,13 @@ BEGIN
   END IF;
   PERFORM "intake_sync"."_audit"('quarantine.show', show_quarantined.feed, key, '{}'::jsonb);
 END
-$$;
+$_$;
 
 --
 -- Name: FUNCTION show_quarantined(feed text, event_id text); Type: COMMENT; Schema: intake_sync
 --
 
-COMMENT ON FUNCTION intake_sync.show_quarantined(feed text, event_id text) IS 'one quarantine finding with its prescription identity (PHI), audited as quarantine.show (docs/sql-api/triage.md)';
+COMMENT ON FUNCTION intake_sync.show_quarantined(feed text, event_id text) IS 'one quarantine finding with its prescription identity (PHI), only after a committed request_reveal (audited as quarantine.reveal_requested, then quarantine.show) (docs/sql-api/triage.md)';
 
 --
 -- Name: stamp_change_commit(); Type: FUNCTION; Schema: intake_sync
@@ -2250,6 +2391,18 @@ CREATE VIEW intake_sync.outbox_status WITH (security_barrier='true') AS
   WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (o.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
 
 --
+-- Name: owner_settings; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.owner_settings (
+    name text NOT NULL,
+    value text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT owner_settings_name_check CHECK ((name ~ '^[a-z][a-z0-9_]{0,63}$'::text)),
+    CONSTRAINT owner_settings_value_check CHECK ((length(value) <= 256))
+);
+
+--
 -- Name: status_changes; Type: TABLE; Schema: intake_sync
 --
 
@@ -2295,15 +2448,15 @@ COMMENT ON VIEW intake_sync.prescription_history IS 'each visible prescription''
 CREATE TABLE intake_sync.prescriptions (
     id bigint NOT NULL,
     external_id text NOT NULL,
-    patient_first_name text NOT NULL,
-    patient_last_name text NOT NULL,
-    patient_state text NOT NULL,
-    patient_dob text NOT NULL,
-    prescriber_npi text NOT NULL,
-    written_date text NOT NULL,
-    drug_ndc text NOT NULL,
+    patient_first_name text,
+    patient_last_name text,
+    patient_state text,
+    patient_dob text,
+    prescriber_npi text,
+    written_date text,
+    drug_ndc text,
     erx_message_id text,
-    identity_key text NOT NULL,
+    identity_key text,
     status text,
     status_rank integer DEFAULT 0 NOT NULL,
     status_occurred_at timestamp with time zone,
@@ -2312,7 +2465,8 @@ CREATE TABLE intake_sync.prescriptions (
     subscription_id text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    feed text DEFAULT 'default'::text NOT NULL
+    feed text DEFAULT 'default'::text NOT NULL,
+    terminal_at timestamp with time zone
 )
 WITH (fillfactor='70');
 
@@ -2605,6 +2759,13 @@ ALTER TABLE ONLY intake_sync.outbox
     ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
 
 --
+-- Name: owner_settings owner_settings_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.owner_settings
+    ADD CONSTRAINT owner_settings_pkey PRIMARY KEY (name);
+
+--
 -- Name: prescriptions prescriptions_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
@@ -2773,6 +2934,12 @@ CREATE UNIQUE INDEX prescriptions_feed_external_id_key ON intake_sync.prescripti
 CREATE INDEX prescriptions_feed_identity_key_idx ON intake_sync.prescriptions USING btree (feed, identity_key);
 
 --
+-- Name: prescriptions_identity_due_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX prescriptions_identity_due_idx ON intake_sync.prescriptions USING btree (feed, terminal_at) WHERE ((terminal_at IS NOT NULL) AND (identity_key IS NOT NULL));
+
+--
 -- Name: quarantine_feed_key_key; Type: INDEX; Schema: intake_sync
 --
 
@@ -2839,6 +3006,12 @@ CREATE TRIGGER prescriptions_inserted_status AFTER INSERT ON intake_sync.prescri
 CREATE TRIGGER prescriptions_status_changes AFTER UPDATE ON intake_sync.prescriptions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION intake_sync.record_status_changes();
 
 --
+-- Name: prescriptions prescriptions_terminal_at; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER prescriptions_terminal_at BEFORE INSERT OR UPDATE OF status_rank, cancellation_requested_at ON intake_sync.prescriptions FOR EACH ROW WHEN (((new.terminal_at IS NULL) AND ((new.status_rank >= 4) OR (new.cancellation_requested_at IS NOT NULL)))) EXECUTE FUNCTION intake_sync._stamp_terminal_at();
+
+--
 -- Name: change_commit_feeds change_commit_feeds_xid_change_commits_xid_fk; Type: FK CONSTRAINT; Schema: intake_sync
 --
 
@@ -2875,6 +3048,12 @@ REVOKE ALL ON FUNCTION intake_sync._api_input_problem(value jsonb, root text) FR
 --
 
 REVOKE ALL ON FUNCTION intake_sync._audit(action text, feed text, subject text, detail jsonb, on_behalf_of text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _audit_entry(action text, feed text, subject text, detail jsonb, on_behalf_of text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._audit_entry(action text, feed text, subject text, detail jsonb, on_behalf_of text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _audit_retention_floor(); Type: ACL; Schema: intake_sync
@@ -3045,6 +3224,12 @@ REVOKE ALL ON FUNCTION intake_sync._purge_check(class text, feed text, cutoff ti
 REVOKE ALL ON FUNCTION intake_sync._purge_due(class text, feed text, cutoff timestamp with time zone) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _purge_identities(feed text, cutoff timestamp with time zone, max_rows integer, dry_run boolean); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._purge_identities(feed text, cutoff timestamp with time zone, max_rows integer, dry_run boolean) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _purge_ran(feed text, counts jsonb, on_behalf_of text, always_audit boolean); Type: ACL; Schema: intake_sync
 --
 
@@ -3079,6 +3264,12 @@ REVOKE ALL ON FUNCTION intake_sync._require_identifier(argument text, value text
 --
 
 REVOKE ALL ON FUNCTION intake_sync._require_read_committed(caller text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _stamp_terminal_at(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._stamp_terminal_at() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _value_problem(present boolean, value jsonb, path text, rule text); Type: ACL; Schema: intake_sync
@@ -3127,6 +3318,12 @@ REVOKE ALL ON FUNCTION intake_sync.register_prescription(external_id text, ident
 --
 
 REVOKE ALL ON FUNCTION intake_sync.rematch_held(identity_keys text[], erx_message_ids text[], feed text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION request_reveal(feed text, event_id text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync.request_reveal(feed text, event_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION resolve_quarantined(feed text, event_id text, external_id text); Type: ACL; Schema: intake_sync

@@ -90,6 +90,11 @@ export const envSchema = z
     RETAIN_EVENTS: durationSetting.prefault('1y'),
     /** a delivered or failed outbox row's prescription body (the row and a sha256 of the body stay) */
     RETAIN_OUTBOX_BODIES: durationSetting.prefault('30d'),
+    /**
+     * the identity (patient and prescription fields, identity key) of a prescription that ended (delivered,
+     * rejected, or cancellation requested), counted from then: removed, external_id and status stay
+     */
+    RETAIN_TERMINAL_IDENTITIES: durationSetting.prefault('1y'),
     /** a resolved quarantine finding (counted from its resolution) */
     RETAIN_QUARANTINE: durationSetting.prefault('30d'),
     /** an open unmatched, ambiguous or malformed finding not seen again: expired (audited), its body dropped */

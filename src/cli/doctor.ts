@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { terminalSafe } from './terminal-text.js';
 import { type Config, loadConfig } from '../config.js';
 import { resolveFeeds, selectFeed, type FeedConfig } from '../feeds-file.js';
 import { VERSION } from '../version.js';
@@ -20,7 +21,7 @@ export function registerDoctorCommand(program: Command): void {
       const checks = await runChecks(options.feed);
       const ok = checks.every((c) => c.ok);
       if (options.json) printJson({ ok, version: VERSION, checks });
-      else for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.check.padEnd(16)}  ${c.detail}\n`);
+      else for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.check.padEnd(16)}  ${terminalSafe(c.detail)}\n`);
       process.exitCode = ok ? 0 : 1;
     });
 }

@@ -1,5 +1,6 @@
 import { MATCH_LOCK_BUDGET_MS } from '../sync/matching/lock-budget.js';
 import type { Command } from 'commander';
+import { terminalSafe } from './terminal-text.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
@@ -145,7 +146,7 @@ function reportBadLines(file: string, parsed: ParsedImport, options: ImportOptio
   const verdict = options.skipBadLines ? 'skipped' : 'bad';
   for (const bad of parsed.bad) {
     if (options.json) printJson({ line: bad.line, [verdict]: true, error: bad.error });
-    else process.stderr.write(`${file}:${bad.line}: ${verdict}: ${bad.error}\n`);
+    else process.stderr.write(`${terminalSafe(`${file}:${bad.line}: ${verdict}: ${bad.error}`)}\n`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { listFeedSources } from '../sync/version-migration/feed-sources.js';
+import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { countMigrationStates } from '../sync/version-migration/migration-progress.js';
 import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/matching/quarantine.js';
 import type { Command } from 'commander';
@@ -109,7 +110,7 @@ async function stoppedReason(database: Database, feed: string, iterator: string 
 
 /** One feed prints as before (one object); --all-feeds wraps them, so the one-feed shape never changes. */
 function formatStatuses(statuses: StoreStatus[], options: { json: boolean; allFeeds: boolean }): string {
-  if (options.json) return JSON.stringify(options.allFeeds ? { feeds: statuses } : statuses[0]);
+  if (options.json) return terminalSafeJson(JSON.stringify(options.allFeeds ? { feeds: statuses } : statuses[0]));
   return statuses.map(statusText).join('\n\n');
 }
 
@@ -238,22 +239,26 @@ function statusText(status: StoreStatus): string {
   const statuses = Object.entries(status.prescriptions.by_status)
     .map(([name, count]) => `${name} ${count}`)
     .join(', ');
-  return [
-    `feed            ${status.feed}`,
-    c
-      ? `checkpoint      version ${c.version}, iterator ${c.iterator ?? '(beginning)'}, moved ${c.age_seconds}s ago`
-      : 'checkpoint      none yet (the worker has not run)',
-    status.stopped ? `state           ${status.stopped}` : undefined,
-    c ? `applied         ${c.pages_applied} pages, ${c.events_applied} events, ${c.events_quarantined} quarantined` : undefined,
-    lagText(status.lag),
-    `events          ${status.events} in history`,
-    findingsText(status.quarantine),
-    `lease           ${leaderText(status.leader)}`,
-    `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
-    ...(status.sources ?? []).map((s) => `source          ${s.api_version} ${s.state} ${s.base_url}`),
-    status.migration ? migrationText(status.migration) : undefined,
-    `outbox          ${status.outbox.pending} pending${status.outbox.pending > 0 ? `, oldest ${status.outbox.oldest_pending_age_seconds}s` : ''}`,
-  ]
-    .filter((line) => line !== undefined)
-    .join('\n');
+  return (
+    [
+      `feed            ${status.feed}`,
+      c
+        ? `checkpoint      version ${c.version}, iterator ${c.iterator ?? '(beginning)'}, moved ${c.age_seconds}s ago`
+        : 'checkpoint      none yet (the worker has not run)',
+      status.stopped ? `state           ${status.stopped}` : undefined,
+      c ? `applied         ${c.pages_applied} pages, ${c.events_applied} events, ${c.events_quarantined} quarantined` : undefined,
+      lagText(status.lag),
+      `events          ${status.events} in history`,
+      findingsText(status.quarantine),
+      `lease           ${leaderText(status.leader)}`,
+      `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
+      ...(status.sources ?? []).map((s) => `source          ${s.api_version} ${s.state} ${s.base_url}`),
+      status.migration ? migrationText(status.migration) : undefined,
+      `outbox          ${status.outbox.pending} pending${status.outbox.pending > 0 ? `, oldest ${status.outbox.oldest_pending_age_seconds}s` : ''}`,
+    ]
+      .filter((line) => line !== undefined)
+      // one element per line: a newline or escape inside one came from stored text (an application_name, an iterator)
+      .map(terminalSafe)
+      .join('\n')
+  );
 }

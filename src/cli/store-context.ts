@@ -10,6 +10,7 @@ import type { SessionPlan } from '../db/session-plan.js';
 import { assertSupportedServer } from '../db/server-version.js';
 import { probeSessions } from '../db/session-probe.js';
 import { migrateOnStart } from './migrate-on-start.js';
+import { recordOwnerSettings } from '../db/owner-settings.js';
 
 /**
  * Where the configuration points: DATABASE_URL, or embedded PGlite under DATA_DIR/pglite.
@@ -87,6 +88,8 @@ export async function openStore(
     // `run` with MIGRATE_ON_START=false keeps its own message (migrateOnStart: behind, ahead or missing)
     if (!migrate && !options.lease) await requireInstalledSchema(database, config);
     await migrateOnStart(database, { migrate, verifyOwnership: options.verifyOwnership === true });
+    // the owner's RETAIN_AUDIT becomes the floor of every audit purge (only the owner can write it)
+    if (migrate) await recordOwnerSettings(database.db, { retainAuditMs: config.RETAIN_AUDIT });
   } catch (error) {
     await database.close().catch(() => {});
     throw error;

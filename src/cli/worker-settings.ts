@@ -33,6 +33,7 @@ export function retentionPolicyFrom(config: Config, retain: FeedConfig['retain']
     event_bodies: pick('event_bodies', config.RETAIN_EVENT_BODIES),
     events: pick('events', config.RETAIN_EVENTS),
     outbox_bodies: pick('outbox_bodies', config.RETAIN_OUTBOX_BODIES),
+    terminal_identities: pick('terminal_identities', config.RETAIN_TERMINAL_IDENTITIES),
     status_changes: pick('status_changes', config.RETAIN_STATUS_CHANGES),
     audit: pick('audit', config.RETAIN_AUDIT),
   };

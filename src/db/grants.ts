@@ -25,7 +25,8 @@ export const API_FUNCTIONS = [
   'cancel_prescription(text, text)',
   'status_changes_since(text, integer)',
   'identity_key(jsonb)',
-  // quarantine triage (drizzle/0014_triage.sql)
+  // quarantine triage (drizzle/0014_triage.sql); a reveal request committed before each identity read (0017)
+  'request_reveal(text, text)',
   'show_quarantined(text, text)',
   'resolve_quarantined(text, text, text)',
   'dismiss_quarantined(text, text, text)',
@@ -47,6 +48,8 @@ const WORKER_FUNCTIONS = [
   '_purge(text, text, timestamptz, integer)',
   '_purge_due(text, text, timestamptz)',
   '_purge_audit(text, timestamptz, integer, boolean)',
+  // RETAIN_TERMINAL_IDENTITIES (0017)
+  '_purge_identities(text, timestamptz, integer, boolean)',
   '_purge_ran(text, jsonb, text, boolean)',
   // the statistics task (src/sync/statistics/): ANALYZE of the schema's own tables, as their owner
   '_analyze_table(text)',

@@ -57,7 +57,7 @@ async function applyEvents(tdb: TestDatabase, feed: string, events: unknown[]) {
 
 /**
  * TEST-ONLY stand-in for request_reveal(feed, event_id) (engineer iso-c's audited reveal, branch iso-c,
- * drizzle/0017_terminal_identities.sql: same audit action, quarantine.reveal_requested), created
+ * drizzle/0018_terminal_identities.sql: same audit action, quarantine.reveal_requested), created
  * only when the schema has none: it records the reveal as an audit row of the calling role, which
  * is what the console relies on (docs/console.md). Never part of a migration.
  */

@@ -42,6 +42,8 @@ const subscribed = (e: Record<string, unknown>, subscription: string) => ({ ...e
 const RESOLVE = `select * from "intake_sync".resolve_quarantined($1, $2, $3)`;
 const DISMISS = `select "intake_sync".dismiss_quarantined($1, $2, $3)`;
 const SHOW = `select * from "intake_sync".show_quarantined($1, $2)`;
+// committed on its own (autocommit) before each read: show_quarantined refuses without it (42501)
+const REVEAL = `select "intake_sync".request_reveal($1, $2)`;
 const statusOf = async (query: PlainQuery, externalId: string) =>
   (
     await query<{ status: string | null; events: number }>(
@@ -112,6 +114,7 @@ describe('show_quarantined()', () => {
   test('returns the identity the operator sent and writes quarantine.show to the audit trail', async () => {
     await heldTypos();
     const before = await auditCount('quarantine.show');
+    await app.query(REVEAL, ['default', 'e1']);
     const [row] = await app.query(SHOW, ['default', 'e1']);
     expect(row).toMatchObject({
       finding_event_id: 'e1',
@@ -129,7 +132,7 @@ describe('show_quarantined()', () => {
 
   test('refuses what does not exist (P0002) and bad arguments (23502, 22023), auditing nothing', async () => {
     const before = await auditCount('quarantine.show');
-    expect(await sqlError(app.query(SHOW, ['default', 'nope']))).toMatchObject({
+    expect(await sqlError(app.query(REVEAL, ['default', 'nope']))).toMatchObject({
       code: 'P0002',
       message: expect.stringMatching(/^event_id: /),
     });
@@ -351,6 +354,7 @@ describe.skipIf(!realServer)(`as an application role with the SQL API grants onl
         'e2',
         'e3',
       ]);
+      await asApp`select intake_sync.request_reveal('default', 'e3')`;
       const [shown] = await asApp`select reason from intake_sync.show_quarantined('default', 'e3')`;
       expect(shown).toEqual({ reason: 'unmatched' });
       await asApp`select intake_sync.dismiss_quarantined('default', 'e3', 'not_ours')`;
