@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
-import { registerCommands } from './commands.js';
-import { reportCliError } from './errors.js';
-import { VERSION } from '../version.js';
+import { relaunchWithDaemonFlags } from './daemon-node-flags.js';
+
+// first, before the commands load: `run` without the daemon's V8 flags restarts itself with them
+relaunchWithDaemonFlags();
+const { Command, CommanderError } = await import('commander');
+const { registerCommands } = await import('./commands.js');
+const { reportCliError } = await import('./errors.js');
+const { VERSION } = await import('../version.js');
 
 const program = new Command()
   .name('intake-sync')
