@@ -4,7 +4,7 @@ import { createLogger } from '../log.js';
 import { EXPIRED_ITERATOR_MODES } from '../sandbox/retention.js';
 import { InvalidVersionError } from '../sandbox/invalid-version-error.js';
 import { describeTimeScale } from '../sandbox/clock.js';
-import { startSandbox, type Sandbox } from '../sandbox/server.js';
+import type { Sandbox } from '../sandbox/server.js';
 import { parseServedVersions, VERSION_LISTINGS } from '../sandbox/versions.js';
 import { CliUsageError } from './errors.js';
 import { shutdownOnSignal } from './signals.js';
@@ -118,6 +118,8 @@ export function registerSandboxCommand(program: Command): void {
     .option('--json', 'print one JSON line {base_url, base_urls, key, secret, admin_url}')
     .action(async (raw: unknown) => {
       const options = parseOptions(raw);
+      // loaded when the command runs: registering it must not load the simulator into every other command
+      const { startSandbox } = await import('../sandbox/server.js');
       const sandbox = await startSandbox({
         host: options.host,
         port: options.port,

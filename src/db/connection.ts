@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import { attachPageClient, closePageClients } from './page-client.js';
@@ -111,6 +110,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     return { kind: 'postgres', db, names, sql: client, pglite: undefined, close };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  // loaded only here: a production run on Postgres never loads PGlite (its modules cost resident memory for nothing)
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
   const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
   await pglite.waitReady;
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;

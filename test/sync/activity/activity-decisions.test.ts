@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { BacklogTracker, movedByOther, nonZeroReasons, QuarantineWarnings } from '../../../src/sync/poll/activity-decisions.js';
+import { BacklogTracker, movedByOther, nonZeroReasons, QuarantineWarnings } from '../../../src/sync/activity/activity-decisions.js';
 
 const counts = (unmatched: number, malformed = 0) => ({ malformed, unmatched, ambiguous: 0, unsupported_version: 0 });
 

@@ -8,7 +8,7 @@ import {
   QuarantineWarnings,
   type QuarantineTally,
 } from './activity-decisions.js';
-import type { CheckpointMove } from './checkpoint-mover.js';
+import type { CheckpointMove } from '../feed-admin/checkpoint-mover.js';
 
 export interface ActivityLogOptions {
   state: WorkerState;

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { createLogger } from '../../../src/log.js';
-import { attachActivityLog } from '../../../src/sync/poll/activity-log.js';
-import type { CheckpointMove } from '../../../src/sync/poll/checkpoint-mover.js';
+import { attachActivityLog } from '../../../src/sync/activity/activity-log.js';
+import type { CheckpointMove } from '../../../src/sync/feed-admin/checkpoint-mover.js';
 import { WorkerState, type AppliedPageRecord } from '../../../src/sync/state/worker-state.js';
 
 function setup(level: string, whoMoved: () => Promise<CheckpointMove | undefined> = async () => undefined) {
