@@ -49,7 +49,7 @@ const WORKER_FUNCTIONS = [
   '_purge_ran(text, jsonb, text, boolean)',
 ] as const;
 
-export const API_VIEWS = ['prescription_status', 'outbox_status', 'quarantine_open'] as const;
+export const API_VIEWS = ['prescription_status', 'outbox_status', 'quarantine_open', 'overdue_prescriptions'] as const;
 
 type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
 
@@ -83,6 +83,8 @@ const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivile
   { name: 'audit_log', privileges: ['SELECT'] },
   // the retention cleaner's last run, for its metric (the purges themselves are functions)
   { name: 'retention_runs', privileges: ['SELECT'] },
+  // the daemon writes each feed's stage deadlines at start (overdue_prescriptions reads them, 0019)
+  { name: 'feed_deadlines', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
 ];
 
 const RUNTIME_SEQUENCES = ['prescriptions_id_seq', 'quarantine_id_seq', 'checkpoint_resets_id_seq'] as const;

@@ -11,6 +11,7 @@ export interface StoreNames {
   prescriptions: SQL;
   events: SQL;
   feedCheckpoints: SQL;
+  feedDeadlines: SQL;
   checkpointResets: SQL;
   quarantine: SQL;
   statusChanges: SQL;
@@ -36,6 +37,7 @@ export function storeNames(schema: string): StoreNames {
     prescriptions: qualified('prescriptions'),
     events: qualified('events'),
     feedCheckpoints: qualified('feed_checkpoints'),
+    feedDeadlines: qualified('feed_deadlines'),
     checkpointResets: qualified('checkpoint_resets'),
     quarantine: qualified('quarantine'),
     statusChanges: qualified('status_changes'),
