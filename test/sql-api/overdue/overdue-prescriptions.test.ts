@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { intakeSyncApi } from '../../../src/api/intake-sync-api.js';
 import { grantsScript } from '../../../src/cli/grants.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { writeFeedDeadlines } from '../../../src/sync/overdue/feed-deadlines-store.js';
@@ -129,6 +130,18 @@ describe.skipIf(!reachable)(`overdue_prescriptions (${reachable ? 'real PostgreS
       select c.reloptions as options from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = 'intake_sync' and c.relname = 'overdue_prescriptions'`;
     expect(view?.options).toContain('security_barrier=true');
+  });
+
+  it('overdue() from Node: its feed by default, every visible feed with null, a bad feed named', async () => {
+    const appA = as(APP_A);
+    const rows = await intakeSyncApi(appA, { feed: FEED_A }).overdue();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.feed === FEED_A && r.since instanceof Date && r.overdue_by_seconds > 0)).toBe(true);
+    expect(Object.keys(rows[0] ?? {}).sort()).toEqual(['external_id', 'feed', 'overdue_by_seconds', 'since', 'stage']);
+    // clinic-a's role asking for clinic-b sees nothing of it
+    expect(await intakeSyncApi(appA, { feed: FEED_A }).overdue({ feed: FEED_B })).toEqual([]);
+    expect((await intakeSyncApi(owner).overdue({ feed: null })).map((r) => r.feed)).toContain(FEED_B);
+    await expect(intakeSyncApi(owner).overdue({ feed: 'Bad Feed!' })).rejects.toThrow(/feed/);
   });
 
   it('a stage turned off and back on follows feed_deadlines at once', async () => {
