@@ -12,6 +12,7 @@ export interface StoreNames {
   events: SQL;
   feedCheckpoints: SQL;
   feedDeadlines: SQL;
+  overduePrescriptions: SQL;
   checkpointResets: SQL;
   quarantine: SQL;
   statusChanges: SQL;
@@ -38,6 +39,7 @@ export function storeNames(schema: string): StoreNames {
     events: qualified('events'),
     feedCheckpoints: qualified('feed_checkpoints'),
     feedDeadlines: qualified('feed_deadlines'),
+    overduePrescriptions: qualified('overdue_prescriptions'),
     checkpointResets: qualified('checkpoint_resets'),
     quarantine: qualified('quarantine'),
     statusChanges: qualified('status_changes'),
