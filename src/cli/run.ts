@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import { resolveFeeds } from '../feeds-file.js';
+import { overdueSource } from '../ops/metrics-overdue.js';
 import { writeFeedDeadlines } from '../sync/overdue/feed-deadlines-store.js';
 import { configStageDeadlines, feedStageDeadlines } from '../sync/overdue/overdue-stages.js';
 import { createLogger, type Logger } from '../log.js';
@@ -168,6 +169,7 @@ async function startHealth(
       readyMaxPollAgeMs: maxPollAgeMs,
       retentionIntervalMs: config.RETENTION_INTERVAL,
       tableSizes: tableSizeSource(database),
+      overdue: overdueSource(database),
     },
   );
   closers.push({ what: 'metrics', close: async () => metrics.close() });

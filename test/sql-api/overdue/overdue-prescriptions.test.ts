@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intakeSyncApi } from '../../../src/api/intake-sync-api.js';
+import { Registry } from 'prom-client';
 import { grantsScript } from '../../../src/cli/grants.js';
+import { overdueSource, registerOverdueMetric } from '../../../src/ops/metrics-overdue.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { writeFeedDeadlines } from '../../../src/sync/overdue/feed-deadlines-store.js';
 import { DEFAULT_STAGE_DEADLINES, feedStageDeadlines } from '../../../src/sync/overdue/overdue-stages.js';
@@ -142,6 +144,15 @@ describe.skipIf(!reachable)(`overdue_prescriptions (${reachable ? 'real PostgreS
     expect(await intakeSyncApi(appA, { feed: FEED_A }).overdue({ feed: FEED_B })).toEqual([]);
     expect((await intakeSyncApi(owner).overdue({ feed: null })).map((r) => r.feed)).toContain(FEED_B);
     await expect(intakeSyncApi(owner).overdue({ feed: 'Bad Feed!' })).rejects.toThrow(/feed/);
+  });
+
+  it('the metric counts per feed and stage at scrape time, 0 for a stage with none', async () => {
+    const registry = new Registry();
+    registerOverdueMetric([registry], [FEED_A, FEED_B], overdueSource(tdb.database));
+    const text = await registry.metrics();
+    expect(text).toContain('intake_sync_prescriptions_overdue{feed="clinic-a",stage="dispensed"} 1');
+    expect(text).toContain('intake_sync_prescriptions_overdue{feed="clinic-a",stage="sent"} 0');
+    expect(text).toContain('intake_sync_prescriptions_overdue{feed="clinic-b",stage="sent"} 1');
   });
 
   it('a stage turned off and back on follows feed_deadlines at once', async () => {
