@@ -25,13 +25,14 @@ export function overdueSource(database: Database): OverdueSource {
  * exists (0 when none), and a read that misses its deadline keeps the last values.
  */
 export function registerOverdueMetric(registers: Registry[], feeds: readonly string[], source: OverdueSource | undefined): void {
-  if (!source) return;
+  // registered without a source too (tests, `run` before the store opens): the series then stay absent
   new Gauge({
     name: 'intake_sync_prescriptions_overdue',
     help: 'Prescriptions past their stage deadline (OVERDUE_*), by feed and stage (docs/operations.md, "Overdue prescriptions")',
     labelNames: ['feed', 'stage'],
     registers,
     async collect() {
+      if (!source) return;
       const rows = await withDeadline(source(), SOURCE_DEADLINE_MS, 'reading the overdue gauge').catch(() => undefined);
       if (!rows) return;
       for (const feed of feeds) for (const stage of OVERDUE_STAGES) this.set({ feed, stage }, 0);
