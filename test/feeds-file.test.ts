@@ -178,7 +178,11 @@ describe('FEEDS_FILE overdue', () => {
     const base = { name: 'a', base_url: 'https://op.example/intake_api/2024-12-10', api_key: 'k', api_secret: 's' };
     const [feed] = parseFeedsFile(JSON.stringify([{ ...base, overdue: { sent: '4h', dispensed: 'off' } }]), 'f.json', {});
     expect(feed?.overdue).toEqual({ sent: 4 * 3_600_000, dispensed: null });
-    expect(feedStageDeadlines(DEFAULT_STAGE_DEADLINES, feed?.overdue)).toEqual({ ...DEFAULT_STAGE_DEADLINES, sent: 4 * 3_600_000, dispensed: null });
+    expect(feedStageDeadlines(DEFAULT_STAGE_DEADLINES, feed?.overdue)).toEqual({
+      ...DEFAULT_STAGE_DEADLINES,
+      sent: 4 * 3_600_000,
+      dispensed: null,
+    });
     expect(() => parseFeedsFile(JSON.stringify([{ ...base, overdue: { accepted: 'forever' } }]), 'f.json', {})).toThrow(
       /FEEDS_FILE: f\.json \[0\]\.overdue\.accepted: must be a duration/,
     );

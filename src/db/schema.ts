@@ -62,9 +62,7 @@ export const prescriptions = intakeSync.table(
     // of those updates non-HOT, writing into all five indexes; listing by status can scan
     // except this partial one (0019): overdue_prescriptions and its metric read the non-terminal
     // statuses by stage and start time; a prescription leaves it at `delivered` / `rejected`
-    index('prescriptions_overdue_idx')
-      .on(t.feed, t.status, t.statusOccurredAt)
-      .where(sql`status_rank between 1 and 3`),
+    index('prescriptions_overdue_idx').on(t.feed, t.status, t.statusOccurredAt).where(sql`status_rank between 1 and 3`),
   ],
 );
 
@@ -231,9 +229,7 @@ export const outbox = intakeSync.table(
   },
   (t) => [
     // overdue_prescriptions' `sent` and `cancel_requested` stages start at a delivery (0019)
-    index('outbox_overdue_idx')
-      .on(t.feed, t.kind, t.completedAt)
-      .where(sql`state = 'delivered'`),
+    index('outbox_overdue_idx').on(t.feed, t.kind, t.completedAt).where(sql`state = 'delivered'`),
     index('outbox_feed_pending_idx').on(t.feed, t.externalId, t.id).where(sql`state = 'pending'`),
     index('outbox_feed_external_id_idx').on(t.feed, t.externalId, t.id),
   ],

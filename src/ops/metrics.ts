@@ -145,7 +145,11 @@ export function createFeedsMetrics(
   registerProvidedGauges(registers, feeds);
   registerCursorGauge(registry, feeds);
   registerBuildInfo(registry, feeds);
-  registerOverdueMetric(registers, feeds.map((f) => f.feed), limits.overdue);
+  registerOverdueMetric(
+    registers,
+    feeds.map((f) => f.feed),
+    limits.overdue,
+  );
   const closeRetention = registerRetentionMetrics(registers, feeds, {
     retentionIntervalMs: limits.retentionIntervalMs,
     tableSizes: limits.tableSizes,

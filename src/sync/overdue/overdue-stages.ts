@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DURATION_RULE, parseDuration } from '../../lib/duration.js';
+import { parseDuration } from '../../lib/duration.js';
 
 /**
  * The stages a prescription can stall in, in lifecycle order (docs/operations.md, "Overdue
