@@ -1,6 +1,6 @@
 // The import rules of src/ (CONTRIBUTING.md, "Layout"). `npm run lint:imports` checks them in CI,
 // so the layering cannot drift back. Inside src/sync, top to bottom:
-//   compose-worker -> outbox -> {version-migration, resync, leadership, retention} -> poll -> apply -> {matching, state}
+//   compose-worker -> outbox -> {version-migration, resync, leadership, retention, statistics, activity} -> poll -> {apply, feed-admin} -> {matching, state}
 // A folder may import its own files and any folder below it, never one above or beside it
 // (siblings on one level stay independent).
 
@@ -8,10 +8,12 @@
 const SYNC_LEVELS = [
   ['compose-worker\\.ts'],
   ['outbox'],
-  // retention: the leader's cleaner (a leader task beside the lease loop, which it never imports)
-  ['version-migration', 'resync', 'leadership', 'retention'],
+  // retention, statistics: the leader's cleaner and ANALYZE task (leader tasks beside the lease loop, which they never import)
+  // activity: what a daemon logs about its feed's work (the CLI attaches it beside the worker)
+  ['version-migration', 'resync', 'leadership', 'retention', 'statistics', 'activity'],
   ['poll'],
-  ['apply'],
+  // feed-admin: the operator's actions on a feed's position that the CLI runs (skip one event, who moved it)
+  ['apply', 'feed-admin'],
   ['matching', 'state'],
 ];
 

@@ -26,7 +26,8 @@ const NAMES = storeNames(DEFAULT_SCHEMA);
 const FILLER_FEED = 'default';
 const MATCH_LATERAL = dialect.sqlToQuery(matchCandidatesLateral(NAMES, sql.raw(`'${FILLER_FEED}'::text`))).sql;
 const MATCH_DECISION = dialect.sqlToQuery(matchDecisionColumns).sql;
-const MATCH_LOCK = dialect.sqlToQuery(matchLockShared(NAMES)).sql;
+// the feed goes in as its literal: the ceiling's function text has no parameters
+const MATCH_LOCK = dialect.sqlToQuery(matchLockShared(NAMES, FEED)).sql.replace('$1', `'${FEED}'`);
 
 /**
  * The page transaction of applyPage() (apply-page-sql.ts) with no client: the shared match lock, the

@@ -3,7 +3,8 @@
 # besides the machine's own server (see docs/operations.md "Supported PostgreSQL").
 #
 #   scripts/pg-matrix.sh install         download the server binaries into $PG_MATRIX_CACHE
-#   scripts/pg-matrix.sh run [MAJOR...]  start each major on its own port, run the subset, stop it
+#   scripts/pg-matrix.sh run [MAJOR...]  start each major on its own port, run the subset, stop it;
+#                                        PG_MATRIX_JOBS majors side by side (default 2, see run below)
 #   scripts/pg-matrix.sh start MAJOR      leave one running for a test by hand; `stop MAJOR` ends it
 #
 # The binaries are real PostgreSQL builds published on the npm registry
@@ -34,7 +35,19 @@ declare -A VERSION=(
 # the tests that touch SQL: migrations, the SQL API, page apply, the change feed's ordering,
 # least privilege, the vendor database; and the fault scenarios that kill processes
 read -ra UNIT_TESTS <<<"${PG_MATRIX_UNIT_TESTS:-test/db test/sql-api test/sync/apply test/db.smoke.test.ts}"
+# files under those folders whose outcome does not depend on the server's version: the driver's
+# handling of terminated connections (postgres.js against any backend), the DATA_DIR file lock and
+# pure decisions; the main run covers them once
+read -ra UNIT_EXCLUDES <<<"${PG_MATRIX_UNIT_EXCLUDES:-test/db/connection-setup-loss.test.ts test/db/replaceable-client.test.ts test/db/connection-loss.test.ts test/db/data-dir-lock.test.ts}"
 read -ra FAULT_TESTS <<<"${PG_MATRIX_FAULT_TESTS:-test/faults/01-kill9.test.ts test/faults/03-postgres-away.test.ts test/faults/04-three-workers.test.ts test/faults/05-bad-events.test.ts}"
+
+# majors run side by side, each cluster on its own port: a leg is mostly waiting (processes starting,
+# commits), so two legs keep two cores busy where one left them idle. Each leg's vitest gets its
+# share of the cores (--maxWorkers), never more workers in all than cores; the fault scenarios of
+# all legs take turns (one lock), as they do in the fault suite, because they measure timings
+JOBS=${PG_MATRIX_JOBS:-2}
+CORES=$(nproc 2>/dev/null || echo 2)
+WORKERS=$(( CORES / JOBS > 0 ? CORES / JOBS : 1 ))
 
 log() { echo "pg-matrix: $*" >&2; }
 
@@ -143,12 +156,21 @@ run_major() {
   local url="postgres://postgres@127.0.0.1:$port/test"
   log "PostgreSQL $major: server_version $(query "$url" 'show server_version')"
   # the TLS test starts a cluster of its own: on this major too
-  PG_TLS_TEST_BIN=$(bindir "$major") TEST_DATABASE_URL=$url npx vitest run "${UNIT_TESTS[@]}" 2>&1 | tee "$LOGS/$major-test.log" | sed "s/^/[pg$major] /"
+  local excludes=() f
+  for f in "${UNIT_EXCLUDES[@]}"; do excludes+=(--exclude "$f"); done
+  PG_TLS_TEST_BIN=$(bindir "$major") TEST_DATABASE_URL=$url npx vitest run --maxWorkers="$WORKERS" "${excludes[@]}" "${UNIT_TESTS[@]}" 2>&1 \
+    | tee "$LOGS/$major-test.log" | sed "s/^/[pg$major] /"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  log "PostgreSQL $major: unit tests $(( $(date +%s) - started ))s; fault scenarios waiting their turn"
   # the cluster is this run's own: the scenario that restarts the server mid-drain runs too
-  FAULTS_RESTART_PG=1 FAULTS_RESTART_PG_COMMAND="$(restart_command "$major")" \
-    TEST_DATABASE_URL=$url npx vitest run --config vitest.faults.config.ts "${FAULT_TESTS[@]}" 2>&1 | tee "$LOGS/$major-faults.log" | sed "s/^/[pg$major] /"
-  [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+  (
+    flock 9
+    log "PostgreSQL $major: fault scenarios"
+    FAULTS_RESTART_PG=1 FAULTS_RESTART_PG_COMMAND="$(restart_command "$major")" \
+      TEST_DATABASE_URL=$url npx vitest run --config vitest.faults.config.ts "${FAULT_TESTS[@]}" 2>&1 | tee "$LOGS/$major-faults.log" | sed "s/^/[pg$major] /"
+    exit "${PIPESTATUS[0]}"
+  ) 9>"$LOGS/.faults.lock"
+  [[ $? -eq 0 ]] || status=1
   stop_major "$major"
   trap - EXIT
   log "PostgreSQL $major: $(( $(date +%s) - started ))s"
@@ -164,13 +186,26 @@ case $cmd in
   install)
     for m in "${majors[@]}"; do install_major "$m" || exit 1; done ;;
   run)
-    rm -f "$LOGS"/*.log
+    rm -f "$LOGS"/*.log "$LOGS"/*.status
     ensure_user
     # the repository is read by the cluster owner only through the tests (run as the caller), but
     # the cache must be traversable for it
     chmod a+rx "$CACHE"
     overall=0 started=$(date +%s)
-    for m in "${majors[@]}"; do run_major "$m" || overall=1; done
+    log "PostgreSQL ${majors[*]}: $JOBS side by side, $WORKERS vitest worker(s) each"
+    pids=()
+    stop_legs() { for pid in "${pids[@]}"; do kill -- "$pid" 2>/dev/null; done; for m in "${majors[@]}"; do stop_major "$m"; done; }
+    trap 'stop_legs; exit 130' INT TERM
+    for m in "${majors[@]}"; do
+      # a free slot first: at most JOBS legs at once
+      while [[ $(jobs -rp | wc -l) -ge $JOBS ]]; do wait -n || true; done
+      # each leg leaves its exit status in a file: `wait -n` above may already have reaped it
+      ( run_major "$m"; echo $? >"$LOGS/$m.status" ) &
+      pids+=($!)
+    done
+    wait
+    trap - INT TERM
+    for m in "${majors[@]}"; do [[ $(cat "$LOGS/$m.status" 2>/dev/null) == 0 ]] || overall=1; done
     # one closing line in vitest's shape, summed over every major and suite: .ci/run counts it
     passed=0 failed=0
     for f in "$LOGS"/*-test.log "$LOGS"/*-faults.log; do

@@ -8,7 +8,7 @@
  * database lowercases ASCII only, glibc and ICU differ from each other and from JavaScript on
  * hundreds of characters) and btrim() trims spaces only. The mappings below are read from the
  * running Node's own behaviour, character by character, so they are JavaScript's by construction;
- * test/sql-api/identity-key.parity.test.ts checks every code point against the Node running it.
+ * test/sql-api/registration/identity_key.parity.test.ts checks every code point against the Node running it.
  * The migration is immutable once released: when a Node upgrade brings new Unicode data and the
  * exhaustive test fails, the new mappings go into a new migration that replaces the functions.
  */

@@ -36,19 +36,118 @@ CREATE TYPE intake_sync.status_change AS (
 );
 
 --
+-- Name: _analyze_table(text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._analyze_table(table_name text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF table_name IS NULL THEN
+    RAISE EXCEPTION 'table_name: required' USING ERRCODE = '23502';
+  END IF;
+  IF pg_catalog.length(table_name) > 63 OR NOT EXISTS (
+    SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace s ON s.oid = c.relnamespace
+    WHERE s.nspname = 'intake_sync' AND c.relname = table_name AND c.relkind IN ('r', 'p')
+  ) THEN
+    RAISE EXCEPTION 'table_name: not a table of the schema' USING ERRCODE = '22023';
+  END IF;
+  EXECUTE pg_catalog.format('ANALYZE %I.%I', 'intake_sync', table_name);
+END
+$$;
+
+--
+-- Name: _api_input_caps(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._api_input_caps() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  SELECT '{"body_bytes": 65536, "free_text": 2048, "other_text": 256, "free_text_keys": ["note", "sig_text", "text"]}'::jsonb
+$$;
+
+--
+-- Name: _api_input_problem(jsonb, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._api_input_problem(value jsonb, root text) RETURNS text[]
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  caps jsonb := "intake_sync"."_api_input_caps"();
+  bytes integer;
+  hit record;
+BEGIN
+  IF _api_input_problem.value IS NULL THEN
+    RETURN NULL;
+  END IF;
+  bytes := octet_length(_api_input_problem.value::text);
+  IF bytes > (caps ->> 'body_bytes')::integer THEN
+    RETURN ARRAY[_api_input_problem.root, format('must be at most %s bytes of JSON (got %s)', caps ->> 'body_bytes', bytes), '22001'];
+  END IF;
+  WITH RECURSIVE walk(path, key, item) AS (
+    SELECT _api_input_problem.root, _api_input_problem.root, _api_input_problem.value
+    UNION ALL
+    SELECT w.path || e.step, e.key, e.item
+    FROM walk w
+    CROSS JOIN LATERAL (
+      SELECT '.' || o.key AS step, o.key, o.value AS item
+      FROM jsonb_each(CASE WHEN jsonb_typeof(w.item) = 'object' THEN w.item END) AS o
+      UNION ALL
+      SELECT '[' || (a.ord - 1) || ']', w.key, a.value
+      FROM jsonb_array_elements(CASE WHEN jsonb_typeof(w.item) = 'array' THEN w.item END) WITH ORDINALITY AS a(value, ord)
+    ) e
+  ),
+  measured AS (
+    SELECT path, length(item #>> '{}') AS chars,
+      CASE WHEN caps -> 'free_text_keys' ? key THEN (caps ->> 'free_text')::integer ELSE (caps ->> 'other_text')::integer END AS cap
+    FROM walk WHERE jsonb_typeof(item) = 'string'
+  )
+  SELECT path, chars, cap INTO hit FROM measured WHERE chars > cap ORDER BY path COLLATE "C" LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  END IF;
+  RETURN ARRAY[hit.path, format('must be at most %s characters (got %s)', hit.cap, hit.chars), '22001'];
+END
+$$;
+
+--
 -- Name: _audit(text, text, text, jsonb, text); Type: FUNCTION; Schema: intake_sync
 --
 
 CREATE FUNCTION intake_sync._audit(action text, feed text, subject text, detail jsonb DEFAULT '{}'::jsonb, on_behalf_of text DEFAULT NULL::text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF action = 'quarantine.reveal_requested' THEN
+    RAISE EXCEPTION 'action: quarantine.reveal_requested is written only by request_reveal()' USING ERRCODE = '42501', COLUMN = 'action';
+  END IF;
+  PERFORM "intake_sync"."_audit_entry"(action, feed, subject, detail, on_behalf_of);
+END;
+$$;
+
+--
+-- Name: _audit_entry(text, text, text, jsonb, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._audit_entry(action text, feed text, subject text, detail jsonb DEFAULT '{}'::jsonb, on_behalf_of text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 DECLARE
-  attributed text := pg_catalog.left(COALESCE(
-    on_behalf_of, NULLIF(pg_catalog.current_setting('intake_sync.actor', true), '')), 256);
+  attributed text := COALESCE(NULLIF(on_behalf_of, ''), NULLIF(pg_catalog.current_setting('intake_sync.actor', true), ''));
+  entry_id bigint;
 BEGIN
   IF action IS NULL OR action !~ '^[a-z][a-z_.]{0,63}$' THEN
     RAISE EXCEPTION 'action: must be 1-64 of a-z _ . starting with a letter' USING ERRCODE = '22023', COLUMN = 'action';
+  END IF;
+  IF attributed IS NOT NULL AND attributed !~ '^[A-Za-z0-9._@:+-]{1,128}$' THEN
+    RAISE EXCEPTION 'on_behalf_of (or the setting intake_sync.actor): must be 1-128 of A-Z a-z 0-9 . _ @ : + -'
+      USING ERRCODE = '22023', COLUMN = 'on_behalf_of';
   END IF;
   IF detail IS NOT NULL AND pg_catalog.jsonb_typeof(detail) <> 'object' THEN
     RAISE EXCEPTION 'detail: must be a json object' USING ERRCODE = '22023', COLUMN = 'detail';
@@ -58,7 +157,9 @@ BEGIN
   END IF;
   INSERT INTO "intake_sync"."audit_entries" ("actor", "on_behalf_of", "client_addr", "action", "feed", "subject", "detail")
   VALUES (session_user, attributed, pg_catalog.inet_client_addr(), action, pg_catalog.left(feed, 64),
-          pg_catalog.left(subject, 512), COALESCE(detail, '{}'::jsonb));
+          pg_catalog.left(subject, 512), COALESCE(detail, '{}'::jsonb))
+  RETURNING "id" INTO entry_id;
+  RETURN entry_id;
 END;
 $_$;
 
@@ -67,11 +168,26 @@ $_$;
 --
 
 CREATE FUNCTION intake_sync._audit_retention_floor() RETURNS interval
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-  SELECT interval '1 day'
-$$;
+    AS $_$
+DECLARE
+  configured text;
+BEGIN
+  SELECT o."value" INTO configured FROM "intake_sync"."owner_settings" o WHERE o."name" = 'retain_audit_ms';
+  IF configured IS NULL THEN
+    RETURN interval '6 years';
+  END IF;
+  IF configured = 'forever' THEN
+    RETURN NULL;
+  END IF;
+  IF configured !~ '^[0-9]{1,15}$' THEN
+    RAISE EXCEPTION 'owner_settings.retain_audit_ms: must be a whole number of milliseconds or forever (run intake-sync migrate as the owner)'
+      USING ERRCODE = '22023';
+  END IF;
+  RETURN GREATEST(interval '1 day', configured::bigint * interval '1 millisecond');
+END
+$_$;
 
 --
 -- Name: _calendar_date(integer, integer, integer); Type: FUNCTION; Schema: intake_sync
@@ -132,6 +248,39 @@ BEGIN
     RAISE EXCEPTION 'feed: % is not a configured feed (none of this deployment''s workers runs it; a feed is registered by `intake-sync migrate` and by `intake-sync run`)', feed
       USING ERRCODE = '42704', COLUMN = 'feed';
   END IF;
+END
+$$;
+
+--
+-- Name: _feed_lock(text, text, boolean); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._feed_lock(feed text, lock text, exclusive boolean) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF _feed_lock.lock IS NULL OR _feed_lock.exclusive IS NULL OR (_feed_lock.feed IS NULL AND NOT _feed_lock.exclusive) THEN
+    RAISE EXCEPTION '_feed_lock: lock and exclusive are required, and a null feed (every feed) only exclusively'
+      USING ERRCODE = '22004';
+  END IF;
+  IF _feed_lock.feed IS NULL THEN
+    PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."lock" = _feed_lock.lock ORDER BY l."feed" FOR UPDATE;
+    RETURN;
+  END IF;
+  FOR attempt IN 1..2 LOOP
+    IF _feed_lock.exclusive THEN
+      PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR UPDATE;
+    ELSE
+      PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR SHARE;
+    END IF;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+    -- first use of this feed's lock: a concurrent first use waits here for the other's commit
+    INSERT INTO "intake_sync"."feed_locks" ("feed", "lock") VALUES (_feed_lock.feed, _feed_lock.lock) ON CONFLICT DO NOTHING;
+  END LOOP;
+  RAISE EXCEPTION '_feed_lock: the % lock row of feed "%" could not be taken', _feed_lock.lock, _feed_lock.feed USING ERRCODE = '55000';
 END
 $$;
 
@@ -702,6 +851,7 @@ CREATE FUNCTION intake_sync._purge_audit(feed text, before timestamp with time z
 #variable_conflict use_variable
 DECLARE
   given_feed text := feed;
+  floor_age interval;
   effective timestamptz;
   done bigint := 0;
 BEGIN
@@ -714,7 +864,11 @@ BEGIN
   IF max_rows IS NULL OR max_rows < 1 OR max_rows > 100000 THEN
     RAISE EXCEPTION 'max_rows: must be between 1 and 100000' USING ERRCODE = '22023', COLUMN = 'max_rows';
   END IF;
-  effective := LEAST("before", pg_catalog.now() - "intake_sync"."_audit_retention_floor"());
+  floor_age := "intake_sync"."_audit_retention_floor"();
+  IF floor_age IS NULL THEN
+    RETURN 0;
+  END IF;
+  effective := LEAST("before", pg_catalog.now() - floor_age);
   IF dry_run THEN
     SELECT pg_catalog.count(*) INTO done FROM "intake_sync"."audit_entries" a
     WHERE a.feed IS NOT DISTINCT FROM given_feed AND a."at" < effective;
@@ -727,6 +881,10 @@ BEGIN
   ),
   gone AS (DELETE FROM "intake_sync"."audit_entries" a USING picked WHERE a.id = picked.id RETURNING 1)
   SELECT pg_catalog.count(*) INTO done FROM gone;
+  IF done > 0 THEN
+    PERFORM "intake_sync"."_audit_entry"('audit.purge', given_feed, NULL,
+      pg_catalog.jsonb_build_object('class', 'audit', 'cutoff', effective, 'count', done, 'requested_before', "before"));
+  END IF;
   RETURN done;
 END
 $_$;
@@ -813,6 +971,46 @@ END
 $$;
 
 --
+-- Name: _purge_identities(text, timestamp with time zone, integer, boolean); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._purge_identities(feed text, cutoff timestamp with time zone, max_rows integer, dry_run boolean DEFAULT false) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+DECLARE
+  given_feed text := feed;
+  done integer := 0;
+BEGIN
+  -- the same checks as every class (feed, cutoff, max_rows)
+  PERFORM "intake_sync"."_purge_check"('events', feed, cutoff, max_rows);
+  IF dry_run THEN
+    SELECT pg_catalog.count(*)::integer INTO done FROM "intake_sync"."prescriptions" p
+    WHERE p.feed = given_feed AND p.terminal_at IS NOT NULL AND p.identity_key IS NOT NULL AND p.terminal_at < cutoff
+      AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                      WHERE m.feed = p.feed AND m.external_id = p.external_id AND m.state NOT IN ('done', 'released', 'not_sent'));
+    RETURN done;
+  END IF;
+  WITH picked AS (
+    SELECT p.id FROM "intake_sync"."prescriptions" p
+    WHERE p.feed = given_feed AND p.terminal_at IS NOT NULL AND p.identity_key IS NOT NULL AND p.terminal_at < cutoff
+      AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
+                      WHERE m.feed = p.feed AND m.external_id = p.external_id AND m.state NOT IN ('done', 'released', 'not_sent'))
+    ORDER BY p.terminal_at LIMIT max_rows FOR UPDATE SKIP LOCKED
+  ),
+  stripped AS (
+    UPDATE "intake_sync"."prescriptions" p
+    SET patient_first_name = NULL, patient_last_name = NULL, patient_state = NULL, patient_dob = NULL,
+      prescriber_npi = NULL, written_date = NULL, drug_ndc = NULL, erx_message_id = NULL, identity_key = NULL
+    FROM picked WHERE p.id = picked.id RETURNING 1
+  )
+  SELECT pg_catalog.count(*)::integer INTO done FROM stripped;
+  RETURN done;
+END
+$$;
+
+--
 -- Name: _purge_ran(text, jsonb, text, boolean); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -839,6 +1037,21 @@ BEGIN
   INTO total FROM pg_catalog.jsonb_each(counts) AS c(k, v);
   IF total > 0 OR always_audit THEN
     PERFORM "intake_sync"."_audit"('purge.run', given_feed, NULL, counts, on_behalf_of);
+  END IF;
+END
+$$;
+
+--
+-- Name: _raise_input_problem(text[]); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._raise_input_problem(problem text[]) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF _raise_input_problem.problem IS NOT NULL THEN
+    RAISE EXCEPTION '%: %', problem[1], problem[2] USING ERRCODE = problem[3], COLUMN = problem[1];
   END IF;
 END
 $$;
@@ -875,8 +1088,11 @@ BEGIN
   IF feed !~ '^[a-z0-9_-]{1,64}$' THEN
     RAISE EXCEPTION 'feed: must be 1-64 of a-z 0-9 _ -' USING ERRCODE = '22023', COLUMN = 'feed';
   END IF;
-  PERFORM "intake_sync"."_feed_configured_check"(feed);
+  -- access before existence (issue 25 §7): a role restricted to some feeds gets the same 42501 for a
+  -- feed it may not use whether or not that feed exists, so it cannot list the deployment's feeds;
+  -- an unrestricted role (owner, runtime) still hears "not a configured feed" (42704)
   PERFORM "intake_sync"."_feed_access_check"(feed);
+  PERFORM "intake_sync"."_feed_configured_check"(feed);
 END
 $_$;
 
@@ -914,6 +1130,20 @@ BEGIN
       USING ERRCODE = '25000',
         HINT = 'its snapshot must be taken after it holds the match lock, or events applied meanwhile would stay held; call it in a READ COMMITTED transaction';
   END IF;
+END
+$$;
+
+--
+-- Name: _stamp_terminal_at(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._stamp_terminal_at() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  NEW.terminal_at := pg_catalog.now();
+  RETURN NEW;
 END
 $$;
 
@@ -1090,6 +1320,7 @@ DECLARE
   external text := "intake_sync"."_js_trim"(cancel_prescription.external_id);
   row_id bigint;
 BEGIN
+  PERFORM "intake_sync"."_raise_input_problem"("intake_sync"."_api_input_problem"(pg_catalog.to_jsonb(external), 'external_id'));
   IF external IS NULL THEN
     RAISE EXCEPTION 'external_id: is required' USING ERRCODE = '23502', COLUMN = 'external_id';
   END IF;
@@ -1125,7 +1356,7 @@ BEGIN
       USING ERRCODE = '22023', COLUMN = 'reason';
   END IF;
   PERFORM "intake_sync"."_require_feed"(dismiss_quarantined.feed);
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(dismiss_quarantined.feed, 'match', true);
   SELECT q.id, q.reason, q.resolution, q.resolved_at INTO finding
   FROM "intake_sync"."quarantine" q
   WHERE q.feed = dismiss_quarantined.feed AND q.quarantine_key = key
@@ -1231,6 +1462,10 @@ DECLARE
   old_erx text;
   result "intake_sync"."prescription_registration";
 BEGIN
+  -- bounded input first (issue 25): nothing over a cap is parsed further
+  PERFORM "intake_sync"."_raise_input_problem"(coalesce(
+    "intake_sync"."_api_input_problem"(pg_catalog.to_jsonb(register_prescription.external_id), 'external_id'),
+    "intake_sync"."_api_input_problem"(register_prescription.identity, 'identity')));
   IF register_prescription.external_id IS NULL THEN
     problems := problems || 'external_id: required'::text;
   ELSIF "intake_sync"."_js_trim"(register_prescription.external_id) = '' THEN
@@ -1240,7 +1475,7 @@ BEGIN
   PERFORM "intake_sync"."_require_feed"(register_prescription.feed);
   PERFORM "intake_sync"."_require_read_committed"('register_prescription');
   -- exclusive against page applies: a page must not match against a half-registered set
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(register_prescription.feed, 'match', true);
 
   stored_id := "intake_sync"."_js_trim"(register_prescription.external_id);
   new_key := "intake_sync"."_identity_key"(register_prescription.identity);
@@ -1298,12 +1533,41 @@ CREATE FUNCTION intake_sync.rematch_held(identity_keys text[] DEFAULT NULL::text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
+    SET enable_bitmapscan TO 'off'
+    SET enable_hashjoin TO 'off'
+    SET enable_mergejoin TO 'off'
     AS $$
 #variable_conflict use_column
 BEGIN
   PERFORM "intake_sync"."_require_read_committed"('rematch_held');
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
-  WITH held AS (
+  PERFORM "intake_sync"."_feed_lock"(rematch_held.feed, 'match', true);
+  -- Driven from the key lists (issue 26): each distinct key is one lookup of the partial index of held
+  -- events (OFFSET 0 keeps each lookup a subquery of its own, so no other index of events serves it
+  -- and the feed filter stays outside), then one lookup of its finding by (feed, quarantine_key). A
+  -- plan built on the ANY() lists instead walked every held event or every open finding per batch on
+  -- tables without statistics (a 500-key batch took seconds under the match lock).
+  WITH keys AS MATERIALIZED (
+    SELECT DISTINCT k.key FROM pg_catalog.unnest(rematch_held.identity_keys) AS k(key) WHERE k.key IS NOT NULL
+  ),
+  erx_ids AS MATERIALIZED (
+    SELECT DISTINCT x.erx FROM pg_catalog.unnest(rematch_held.erx_message_ids) AS x(erx) WHERE x.erx IS NOT NULL
+  ),
+  held_events AS (
+    SELECT e.* FROM keys CROSS JOIN LATERAL (
+      SELECT e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+      FROM "intake_sync"."events" e
+      WHERE e.identity_key = keys.key AND e.prescription_id IS NULL
+      OFFSET 0
+    ) e
+    UNION
+    SELECT e.* FROM erx_ids CROSS JOIN LATERAL (
+      SELECT e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+      FROM "intake_sync"."events" e
+      WHERE e.erx_message_id = erx_ids.erx AND e.prescription_id IS NULL
+      OFFSET 0
+    ) e
+  ),
+  held AS (
     SELECT q.id AS quarantine_id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
     FROM "intake_sync"."quarantine" q
     JOIN "intake_sync"."events" e ON e.feed = q.feed AND e.id = q.event_id
@@ -1312,13 +1576,13 @@ BEGIN
       AND (rematch_held.feed IS NULL OR e.feed = rematch_held.feed)
     UNION ALL
     -- a held event's finding is keyed by its feed and id (quarantine_feed_key_key)
-    SELECT q.id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
-    FROM "intake_sync"."events" e
-    JOIN "intake_sync"."quarantine" q ON q.feed = e.feed AND q.quarantine_key = e.id
-    WHERE e.prescription_id IS NULL
-      AND (e.identity_key = ANY (rematch_held.identity_keys) OR e.erx_message_id = ANY (rematch_held.erx_message_ids))
-      AND (rematch_held.feed IS NULL OR e.feed = rematch_held.feed)
-      AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous')
+    SELECT f.quarantine_id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+    FROM held_events e CROSS JOIN LATERAL (
+      SELECT q.id AS quarantine_id FROM "intake_sync"."quarantine" q
+      WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous')
+      OFFSET 0
+    ) f
+    WHERE rematch_held.feed IS NULL OR e.feed = rematch_held.feed
   ),
   evaluated AS (
     SELECT held.*, m.prescription_id, m.candidates, m.quarantine_reason, m.quarantine_detail
@@ -1370,6 +1634,36 @@ $$;
 COMMENT ON FUNCTION intake_sync.rematch_held(identity_keys text[], erx_message_ids text[], feed text) IS 're-evaluates held (unmatched/ambiguous) events against the local prescriptions of their own feed; null arguments: all of them (docs/sql-api/register.md)';
 
 --
+-- Name: request_reveal(text, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync.request_reveal(feed text, event_id text) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+  key text := "intake_sync"."_require_identifier"('event_id', request_reveal.event_id);
+BEGIN
+  PERFORM "intake_sync"."_require_feed"(request_reveal.feed);
+  PERFORM 1 FROM "intake_sync"."quarantine" q WHERE q.feed = request_reveal.feed AND q.quarantine_key = key;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'event_id: no quarantine finding with this id in feed %', request_reveal.feed
+      USING ERRCODE = 'P0002', COLUMN = 'event_id';
+  END IF;
+  -- the top-level transaction (a savepoint's too): show_quarantined asks whether it committed
+  RETURN "intake_sync"."_audit_entry"('quarantine.reveal_requested', request_reveal.feed, key,
+    pg_catalog.jsonb_build_object('xact', pg_catalog.pg_current_xact_id()::text));
+END
+$$;
+
+--
+-- Name: FUNCTION request_reveal(feed text, event_id text); Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON FUNCTION intake_sync.request_reveal(feed text, event_id text) IS 'records a request to read one quarantine finding''s identity (audit: quarantine.reveal_requested); commit it, then call show_quarantined within 5 minutes (docs/sql-api/triage.md)';
+
+--
 -- Name: resolve_quarantined(text, text, text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -1389,7 +1683,7 @@ DECLARE
 BEGIN
   PERFORM "intake_sync"."_require_feed"(resolve_quarantined.feed);
   PERFORM "intake_sync"."_require_read_committed"('resolve_quarantined');
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(resolve_quarantined.feed, 'match', true);
 
   SELECT p.id INTO target_id FROM "intake_sync"."prescriptions" p
   WHERE p.feed = resolve_quarantined.feed AND p.external_id = external;
@@ -1482,7 +1776,9 @@ CREATE FUNCTION intake_sync.send_prescription(prescription jsonb, feed text DEFA
     AS $$
 #variable_conflict use_column
 DECLARE
-  problem text[] := "intake_sync"."_prescription_problem"(send_prescription.prescription);
+  -- bounded input first (issue 25): a body over the cap is never walked
+  problem text[] := coalesce("intake_sync"."_api_input_problem"(send_prescription.prescription, 'prescription'),
+    "intake_sync"."_prescription_problem"(send_prescription.prescription));
   external text;
   row_id bigint;
 BEGIN
@@ -1511,12 +1807,23 @@ $$;
 CREATE FUNCTION intake_sync.show_quarantined(feed text, event_id text) RETURNS TABLE(finding_feed text, finding_event_id text, reason text, detail text, event_name text, occurred_at timestamp with time zone, subscription_id text, held_since timestamp with time zone, resolved_at timestamp with time zone, resolution text, resolution_note text, prescription_identity jsonb)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
 #variable_conflict use_column
 DECLARE
   key text := "intake_sync"."_require_identifier"('event_id', show_quarantined.event_id);
 BEGIN
   PERFORM "intake_sync"."_require_feed"(show_quarantined.feed);
+  -- the request's row is written only by request_reveal (_audit refuses the action), with its transaction id
+  PERFORM 1 FROM "intake_sync"."audit_entries" a
+  WHERE a."action" = 'quarantine.reveal_requested' AND a."at" > pg_catalog.now() - interval '5 minutes'
+    AND a.feed = show_quarantined.feed AND a.subject = key AND a.actor = session_user
+    AND a.detail ->> 'xact' ~ '^[0-9]{1,20}$'
+    AND pg_catalog.pg_xact_status((a.detail ->> 'xact')::xid8) = 'committed';
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'show_quarantined: no committed reveal request for this finding by this role in the last 5 minutes: call request_reveal(feed, event_id) and commit first'
+      USING ERRCODE = '42501',
+      HINT = 'request_reveal records the read durably; a request in this same transaction does not count';
+  END IF;
   RETURN QUERY
     SELECT q.feed, q.event_id, q.reason, q.detail, e.name, e.occurred_at, e.subscription_id, q.first_seen_at,
       q.resolved_at, q.resolution, q.resolution_note,
@@ -1532,13 +1839,13 @@ BEGIN
   END IF;
   PERFORM "intake_sync"."_audit"('quarantine.show', show_quarantined.feed, key, '{}'::jsonb);
 END
-$$;
+$_$;
 
 --
 -- Name: FUNCTION show_quarantined(feed text, event_id text); Type: COMMENT; Schema: intake_sync
 --
 
-COMMENT ON FUNCTION intake_sync.show_quarantined(feed text, event_id text) IS 'one quarantine finding with its prescription identity (PHI), audited as quarantine.show (docs/sql-api/triage.md)';
+COMMENT ON FUNCTION intake_sync.show_quarantined(feed text, event_id text) IS 'one quarantine finding with its prescription identity (PHI), only after a committed request_reveal (audited as quarantine.reveal_requested, then quarantine.show) (docs/sql-api/triage.md)';
 
 --
 -- Name: stamp_change_commit(); Type: FUNCTION; Schema: intake_sync
@@ -1550,16 +1857,16 @@ CREATE FUNCTION intake_sync.stamp_change_commit() RETURNS trigger
     AS $$
 DECLARE
   seq bigint;
-  changes bigint;
 BEGIN
   LOCK TABLE "intake_sync"."change_clock" IN EXCLUSIVE MODE;
   seq := nextval('"intake_sync"."change_commit_seq"'::regclass);
   UPDATE "intake_sync"."change_commits" SET commit_seq = seq, committed_at = clock_timestamp() WHERE xid = NEW.xid;
-  SELECT count(*) INTO changes FROM "intake_sync"."status_changes" WHERE xid = NEW.xid;
-  -- delivered at commit, to listeners only; it names nothing but the commit (no PHI). A channel is
-  -- at most 63 bytes and pg_notify() raises on a longer one, which would fail every commit: a
-  -- schema name is cut to 56 (statusChannel() in src/sync/status-channel.ts does the same)
-  PERFORM pg_notify(left('intake_sync', 56) || '_status', json_build_object('commit_seq', seq, 'changes', changes)::text);
+  INSERT INTO "intake_sync"."change_commit_feeds" ("feed", "commit_seq", "xid")
+  SELECT DISTINCT s.feed, seq, NEW.xid FROM "intake_sync"."status_changes" s WHERE s.xid = NEW.xid;
+  -- delivered at commit, to listeners only, as a wake-up: it names nothing (no feed, no sequence,
+  -- no count). A channel is at most 63 bytes and pg_notify() raises on a longer one, which would
+  -- fail every commit: a schema name is cut to 56 (statusChannel() in src/api/status-channel.ts)
+  PERFORM pg_notify(left('intake_sync', 56) || '_status', '');
   RETURN NULL;
 END $$;
 
@@ -1571,6 +1878,8 @@ CREATE FUNCTION intake_sync.status_changes_since(cursor text, max_rows integer D
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
     AS $_$
 DECLARE
   given_cursor ALIAS FOR $1;
@@ -1579,6 +1888,8 @@ DECLARE
   after_seq bigint := 0;
   after_id bigint := 0;
   expired_feed text;
+  -- NULL: the caller sees every feed (owner, runtime, an app role granted no feed list)
+  visible text[] := "intake_sync"."_visible_feeds"();
 BEGIN
   IF given_max IS NULL OR given_max < 1 OR given_max > 10000 THEN
     RAISE EXCEPTION 'status_changes_since: max_rows must be between 1 and 10000' USING ERRCODE = '22023';
@@ -1591,7 +1902,7 @@ BEGIN
     after_seq := parts[1]::bigint;
     after_id := parts[2]::bigint;
     SELECT h.feed INTO expired_feed FROM "intake_sync"."change_horizons" h
-    WHERE (after_seq, after_id) < (h.purged_seq, h.purged_id) AND "intake_sync"."_feed_visible"(h.feed)
+    WHERE (after_seq, after_id) < (h.purged_seq, h.purged_id) AND (visible IS NULL OR h.feed = ANY (visible))
     ORDER BY h.feed LIMIT 1;
     IF expired_feed IS NOT NULL THEN
       RAISE EXCEPTION 'cursor expired: changes after it were deleted by retention (RETAIN_STATUS_CHANGES of feed %)', expired_feed
@@ -1599,15 +1910,32 @@ BEGIN
         HINT = 'reconcile from prescription_status, then follow again from null (the oldest change kept) or a newer cursor';
     END IF;
   END IF;
-  RETURN QUERY
-    SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
-      s.occurred_at, s.changed_at, s.feed
-    FROM "intake_sync"."change_commits" c
-    JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
-    WHERE c.commit_seq >= after_seq AND (c.commit_seq > after_seq OR s.id > after_id)
-      AND "intake_sync"."_feed_visible"(s.feed)
-    ORDER BY c.commit_seq, s.id
-    LIMIT given_max;
+  IF visible IS NULL THEN
+    RETURN QUERY
+      SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
+        s.occurred_at, s.changed_at, s.feed
+      FROM "intake_sync"."change_commits" c
+      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
+      WHERE c.commit_seq >= after_seq AND (c.commit_seq > after_seq OR s.id > after_id)
+      ORDER BY c.commit_seq, s.id
+      LIMIT given_max;
+  ELSE
+    RETURN QUERY
+      SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
+        s.occurred_at, s.changed_at, s.feed
+      FROM pg_catalog.unnest(visible) AS f(feed)
+      -- each commit holds at least one change of its feed, but the cursor's own commit may hold
+      -- none past the cursor: given_max + 1 commits per feed are enough
+      CROSS JOIN LATERAL (
+        SELECT cf.commit_seq, cf.xid FROM "intake_sync"."change_commit_feeds" cf
+        WHERE cf.feed = f.feed AND cf.commit_seq >= after_seq
+        ORDER BY cf.commit_seq LIMIT given_max + 1
+      ) c
+      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid AND s.feed = f.feed
+      WHERE c.commit_seq > after_seq OR s.id > after_id
+      ORDER BY c.commit_seq, s.id
+      LIMIT given_max;
+  END IF;
 END $_$;
 
 --
@@ -1701,6 +2029,32 @@ CREATE VIEW intake_sync.audit_log AS
    FROM intake_sync.audit_entries a;
 
 --
+-- Name: audit_trail; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.audit_trail WITH (security_barrier='true') AS
+ SELECT a.id,
+    a.at,
+    a.actor,
+    a.on_behalf_of,
+    a.action,
+    a.feed,
+    a.subject,
+    a.detail
+   FROM intake_sync.audit_entries a
+  WHERE
+        CASE
+            WHEN (a.feed IS NULL) THEN (( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL)
+            ELSE intake_sync._feed_visible(a.feed)
+        END;
+
+--
+-- Name: VIEW audit_trail; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.audit_trail IS 'audit rows of the visible feeds (rows with no feed: roles that see every feed only) (docs/console.md)';
+
+--
 -- Name: change_clock; Type: TABLE; Schema: intake_sync
 --
 
@@ -1715,6 +2069,16 @@ CREATE TABLE intake_sync.change_clock (
 --
 
 COMMENT ON TABLE intake_sync.change_clock IS 'commit lock of the change feed: stamp_change_commit() holds it in EXCLUSIVE mode from drawing a commit_seq (change_commit_seq) to the end of its commit; last_seq is unused';
+
+--
+-- Name: change_commit_feeds; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.change_commit_feeds (
+    feed text NOT NULL,
+    commit_seq bigint NOT NULL,
+    xid xid8 NOT NULL
+);
 
 --
 -- Name: change_commit_seq; Type: SEQUENCE; Schema: intake_sync
@@ -1811,6 +2175,24 @@ CREATE TABLE intake_sync.feed_access (
 );
 
 --
+-- Name: feed_activity; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.feed_activity WITH (security_barrier='true') AS
+ SELECT e.feed,
+    date_trunc('hour'::text, e.received_at) AS hour,
+    count(*) AS events
+   FROM intake_sync.events e
+  WHERE ((e.received_at > (now() - '24:00:00'::interval)) AND intake_sync._feed_visible(e.feed))
+  GROUP BY e.feed, (date_trunc('hour'::text, e.received_at));
+
+--
+-- Name: VIEW feed_activity; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.feed_activity IS 'events received per hour over the last 24 h, per visible feed (docs/console.md)';
+
+--
 -- Name: feed_checkpoints; Type: TABLE; Schema: intake_sync
 --
 
@@ -1827,34 +2209,26 @@ CREATE TABLE intake_sync.feed_checkpoints (
 );
 
 --
--- Name: feed_deadlines; Type: TABLE; Schema: intake_sync
+-- Name: feed_leases; Type: TABLE; Schema: intake_sync
 --
 
-CREATE TABLE intake_sync.feed_deadlines (
+CREATE TABLE intake_sync.feed_leases (
     feed text NOT NULL,
-    stage text NOT NULL,
-    deadline interval,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    holder text NOT NULL,
+    holder_pid integer NOT NULL,
+    acquired_at timestamp with time zone NOT NULL,
+    heartbeat_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL
 );
 
 --
--- Name: feed_sources; Type: TABLE; Schema: intake_sync
+-- Name: feed_locks; Type: TABLE; Schema: intake_sync
 --
 
-CREATE TABLE intake_sync.feed_sources (
+CREATE TABLE intake_sync.feed_locks (
     feed text NOT NULL,
-    base_url text NOT NULL,
-    api_version text NOT NULL,
-    state text NOT NULL,
-    iterator text,
-    version bigint DEFAULT 0 NOT NULL,
-    pages_applied bigint DEFAULT 0 NOT NULL,
-    events_applied bigint DEFAULT 0 NOT NULL,
-    migration_completed_at timestamp with time zone,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    draining_since timestamp with time zone,
-    retired_at timestamp with time zone,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    lock text NOT NULL,
+    CONSTRAINT feed_locks_lock_check CHECK ((lock = ANY (ARRAY['match'::text, 'source'::text, 'claim'::text])))
 );
 
 --
@@ -1884,6 +2258,100 @@ CREATE TABLE intake_sync.outbox (
 );
 
 --
+-- Name: quarantine; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.quarantine (
+    id bigint NOT NULL,
+    quarantine_key text NOT NULL,
+    event_id text,
+    feed text NOT NULL,
+    reason text NOT NULL,
+    detail text NOT NULL,
+    raw jsonb,
+    first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    seen_count integer DEFAULT 1 NOT NULL,
+    resolved_at timestamp with time zone,
+    expired_at timestamp with time zone,
+    resolution text,
+    resolution_note text,
+    CONSTRAINT quarantine_resolution_check CHECK (((resolution IS NULL) OR (resolution = ANY (ARRAY['matched'::text, 'resolved'::text, 'dismissed'::text, 'expired'::text])))),
+    CONSTRAINT quarantine_resolution_note_check CHECK (((resolution_note IS NULL) OR (length(resolution_note) <= 512)))
+);
+
+--
+-- Name: feed_overview; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.feed_overview WITH (security_barrier='true') AS
+ SELECT c.feed,
+    c.origin,
+    c.version,
+    c.updated_at AS position_moved_at,
+    c.pages_applied,
+    c.events_applied,
+    c.events_quarantined,
+    ( SELECT max(e.received_at) AS max
+           FROM intake_sync.events e
+          WHERE (e.feed = c.feed)) AS last_event_received_at,
+    ( SELECT e.occurred_at
+           FROM intake_sync.events e
+          WHERE (e.feed = c.feed)
+          ORDER BY e.received_at DESC
+         LIMIT 1) AS last_event_occurred_at,
+    COALESCE(( SELECT jsonb_object_agg(r.reason, r.n) AS jsonb_object_agg
+           FROM ( SELECT q.reason,
+                    count(*) AS n
+                   FROM intake_sync.quarantine q
+                  WHERE ((q.feed = c.feed) AND (q.resolved_at IS NULL))
+                  GROUP BY q.reason) r), '{}'::jsonb) AS open_findings,
+    ( SELECT count(*) AS count
+           FROM intake_sync.outbox o
+          WHERE ((o.feed = c.feed) AND (o.state = 'pending'::text))) AS outbox_pending,
+    ( SELECT count(*) AS count
+           FROM intake_sync.outbox o
+          WHERE ((o.feed = c.feed) AND (o.state = 'failed'::text))) AS outbox_failed
+   FROM intake_sync.feed_checkpoints c
+  WHERE intake_sync._feed_visible(c.feed);
+
+--
+-- Name: VIEW feed_overview; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.feed_overview IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed (docs/console.md)';
+
+--
+-- Name: feed_sources; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.feed_sources (
+    feed text NOT NULL,
+    base_url text NOT NULL,
+    api_version text NOT NULL,
+    state text NOT NULL,
+    iterator text,
+    version bigint DEFAULT 0 NOT NULL,
+    pages_applied bigint DEFAULT 0 NOT NULL,
+    events_applied bigint DEFAULT 0 NOT NULL,
+    migration_completed_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    draining_since timestamp with time zone,
+    retired_at timestamp with time zone,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: lease_members; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.lease_members (
+    member text NOT NULL,
+    backend_pid integer NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
+--
 -- Name: outbox_id_seq; Type: SEQUENCE; Schema: intake_sync
 --
 
@@ -1904,7 +2372,7 @@ ALTER SEQUENCE intake_sync.outbox_id_seq OWNED BY intake_sync.outbox.id;
 -- Name: outbox_status; Type: VIEW; Schema: intake_sync
 --
 
-CREATE VIEW intake_sync.outbox_status AS
+CREATE VIEW intake_sync.outbox_status WITH (security_barrier='true') AS
  SELECT o.id,
     o.external_id,
     o.kind,
@@ -1923,21 +2391,72 @@ CREATE VIEW intake_sync.outbox_status AS
   WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (o.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
 
 --
+-- Name: owner_settings; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.owner_settings (
+    name text NOT NULL,
+    value text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT owner_settings_name_check CHECK ((name ~ '^[a-z][a-z0-9_]{0,63}$'::text)),
+    CONSTRAINT owner_settings_value_check CHECK ((length(value) <= 256))
+);
+
+--
+-- Name: status_changes; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.status_changes (
+    id bigint NOT NULL,
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    prescription_id bigint NOT NULL,
+    external_id text NOT NULL,
+    previous_status text,
+    new_status text NOT NULL,
+    event_id text,
+    occurred_at timestamp with time zone,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    feed text DEFAULT 'default'::text NOT NULL
+);
+
+--
+-- Name: prescription_history; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.prescription_history WITH (security_barrier='true') AS
+ SELECT s.id,
+    s.feed,
+    s.external_id,
+    s.previous_status,
+    s.new_status,
+    s.event_id,
+    s.occurred_at,
+    s.changed_at
+   FROM intake_sync.status_changes s
+  WHERE intake_sync._feed_visible(s.feed);
+
+--
+-- Name: VIEW prescription_history; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.prescription_history IS 'each visible prescription''s status changes in order (docs/console.md)';
+
+--
 -- Name: prescriptions; Type: TABLE; Schema: intake_sync
 --
 
 CREATE TABLE intake_sync.prescriptions (
     id bigint NOT NULL,
     external_id text NOT NULL,
-    patient_first_name text NOT NULL,
-    patient_last_name text NOT NULL,
-    patient_state text NOT NULL,
-    patient_dob text NOT NULL,
-    prescriber_npi text NOT NULL,
-    written_date text NOT NULL,
-    drug_ndc text NOT NULL,
+    patient_first_name text,
+    patient_last_name text,
+    patient_state text,
+    patient_dob text,
+    prescriber_npi text,
+    written_date text,
+    drug_ndc text,
     erx_message_id text,
-    identity_key text NOT NULL,
+    identity_key text,
     status text,
     status_rank integer DEFAULT 0 NOT NULL,
     status_occurred_at timestamp with time zone,
@@ -1946,66 +2465,16 @@ CREATE TABLE intake_sync.prescriptions (
     subscription_id text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    feed text DEFAULT 'default'::text NOT NULL
+    feed text DEFAULT 'default'::text NOT NULL,
+    terminal_at timestamp with time zone
 )
 WITH (fillfactor='70');
-
---
--- Name: overdue_prescriptions; Type: VIEW; Schema: intake_sync
---
-
-CREATE VIEW intake_sync.overdue_prescriptions WITH (security_barrier='true') AS
- WITH stages AS (
-         SELECT p.feed,
-            p.external_id,
-            p.status AS stage,
-            p.status_occurred_at AS since
-           FROM intake_sync.prescriptions p
-          WHERE (((p.status_rank >= 1) AND (p.status_rank <= 3)) AND (NOT (EXISTS ( SELECT 1
-                   FROM intake_sync.outbox c
-                  WHERE ((c.feed = p.feed) AND (c.external_id = p.external_id) AND (c.kind = 'cancel'::text) AND (c.state = 'delivered'::text))))))
-        UNION ALL
-         SELECT o.feed,
-            o.external_id,
-            'sent'::text,
-            o.completed_at
-           FROM intake_sync.outbox o
-          WHERE ((o.kind = 'send'::text) AND (o.state = 'delivered'::text) AND (NOT (EXISTS ( SELECT 1
-                   FROM intake_sync.prescriptions p
-                  WHERE ((p.feed = o.feed) AND (p.external_id = o.external_id) AND (p.status_rank >= 1))))) AND (NOT (EXISTS ( SELECT 1
-                   FROM intake_sync.outbox c
-                  WHERE ((c.feed = o.feed) AND (c.external_id = o.external_id) AND (c.kind = 'cancel'::text) AND (c.state = 'delivered'::text))))))
-        UNION ALL
-         SELECT o.feed,
-            o.external_id,
-            'cancel_requested'::text,
-            min(o.completed_at) AS min
-           FROM intake_sync.outbox o
-          WHERE ((o.kind = 'cancel'::text) AND (o.state = 'delivered'::text) AND (NOT (EXISTS ( SELECT 1
-                   FROM intake_sync.prescriptions p
-                  WHERE ((p.feed = o.feed) AND (p.external_id = o.external_id) AND (p.status_rank >= 4))))))
-          GROUP BY o.feed, o.external_id
-        )
- SELECT s.feed,
-    s.external_id,
-    s.stage,
-    s.since,
-    ((now() - s.since) - d.deadline) AS overdue_by
-   FROM (stages s
-     JOIN intake_sync.feed_deadlines d ON (((d.feed = s.feed) AND (d.stage = s.stage))))
-  WHERE ((d.deadline IS NOT NULL) AND (s.since IS NOT NULL) AND ((s.since + d.deadline) < now()) AND ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (s.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[]))));
-
---
--- Name: VIEW overdue_prescriptions; Type: COMMENT; Schema: intake_sync
---
-
-COMMENT ON VIEW intake_sync.overdue_prescriptions IS 'prescriptions whose current stage has lasted longer than its feed''s deadline: feed, external_id, stage, since, overdue_by; no PHI (docs/sql-api/overdue.md)';
 
 --
 -- Name: prescription_status; Type: VIEW; Schema: intake_sync
 --
 
-CREATE VIEW intake_sync.prescription_status AS
+CREATE VIEW intake_sync.prescription_status WITH (security_barrier='true') AS
  SELECT p.external_id,
     p.status,
     p.status_occurred_at,
@@ -2043,29 +2512,6 @@ CREATE SEQUENCE intake_sync.prescriptions_id_seq
 ALTER SEQUENCE intake_sync.prescriptions_id_seq OWNED BY intake_sync.prescriptions.id;
 
 --
--- Name: quarantine; Type: TABLE; Schema: intake_sync
---
-
-CREATE TABLE intake_sync.quarantine (
-    id bigint NOT NULL,
-    quarantine_key text NOT NULL,
-    event_id text,
-    feed text NOT NULL,
-    reason text NOT NULL,
-    detail text NOT NULL,
-    raw jsonb,
-    first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
-    last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
-    seen_count integer DEFAULT 1 NOT NULL,
-    resolved_at timestamp with time zone,
-    expired_at timestamp with time zone,
-    resolution text,
-    resolution_note text,
-    CONSTRAINT quarantine_resolution_check CHECK (((resolution IS NULL) OR (resolution = ANY (ARRAY['matched'::text, 'resolved'::text, 'dismissed'::text, 'expired'::text])))),
-    CONSTRAINT quarantine_resolution_note_check CHECK (((resolution_note IS NULL) OR (length(resolution_note) <= 512)))
-);
-
---
 -- Name: quarantine_id_seq; Type: SEQUENCE; Schema: intake_sync
 --
 
@@ -2086,7 +2532,7 @@ ALTER SEQUENCE intake_sync.quarantine_id_seq OWNED BY intake_sync.quarantine.id;
 -- Name: quarantine_open; Type: VIEW; Schema: intake_sync
 --
 
-CREATE VIEW intake_sync.quarantine_open AS
+CREATE VIEW intake_sync.quarantine_open WITH (security_barrier='true') AS
  SELECT q.feed,
     q.event_id,
     q.reason,
@@ -2095,7 +2541,8 @@ CREATE VIEW intake_sync.quarantine_open AS
     q.first_seen_at AS held_since,
     q.detail,
     q.seen_count,
-    q.quarantine_key
+    q.quarantine_key,
+    e.subscription_id
    FROM (intake_sync.quarantine q
      LEFT JOIN intake_sync.events e ON (((e.feed = q.feed) AND (e.id = q.event_id))))
   WHERE ((q.resolved_at IS NULL) AND intake_sync._feed_visible(q.feed));
@@ -2114,23 +2561,6 @@ CREATE TABLE intake_sync.retention_runs (
     feed text NOT NULL,
     last_run_at timestamp with time zone NOT NULL,
     last_counts jsonb DEFAULT '{}'::jsonb NOT NULL
-);
-
---
--- Name: status_changes; Type: TABLE; Schema: intake_sync
---
-
-CREATE TABLE intake_sync.status_changes (
-    id bigint NOT NULL,
-    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
-    prescription_id bigint NOT NULL,
-    external_id text NOT NULL,
-    previous_status text,
-    new_status text NOT NULL,
-    event_id text,
-    occurred_at timestamp with time zone,
-    changed_at timestamp with time zone DEFAULT now() NOT NULL,
-    feed text DEFAULT 'default'::text NOT NULL
 );
 
 --
@@ -2245,6 +2675,13 @@ ALTER TABLE ONLY intake_sync.change_clock
     ADD CONSTRAINT change_clock_pkey PRIMARY KEY (id);
 
 --
+-- Name: change_commit_feeds change_commit_feeds_pk; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.change_commit_feeds
+    ADD CONSTRAINT change_commit_feeds_pk PRIMARY KEY (feed, commit_seq);
+
+--
 -- Name: change_commits change_commits_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
@@ -2287,11 +2724,18 @@ ALTER TABLE ONLY intake_sync.feed_checkpoints
     ADD CONSTRAINT feed_checkpoints_pkey PRIMARY KEY (feed);
 
 --
--- Name: feed_deadlines feed_deadlines_feed_stage_pk; Type: CONSTRAINT; Schema: intake_sync
+-- Name: feed_leases feed_leases_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
-ALTER TABLE ONLY intake_sync.feed_deadlines
-    ADD CONSTRAINT feed_deadlines_feed_stage_pk PRIMARY KEY (feed, stage);
+ALTER TABLE ONLY intake_sync.feed_leases
+    ADD CONSTRAINT feed_leases_pkey PRIMARY KEY (feed);
+
+--
+-- Name: feed_locks feed_locks_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.feed_locks
+    ADD CONSTRAINT feed_locks_pkey PRIMARY KEY (feed, lock);
 
 --
 -- Name: feed_sources feed_sources_pk; Type: CONSTRAINT; Schema: intake_sync
@@ -2301,11 +2745,25 @@ ALTER TABLE ONLY intake_sync.feed_sources
     ADD CONSTRAINT feed_sources_pk PRIMARY KEY (feed, base_url);
 
 --
+-- Name: lease_members lease_members_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.lease_members
+    ADD CONSTRAINT lease_members_pkey PRIMARY KEY (member);
+
+--
 -- Name: outbox outbox_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
 ALTER TABLE ONLY intake_sync.outbox
     ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
+
+--
+-- Name: owner_settings owner_settings_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.owner_settings
+    ADD CONSTRAINT owner_settings_pkey PRIMARY KEY (name);
 
 --
 -- Name: prescriptions prescriptions_pkey; Type: CONSTRAINT; Schema: intake_sync
@@ -2366,6 +2824,12 @@ CREATE INDEX audit_entries_at_idx ON intake_sync.audit_entries USING btree (at);
 --
 
 CREATE INDEX audit_entries_feed_at_idx ON intake_sync.audit_entries USING btree (feed, at);
+
+--
+-- Name: change_commit_feeds_xid_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX change_commit_feeds_xid_idx ON intake_sync.change_commit_feeds USING btree (xid);
 
 --
 -- Name: change_commits_commit_seq_key; Type: INDEX; Schema: intake_sync
@@ -2446,10 +2910,10 @@ CREATE INDEX outbox_feed_pending_idx ON intake_sync.outbox USING btree (feed, ex
 CREATE UNIQUE INDEX outbox_one_live_send_idx ON intake_sync.outbox USING btree (feed, external_id) WHERE ((kind = 'send'::text) AND (state = ANY (ARRAY['pending'::text, 'delivered'::text])));
 
 --
--- Name: outbox_overdue_idx; Type: INDEX; Schema: intake_sync
+-- Name: prescriptions_external_id_idx; Type: INDEX; Schema: intake_sync
 --
 
-CREATE INDEX outbox_overdue_idx ON intake_sync.outbox USING btree (feed, kind, completed_at) WHERE (state = 'delivered'::text);
+CREATE INDEX prescriptions_external_id_idx ON intake_sync.prescriptions USING btree (external_id);
 
 --
 -- Name: prescriptions_feed_erx_message_id_idx; Type: INDEX; Schema: intake_sync
@@ -2470,16 +2934,28 @@ CREATE UNIQUE INDEX prescriptions_feed_external_id_key ON intake_sync.prescripti
 CREATE INDEX prescriptions_feed_identity_key_idx ON intake_sync.prescriptions USING btree (feed, identity_key);
 
 --
--- Name: prescriptions_overdue_idx; Type: INDEX; Schema: intake_sync
+-- Name: prescriptions_identity_due_idx; Type: INDEX; Schema: intake_sync
 --
 
-CREATE INDEX prescriptions_overdue_idx ON intake_sync.prescriptions USING btree (feed, status, status_occurred_at) WHERE ((status_rank >= 1) AND (status_rank <= 3));
+CREATE INDEX prescriptions_identity_due_idx ON intake_sync.prescriptions USING btree (feed, terminal_at) WHERE ((terminal_at IS NOT NULL) AND (identity_key IS NOT NULL));
 
 --
 -- Name: quarantine_feed_key_key; Type: INDEX; Schema: intake_sync
 --
 
 CREATE UNIQUE INDEX quarantine_feed_key_key ON intake_sync.quarantine USING btree (feed, quarantine_key);
+
+--
+-- Name: quarantine_open_event_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX quarantine_open_event_idx ON intake_sync.quarantine USING btree (event_id) WHERE (resolved_at IS NULL);
+
+--
+-- Name: quarantine_open_held_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX quarantine_open_held_idx ON intake_sync.quarantine USING btree (first_seen_at, feed, quarantine_key) WHERE (resolved_at IS NULL);
 
 --
 -- Name: quarantine_open_idx; Type: INDEX; Schema: intake_sync
@@ -2492,6 +2968,12 @@ CREATE INDEX quarantine_open_idx ON intake_sync.quarantine USING btree (reason) 
 --
 
 CREATE INDEX quarantine_resolved_idx ON intake_sync.quarantine USING btree (feed, resolved_at) WHERE (resolved_at IS NOT NULL);
+
+--
+-- Name: status_changes_external_id_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX status_changes_external_id_idx ON intake_sync.status_changes USING btree (feed, external_id, id);
 
 --
 -- Name: status_changes_xid_idx; Type: INDEX; Schema: intake_sync
@@ -2524,6 +3006,19 @@ CREATE TRIGGER prescriptions_inserted_status AFTER INSERT ON intake_sync.prescri
 CREATE TRIGGER prescriptions_status_changes AFTER UPDATE ON intake_sync.prescriptions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION intake_sync.record_status_changes();
 
 --
+-- Name: prescriptions prescriptions_terminal_at; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER prescriptions_terminal_at BEFORE INSERT OR UPDATE OF status_rank, cancellation_requested_at ON intake_sync.prescriptions FOR EACH ROW WHEN (((new.terminal_at IS NULL) AND ((new.status_rank >= 4) OR (new.cancellation_requested_at IS NOT NULL)))) EXECUTE FUNCTION intake_sync._stamp_terminal_at();
+
+--
+-- Name: change_commit_feeds change_commit_feeds_xid_change_commits_xid_fk; Type: FK CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.change_commit_feeds
+    ADD CONSTRAINT change_commit_feeds_xid_change_commits_xid_fk FOREIGN KEY (xid) REFERENCES intake_sync.change_commits(xid) ON DELETE CASCADE;
+
+--
 -- Name: subscription_links subscription_links_prescription_id_fkey; Type: FK CONSTRAINT; Schema: intake_sync
 --
 
@@ -2531,10 +3026,34 @@ ALTER TABLE ONLY intake_sync.subscription_links
     ADD CONSTRAINT subscription_links_prescription_id_fkey FOREIGN KEY (prescription_id) REFERENCES intake_sync.prescriptions(id) ON DELETE CASCADE;
 
 --
+-- Name: FUNCTION _analyze_table(table_name text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._analyze_table(table_name text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _api_input_caps(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._api_input_caps() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _api_input_problem(value jsonb, root text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._api_input_problem(value jsonb, root text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _audit(action text, feed text, subject text, detail jsonb, on_behalf_of text); Type: ACL; Schema: intake_sync
 --
 
 REVOKE ALL ON FUNCTION intake_sync._audit(action text, feed text, subject text, detail jsonb, on_behalf_of text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _audit_entry(action text, feed text, subject text, detail jsonb, on_behalf_of text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._audit_entry(action text, feed text, subject text, detail jsonb, on_behalf_of text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _audit_retention_floor(); Type: ACL; Schema: intake_sync
@@ -2565,6 +3084,12 @@ REVOKE ALL ON FUNCTION intake_sync._feed_access_check(feed text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION intake_sync._feed_configured_check(feed text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _feed_lock(feed text, lock text, exclusive boolean); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._feed_lock(feed text, lock text, exclusive boolean) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _identity_key(identity jsonb); Type: ACL; Schema: intake_sync
@@ -2699,10 +3224,22 @@ REVOKE ALL ON FUNCTION intake_sync._purge_check(class text, feed text, cutoff ti
 REVOKE ALL ON FUNCTION intake_sync._purge_due(class text, feed text, cutoff timestamp with time zone) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _purge_identities(feed text, cutoff timestamp with time zone, max_rows integer, dry_run boolean); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._purge_identities(feed text, cutoff timestamp with time zone, max_rows integer, dry_run boolean) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _purge_ran(feed text, counts jsonb, on_behalf_of text, always_audit boolean); Type: ACL; Schema: intake_sync
 --
 
 REVOKE ALL ON FUNCTION intake_sync._purge_ran(feed text, counts jsonb, on_behalf_of text, always_audit boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _raise_input_problem(problem text[]); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._raise_input_problem(problem text[]) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _raise_invalid(problems text[]); Type: ACL; Schema: intake_sync
@@ -2727,6 +3264,12 @@ REVOKE ALL ON FUNCTION intake_sync._require_identifier(argument text, value text
 --
 
 REVOKE ALL ON FUNCTION intake_sync._require_read_committed(caller text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _stamp_terminal_at(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._stamp_terminal_at() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _value_problem(present boolean, value jsonb, path text, rule text); Type: ACL; Schema: intake_sync
@@ -2775,6 +3318,12 @@ REVOKE ALL ON FUNCTION intake_sync.register_prescription(external_id text, ident
 --
 
 REVOKE ALL ON FUNCTION intake_sync.rematch_held(identity_keys text[], erx_message_ids text[], feed text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION request_reveal(feed text, event_id text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync.request_reveal(feed text, event_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION resolve_quarantined(feed text, event_id text, external_id text); Type: ACL; Schema: intake_sync

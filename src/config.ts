@@ -48,6 +48,11 @@ export const envSchema = z
      * sslrootcert: for platforms that cannot put a path in a URL (applies to LEASE_DATABASE_URL too)
      */
     DATABASE_CA_FILE: z.string().min(1).optional(),
+    /**
+     * libpq's default host, read by the driver when a URL names none (`postgres:///vendor`): the TLS
+     * default follows it (src/db/driver-host.ts), so a remote PGHOST gets verify-full
+     */
+    PGHOST: z.string().optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     /** the server cancels a statement that waited this long for a lock (a page behind the match lock, an outbox row) */
     DB_LOCK_TIMEOUT_MS: intFromEnv(100, 600_000).default(10_000),
@@ -86,6 +91,11 @@ export const envSchema = z
     RETAIN_EVENTS: durationSetting.prefault('1y'),
     /** a delivered or failed outbox row's prescription body (the row and a sha256 of the body stay) */
     RETAIN_OUTBOX_BODIES: durationSetting.prefault('30d'),
+    /**
+     * the identity (patient and prescription fields, identity key) of a prescription that ended (delivered,
+     * rejected, or cancellation requested), counted from then: removed, external_id and status stay
+     */
+    RETAIN_TERMINAL_IDENTITIES: durationSetting.prefault('1y'),
     /** a resolved quarantine finding (counted from its resolution) */
     RETAIN_QUARANTINE: durationSetting.prefault('30d'),
     /** an open unmatched, ambiguous or malformed finding not seen again: expired (audited), its body dropped */
@@ -145,6 +155,15 @@ export const envSchema = z
           'must not be 0: it turns off certificate checks for the operator and Postgres alike (trust your CA with NODE_EXTRA_CA_CERTS)',
       })
       .optional(),
+    /** `intake-sync console`: the address it listens on (docs/console.md); Secure cookies everywhere but loopback */
+    CONSOLE_HOST: z.string().min(1).max(255).default('127.0.0.1'),
+    /** `intake-sync console`: its port */
+    CONSOLE_PORT: intFromEnv(0, 65535).default(8081),
+    /** `intake-sync console`: a session idle this long is signed out (HIPAA automatic logoff); 1m to 12h */
+    CONSOLE_IDLE_TIMEOUT: durationSetting
+      .prefault('15m')
+      .refine((ms) => ms !== null && ms >= 60_000 && ms <= 12 * 3_600_000, { message: 'must be a duration from 1m to 12h (not forever)' })
+      .transform((ms) => ms as number),
     /** embedded sandbox only: how many times faster than real time it runs */
     SANDBOX_TIME_SCALE: z.coerce.number().positive().max(100_000).default(300),
     /**
@@ -166,7 +185,7 @@ export const envSchema = z
     for (const key of ['DATABASE_URL', 'LEASE_DATABASE_URL'] as const) {
       const url = env[key];
       if (!url || !/^postgres(ql)?:\/\//.test(url)) continue;
-      const tls = tlsSettingsFor(url, { variable: key, caFile: env.DATABASE_CA_FILE });
+      const tls = tlsSettingsFor(url, { variable: key, caFile: env.DATABASE_CA_FILE, pgHost: env.PGHOST });
       if ('problem' in tls) ctx.addIssue({ code: 'custom', path: [key], message: tls.problem });
     }
     if (env.FEEDS_FILE) {

@@ -65,6 +65,11 @@ describe('loadConfig', () => {
     // no variable can switch the simulator guard off; TLS checks cannot be switched off either
     [{ INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: '0' }, 'INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: must be 1 or unset'],
     [{ NODE_TLS_REJECT_UNAUTHORIZED: '0' }, 'NODE_TLS_REJECT_UNAUTHORIZED: must not be 0'],
+    // the operator console (docs/console.md)
+    [{ CONSOLE_PORT: '70000' }, 'CONSOLE_PORT'],
+    [{ CONSOLE_IDLE_TIMEOUT: 'forever' }, 'CONSOLE_IDLE_TIMEOUT: must be a duration from 1m to 12h'],
+    [{ CONSOLE_IDLE_TIMEOUT: '30s' }, 'CONSOLE_IDLE_TIMEOUT: must be a duration from 1m to 12h'],
+    [{ CONSOLE_IDLE_TIMEOUT: '15 minutes' }, 'CONSOLE_IDLE_TIMEOUT: must be a duration'],
   ])('%o fails naming %s', (env, named) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(named);
@@ -95,6 +100,12 @@ describe('loadConfig', () => {
     })();
     expect(error?.message).toMatch(/POLL_INTERVAL_MS[\s\S]*HEALTH_PORT|HEALTH_PORT[\s\S]*POLL_INTERVAL_MS/);
     expect(error?.message).not.toContain(secret);
+  });
+
+  test('the console defaults: loopback, 8081, 15 minutes of idle', () => {
+    const config = loadConfig({});
+    expect([config.CONSOLE_HOST, config.CONSOLE_PORT, config.CONSOLE_IDLE_TIMEOUT]).toEqual(['127.0.0.1', 8081, 15 * 60_000]);
+    expect(loadConfig({ CONSOLE_IDLE_TIMEOUT: '2h' }).CONSOLE_IDLE_TIMEOUT).toBe(2 * 3_600_000);
   });
 });
 

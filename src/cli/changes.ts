@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { terminalSafe } from './terminal-text.js';
 import { loadConfig } from '../config.js';
 import { describeDatabaseError } from '../db/errors/describe-database-error.js';
 import { createLogger } from '../log.js';
@@ -11,7 +12,9 @@ import { shutdownOnSignal } from './signals.js';
 /** One readable line per change: identifiers and statuses only (never names or dates of birth). */
 export function formatChangeLine(change: StatusChange): string {
   const from = change.previous_status ?? '-';
-  return `${change.changed_at}  ${change.external_id}  ${from} -> ${change.new_status}  event ${change.event_id ?? '-'}  cursor ${change.cursor}`;
+  return terminalSafe(
+    `${change.changed_at}  ${change.external_id}  ${from} -> ${change.new_status}  event ${change.event_id ?? '-'}  cursor ${change.cursor}`,
+  );
 }
 
 /** An error the follower ended on, with what to do about the likely causes. */

@@ -1,4 +1,5 @@
 import { hostname, userInfo } from 'node:os';
+import { terminalSafe } from './terminal-text.js';
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import type { Db } from '../db/connection.js';
@@ -82,7 +83,9 @@ export function registerCheckpointCommands(program: Command): void {
         ['resets', resets.length],
       ]);
       for (const r of resets) {
-        process.stdout.write(`  ${r.at.toISOString()}  ${r.by}  ${r.from ?? '(beginning)'} -> ${r.to ?? '(beginning)'}\n`);
+        process.stdout.write(
+          `  ${terminalSafe(`${r.at.toISOString()}  ${r.by}  ${r.from ?? '(beginning)'} -> ${r.to ?? '(beginning)'}`)}\n`,
+        );
       }
     });
 

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerAuditCommands } from './audit.js';
 import { registerChangesCommands } from './changes.js';
 import { registerCheckpointCommands } from './checkpoint.js';
+import { registerConsoleCommand } from './console.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerEventsCommands } from './events.js';
 import { registerEventsSkipCommand } from './events-skip.js';
@@ -43,4 +44,5 @@ export function registerCommands(program: Command): void {
   registerChangesCommands(program);
   registerSandboxCommand(program);
   registerDoctorCommand(program);
+  registerConsoleCommand(program);
 }

@@ -5,7 +5,8 @@ import { connectingTo } from '../db/connect-failure.js';
 import { probeConnection, type ConnectionProbe } from '../db/connection-probe.js';
 import { openDatabase, queryRows, type Database } from '../db/connection.js';
 import { describeDatabaseError } from '../db/errors/describe-database-error.js';
-import { missingGrants } from '../db/grants.js';
+import { missingGrants, roleLikeness } from '../db/grants.js';
+import { missingRuntimeGrantsAdvice } from './role-advice.js';
 import { readSchemaLevel } from '../db/schema-level.js';
 import { planSessions } from '../db/session-plan.js';
 import { databaseTarget } from '../db/url-target.js';
@@ -94,14 +95,10 @@ export async function checkSchema(database: Database): Promise<CheckResult> {
 export async function checkGrants(database: Database): Promise<CheckResult> {
   if (database.kind !== 'postgres') return { check: 'grants', ok: true, detail: 'embedded PGlite: one user, nothing to grant' };
   try {
-    const [role] = await queryRows<{ role: string }>(database.db, sql`select current_user as role`);
     const missing = await missingGrants(database, 'runtime');
-    if (missing.length === 0) return { check: 'grants', ok: true, detail: `role ${role?.role} holds every runtime grant` };
-    return {
-      check: 'grants',
-      ok: false,
-      detail: `role ${role?.role} lacks ${missing.length}: ${missing.join('; ')} (as the owner: intake-sync grants --role runtime --to ${role?.role} | psql)`,
-    };
+    const { role, likeness } = await roleLikeness(database);
+    if (missing.length === 0) return { check: 'grants', ok: true, detail: `role ${role} holds every runtime grant` };
+    return { check: 'grants', ok: false, detail: missingRuntimeGrantsAdvice({ role, likeness, missing, schema: database.names.schema }) };
   } catch (error) {
     return { check: 'grants', ok: false, detail: message(error) };
   }

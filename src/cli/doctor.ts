@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
+import { terminalSafe } from './terminal-text.js';
 import { type Config, loadConfig } from '../config.js';
 import { resolveFeeds, selectFeed, type FeedConfig } from '../feeds-file.js';
 import { VERSION } from '../version.js';
 import { checkDatabase, checkGrants, checkLease, checkOperator, checkSchema, type CheckResult } from './doctor-checks.js';
 import { printJson } from './output.js';
 import { decideRunMode } from './demo-gate.js';
+import { runDemoChecks } from './doctor-demo.js';
 
 /** Registers `intake-sync doctor [--feed F] [--json]`. */
 export function registerDoctorCommand(program: Command): void {
@@ -19,7 +21,7 @@ export function registerDoctorCommand(program: Command): void {
       const checks = await runChecks(options.feed);
       const ok = checks.every((c) => c.ok);
       if (options.json) printJson({ ok, version: VERSION, checks });
-      else for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.check.padEnd(16)}  ${c.detail}\n`);
+      else for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.check.padEnd(16)}  ${terminalSafe(c.detail)}\n`);
       process.exitCode = ok ? 0 : 1;
     });
 }
@@ -30,10 +32,8 @@ async function runChecks(requestedFeed: string | undefined): Promise<CheckResult
   let feeds: FeedConfig[];
   try {
     config = loadConfig();
-    // doctor checks a deployment: what `run` would refuse, it reports; the demo has nothing to check
-    if (decideRunMode(config, { demo: false }) === 'demo') {
-      throw new Error('INTAKE_API_BASE_URL: not set, and nothing else is configured: run would start the built-in simulator (the demo)');
-    }
+    // what `run` would refuse, doctor reports; with nothing configured it checks the demo's own setup
+    if (decideRunMode(config, { demo: false }) === 'demo') return await runDemoChecks(config);
     feeds = resolveFeeds(config);
   } catch (error) {
     return [{ check: 'configuration', ok: false, detail: error instanceof Error ? error.message.replace(/\n\s*/g, ' ') : String(error) }];

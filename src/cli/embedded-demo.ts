@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import { IntakeClient, type IntakeClientOptions } from '../intake/client.js';
 import type { Logger } from '../log.js';
-import { scaledClock } from '../sandbox/clock.js';
+import { describeTimeScale, scaledClock } from '../sandbox/clock.js';
 import { samplePrescription } from '../sandbox/fixtures.js';
 import { startSandbox } from '../sandbox/server.js';
 import { loadCheckpoint, resetCheckpoint } from '../sync/poll/checkpoint.js';
@@ -45,7 +45,7 @@ export async function startEmbeddedSandbox(
   }
   log.warn(
     { baseUrl: sandbox.baseUrl, timeScale: config.SANDBOX_TIME_SCALE },
-    'SANDBOX: INTAKE_API_BASE_URL is not set, so this worker talks to the built-in simulated operator, NOT a pharmacy. Nothing here is real.',
+    `SANDBOX: INTAKE_API_BASE_URL is not set, so this worker talks to the built-in simulated operator, NOT a pharmacy. Nothing here is real; ${describeTimeScale(config.SANDBOX_TIME_SCALE)}.`,
   );
   const client = new IntakeClient({
     baseUrl: sandbox.baseUrl,

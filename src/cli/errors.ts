@@ -1,4 +1,5 @@
 import { describeDatabaseError } from '../db/errors/describe-database-error.js';
+import { terminalSafe } from './terminal-text.js';
 import { scrubString } from '../log-redaction.js';
 
 /** Thrown for bad CLI input (missing file, malformed JSON, bad flag): printed without a stack. */
@@ -14,7 +15,8 @@ export function reportCliError(error: unknown): number {
   const err = error instanceof Error ? error : new Error(String(error));
   // a driver's "Failed query: <statement>" names the statement, not the cause: say what the server said
   const message = err.message.startsWith('Failed query') ? describeDatabaseError(err) : err.message;
-  process.stderr.write(`intake-sync: ${message}\n`);
+  // a server's message may quote stored text (an external_id): printed with its controls escaped
+  process.stderr.write(`intake-sync: ${terminalSafe(message)}\n`);
   if (process.env.INTAKE_SYNC_DEBUG) process.stderr.write(debugTrace(err));
   return [
     'CliUsageError',

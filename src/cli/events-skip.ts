@@ -6,7 +6,7 @@ import { isStorableText } from '../intake/storable-text.js';
 import type { SkimmedPage } from '../intake/events-page-skim.js';
 import { createLogger } from '../log.js';
 import { loadCheckpoint } from '../sync/poll/checkpoint.js';
-import { skipEvent, type SkippedEvent } from '../sync/poll/skip-event.js';
+import { skipEvent, type SkippedEvent } from '../sync/feed-admin/skip-event.js';
 import { operator } from './checkpoint.js';
 import { CliUsageError } from './errors.js';
 import { commandFeed, currentSourceClient, withFeedOption } from './feed-context.js';

@@ -12,7 +12,6 @@ import { upstreamFailureReason } from '../sync/state/failure-reason.js';
 import { createFeedLeases } from '../sync/leadership/lease.js';
 import type { SyncWorker } from '../sync/leadership/leader-loop.js';
 import { WorkerState } from '../sync/state/worker-state.js';
-import { startEmbeddedSandbox } from './embedded-demo.js';
 import { capHeapGrowthForFeeds } from './heap-growth.js';
 import { feedOriginRefusal, type RunMode } from './demo-gate.js';
 import { registerFeeds } from '../db/feed-registry.js';
@@ -144,6 +143,8 @@ async function connectUpstream(
   if (!feed.baseUrl) {
     // decideRunMode allowed the demo, and registerFeeds claimed the database for the simulator
     if (config.FEEDS_FILE) throw new ConfigError(`invalid environment:\n  feed ${feed.name}: base_url is required`);
+    // the demo's simulator is loaded only in the demo: a production run never loads the sandbox modules
+    const { startEmbeddedSandbox } = await import('./embedded-demo.js');
     const sandbox = await startEmbeddedSandbox(config, database, log.child({ component: 'sandbox' }), { onRetry });
     closers.push({ what: 'upstream', close: sandbox.close });
     return sandbox.client;

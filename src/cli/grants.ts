@@ -32,6 +32,15 @@ export function grantsScript(role: GrantRole, schema: string, roleName: string, 
 }
 
 /**
+ * What the command prints: psql stops at the first failing statement and exits non-zero
+ * (`ON_ERROR_STOP`), so `intake-sync grants … | psql "$OWNER_URL"` cannot hide a refusal behind
+ * "current transaction is aborted" lines and exit 0. The statements themselves stay plain SQL.
+ */
+export function psqlScript(statements: string[]): string[] {
+  return ['\\set ON_ERROR_STOP on', ...statements];
+}
+
+/**
  * Registers `grants --role runtime|app --to ROLE [--feed F]... [--all-feeds]`: prints the statements
  * that give that role what it needs in DATABASE_SCHEMA and record which feeds an app role may use,
  * for the owner to run (`intake-sync grants --role app --to clinic_a --feed clinic-a | psql`).
@@ -62,6 +71,6 @@ export function registerGrantsCommand(program: Command): void {
             `(every feed unless it was restricted before); name them with --feed to restrict it\n`,
         );
       }
-      process.stdout.write(`${statements.join('\n')}\n`);
+      process.stdout.write(`${psqlScript(statements).join('\n')}\n`);
     });
 }

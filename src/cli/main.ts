@@ -1,8 +1,20 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
-import { registerCommands } from './commands.js';
-import { reportCliError } from './errors.js';
-import { VERSION } from '../version.js';
+import { judgeNodeRuntime, UNSUPPORTED_NODE_OVERRIDE } from './node-runtime.js';
+import { relaunchWithDaemonFlags } from './daemon-node-flags.js';
+
+// first: an unsupported Node.js is refused before anything else loads or runs
+const runtime = judgeNodeRuntime(process.versions.node, process.env[UNSUPPORTED_NODE_OVERRIDE]);
+if (!runtime.ok) {
+  process.stderr.write(`${runtime.message}\n`);
+  process.exit(2);
+}
+if (runtime.warning) process.stderr.write(`${runtime.warning}\n`);
+// then, before the commands load: `run` without the daemon's V8 flags restarts itself with them
+relaunchWithDaemonFlags();
+const { Command, CommanderError } = await import('commander');
+const { registerCommands } = await import('./commands.js');
+const { reportCliError } = await import('./errors.js');
+const { VERSION } = await import('../version.js');
 
 const program = new Command()
   .name('intake-sync')

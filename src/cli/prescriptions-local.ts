@@ -1,4 +1,6 @@
+import { MATCH_LOCK_BUDGET_MS } from '../sync/matching/lock-budget.js';
 import type { Command } from 'commander';
+import { terminalSafe } from './terminal-text.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
@@ -66,6 +68,7 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
       let longestLockHeldMs = 0;
       let lockHeldMs = 0;
       let lockWaitMs = 0;
+      let halved = 0;
       const summary = await withStore(config, async ({ db }) => {
         // import upserts directly (not through register_prescription): each batch records one
         // prescription.import row with its counts, in the batch's transaction
@@ -77,6 +80,13 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
             longestLockHeldMs = Math.max(longestLockHeldMs, batch.lockHeldMs);
             lockHeldMs += batch.lockHeldMs;
             lockWaitMs += batch.lockWaitMs;
+          },
+          // a slow batch is retried in halves rather than holding page applies past the budget: say so
+          onHalve: (rows) => {
+            halved++;
+            process.stderr.write(
+              `a batch of ${rows} rows exceeded the ${MATCH_LOCK_BUDGET_MS} ms match-lock budget: retrying it in halves\n`,
+            );
           },
         });
         const subscribed = options.subscribe
@@ -95,6 +105,7 @@ export function registerPrescriptionLocalCommands(prescriptions: Command): void 
         printJson({
           ...summary,
           batches,
+          halved,
           longestLockHeldMs: Math.round(longestLockHeldMs),
           lockHeldMs: Math.round(lockHeldMs),
           lockWaitMs: Math.round(lockWaitMs),
@@ -135,7 +146,7 @@ function reportBadLines(file: string, parsed: ParsedImport, options: ImportOptio
   const verdict = options.skipBadLines ? 'skipped' : 'bad';
   for (const bad of parsed.bad) {
     if (options.json) printJson({ line: bad.line, [verdict]: true, error: bad.error });
-    else process.stderr.write(`${file}:${bad.line}: ${verdict}: ${bad.error}\n`);
+    else process.stderr.write(`${terminalSafe(`${file}:${bad.line}: ${verdict}: ${bad.error}`)}\n`);
   }
 }
 

@@ -1,4 +1,6 @@
+import { MATCH_LOCK_BUDGET_MS } from '../sync/matching/lock-budget.js';
 import type { Command } from 'commander';
+import { terminalSafe } from './terminal-text.js';
 import { loadConfig } from '../config.js';
 import { osActor, recordAudit } from '../db/audit.js';
 import { namesOf } from '../db/store-names.js';
@@ -49,7 +51,9 @@ export function registerQuarantineCommands(program: Command): void {
     });
 
   withFeedOption(quarantine.command('show'))
-    .description('one finding with the patient identity the operator sent, for triage (PHI: the read is audited as quarantine.show)')
+    .description(
+      'one finding with the patient identity the operator sent, for triage (PHI: a reveal request is committed to the audit trail first, then the read)',
+    )
     .argument('<event-id>', 'the event id (or quarantine_key of a malformed event without one)')
     .option('--json', 'print it as one JSON line')
     .action(async (eventId: string, options: { feed?: string; json?: boolean }) => {
@@ -105,7 +109,7 @@ export function registerQuarantineCommands(program: Command): void {
         withStore(config, ({ db }) => dismissQuarantined(db, feed, eventId, options.reason, { actor: osActor() })),
       );
       if (options.json) printJson({ event_id: eventId, dismissed: true, reason: options.reason });
-      else process.stdout.write(`dismissed ${eventId} (${options.reason})\n`);
+      else process.stdout.write(`${terminalSafe(`dismissed ${eventId} (${options.reason})`)}\n`);
     });
 }
 
@@ -159,7 +163,7 @@ export function registerRematchCommand(program: Command): void {
           }),
         );
         if (options.json) return printJson({ dry_run: true, ...result });
-        for (const line of shown) process.stdout.write(`${line}\n`);
+        for (const line of shown) process.stdout.write(`${terminalSafe(line)}\n`);
         if (result.matched > shown.length) process.stdout.write(`... and ${result.matched - shown.length} more (--json lists all)\n`);
         process.stdout.write('dry run: nothing was written\n');
         return printFields(summaryFields(result));
@@ -188,6 +192,13 @@ export function registerRematchCommand(program: Command): void {
               partial.stillUnmatched += batch.stillUnmatched;
               partial.stillAmbiguous += batch.stillAmbiguous;
               progress.onBatch(batch);
+            },
+            // a slow batch is retried in halves rather than holding page applies past the budget: say so
+            onHalve: (keys) => {
+              progress.clear();
+              process.stderr.write(
+                `a batch of ${keys} identity keys exceeded the ${MATCH_LOCK_BUDGET_MS} ms match-lock budget: retrying it in halves\n`,
+              );
             },
           });
         } catch (error) {

@@ -23,8 +23,8 @@ import { DEFAULT_LEASE_WAIT_S, leaseWaitMsFrom } from './lease-wait.js';
 import { openStore } from './store-context.js';
 import { CliUsageError } from './errors.js';
 import { readSchemaLevel } from '../db/schema-level.js';
-import { attachActivityLog } from '../sync/poll/activity-log.js';
-import { latestCheckpointMove } from '../sync/poll/checkpoint-mover.js';
+import { attachActivityLog } from '../sync/activity/activity-log.js';
+import { latestCheckpointMove } from '../sync/feed-admin/checkpoint-mover.js';
 import { VERSION } from '../version.js';
 import { healthListenError } from './health-port-error.js';
 import { startLineFields } from './start-line.js';
@@ -87,7 +87,10 @@ async function runWorker(options: RunOptions): Promise<number> {
     const { database, sessions } = await openStore(config, { lease: true, migrate: config.MIGRATE_ON_START });
     closers.push({ what: 'database', close: () => database.close() });
     const level = await readSchemaLevel(database);
-    log.info(startLineFields({ version: VERSION, config, feeds, sessions, level }), `intake-sync ${VERSION} starting`);
+    log.info(
+      startLineFields({ version: VERSION, nodeVersion: process.versions.node, config, feeds, sessions, level }),
+      `intake-sync ${VERSION} starting`,
+    );
     // overdue_prescriptions reads each feed's stage deadlines from the database
     await writeFeedDeadlines(
       database.db,

@@ -1,5 +1,6 @@
 import type { Database } from '../db/connection.js';
-import { missingGrants } from '../db/grants.js';
+import { missingGrants, roleLikeness } from '../db/grants.js';
+import { missingRuntimeGrantsAdvice } from './role-advice.js';
 
 /** Thrown at start when the connected role lacks grants the daemon needs. */
 export class MissingGrantsError extends Error {
@@ -14,9 +15,6 @@ export async function requireRuntimeGrants(database: Database): Promise<void> {
   if (database.kind !== 'postgres') return;
   const missing = await missingGrants(database, 'runtime');
   if (missing.length === 0) return;
-  const schema = database.names.schema;
-  throw new MissingGrantsError(
-    `the database role lacks ${missing.length} grant(s) the daemon needs: ${missing.join('; ')}. ` +
-      `As the owner, run: intake-sync grants --role runtime --to <this role> (DATABASE_SCHEMA=${schema}) | psql`,
-  );
+  const { role, likeness } = await roleLikeness(database);
+  throw new MissingGrantsError(missingRuntimeGrantsAdvice({ role, likeness, missing, schema: database.names.schema }));
 }

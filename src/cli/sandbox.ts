@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { createLogger } from '../log.js';
 import { EXPIRED_ITERATOR_MODES } from '../sandbox/retention.js';
 import { InvalidVersionError } from '../sandbox/invalid-version-error.js';
-import { startSandbox, type Sandbox } from '../sandbox/server.js';
+import { describeTimeScale } from '../sandbox/clock.js';
+import type { Sandbox } from '../sandbox/server.js';
 import { parseServedVersions, VERSION_LISTINGS } from '../sandbox/versions.js';
 import { CliUsageError } from './errors.js';
 import { shutdownOnSignal } from './signals.js';
@@ -117,6 +118,8 @@ export function registerSandboxCommand(program: Command): void {
     .option('--json', 'print one JSON line {base_url, base_urls, key, secret, admin_url}')
     .action(async (raw: unknown) => {
       const options = parseOptions(raw);
+      // loaded when the command runs: registering it must not load the simulator into every other command
+      const { startSandbox } = await import('../sandbox/server.js');
       const sandbox = await startSandbox({
         host: options.host,
         port: options.port,
@@ -143,7 +146,7 @@ export function registerSandboxCommand(program: Command): void {
       } else {
         process.stdout.write(
           [
-            `sandbox listening (time scale ${options.timeScale}x)`,
+            `sandbox listening (time scale ${options.timeScale}x: ${describeTimeScale(options.timeScale)})`,
             `  base URL:  ${sandbox.baseUrl}`,
             ...sandbox.versions.slice(1).map((v) => `  base URL:  ${sandbox.baseUrlFor(v)} (${v})`),
             ...(sandbox.versions.length > 1 ? [`  listing:   ${options.versionListing ?? 'separate'}`] : []),

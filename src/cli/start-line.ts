@@ -6,6 +6,8 @@ import type { FeedConfig } from '../feeds-file.js';
 
 export interface StartLineInput {
   version: string;
+  /** `process.versions.node`: the start line says which runtime the daemon runs on */
+  nodeVersion: string;
   config: Config;
   feeds: readonly FeedConfig[];
   /** undefined on embedded PGlite */
@@ -24,6 +26,7 @@ export function startLineFields(input: StartLineInput): Record<string, unknown> 
   const lease = config.LEASE_DATABASE_URL ? databaseTarget(config.LEASE_DATABASE_URL) : undefined;
   return {
     version: input.version,
+    node: input.nodeVersion,
     database: target
       ? { host: target.address, database: target.database, schema: config.DATABASE_SCHEMA }
       : { embedded: config.DATA_DIR, schema: config.DATABASE_SCHEMA },

@@ -1,4 +1,5 @@
 import type { IntakeClient } from '../intake/client.js';
+import { classifyEventsFailure, eventsFailureFacts } from '../sync/state/cursor-problem.js';
 
 /** How far behind the operator's feed the store is, as `status` finds it. */
 export interface StatusLag {
@@ -7,6 +8,8 @@ export interface StatusLag {
   caught_up: boolean | null;
   /** how it was found, or why it could not be */
   detail: string;
+  /** the operator refuses the stored position: the daemon has stopped consuming this feed for the same reason */
+  cursorProblem?: 'expired' | 'refused';
 }
 
 /**
@@ -35,6 +38,9 @@ export async function probeLag(client: Pick<IntakeClient, 'listEvents'>, iterato
     const page = await client.listEvents({ ...(iterator === null ? {} : { iterator }), limit: 1 });
     return lagFromPage(page, now());
   } catch (error) {
-    return { seconds: null, caught_up: null, detail: `unknown: ${error instanceof Error ? error.message : String(error)}` };
+    const detail = `unknown: ${error instanceof Error ? error.message : String(error)}`;
+    // the answer the poller stops on (classifyEventsFailure): status says so, as /readyz does
+    const cursorProblem = classifyEventsFailure(eventsFailureFacts(error, iterator !== null));
+    return { seconds: null, caught_up: null, detail, ...(cursorProblem ? { cursorProblem } : {}) };
   }
 }

@@ -1,4 +1,5 @@
 import { listFeedSources } from '../sync/version-migration/feed-sources.js';
+import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { countMigrationStates } from '../sync/version-migration/migration-progress.js';
 import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/matching/quarantine.js';
 import type { Command } from 'commander';
@@ -10,6 +11,8 @@ import { parseLeaseApplicationName } from '../sync/leadership/lease-holder-name.
 import { probeLag, type StatusLag } from './status-lag.js';
 import { statusLagClient } from './status-lag-client.js';
 import { readOutboxStats } from '../sync/state/outbox-stats.js';
+import { describeCursorProblem, resetToBlame } from '../sync/state/cursor-problem.js';
+import { latestCheckpointReset } from '../sync/poll/checkpoint.js';
 import { resolveFeeds } from '../feeds-file.js';
 import { CliUsageError } from './errors.js';
 import { commandFeed, withFeedOption } from './feed-context.js';
@@ -37,6 +40,11 @@ export interface StoreStatus {
   leader: { held: boolean; pid: number | null; host: string | null; backend_pid: number | null; client_addr: string | null } | null;
   /** how far behind the operator the store is (asked at the operator: GET /events at the stored position, limit 1) */
   lag?: StatusLag;
+  /**
+   * null, or why the daemon has stopped consuming this feed, in /readyz's words and with its command:
+   * the operator refuses the stored position (expired, or a mistyped `checkpoint reset`)
+   */
+  stopped?: string | null;
   prescriptions: { total: number; by_status: Record<string, number> };
   events: number;
   /** rows waiting to be delivered to the operator (send_prescription / cancel_prescription) */
@@ -73,7 +81,9 @@ export function registerStatusCommand(program: Command): void {
         const statuses: StoreStatus[] = [];
         for (const feed of feeds) {
           const status = await readStoreStatus(database, feed, now);
-          status.lag = await feedLag(config, feed, database, status.checkpoint?.iterator ?? null);
+          const iterator = status.checkpoint?.iterator ?? null;
+          status.lag = await feedLag(config, feed, database, iterator);
+          status.stopped = await stoppedReason(database, feed, iterator, status.lag);
           statuses.push(status);
         }
         process.stdout.write(`${formatStatuses(statuses, { json: options.json ?? false, allFeeds: options.allFeeds ?? false })}\n`);
@@ -91,9 +101,16 @@ async function feedLag(config: Config, feed: string, database: Database, iterato
   return probeLag(client, iterator, Date.now);
 }
 
+/** The line /readyz gives a feed stopped on its position (describeCursorProblem, with the reset to undo when one set it). */
+async function stoppedReason(database: Database, feed: string, iterator: string | null, lag: StatusLag): Promise<string | null> {
+  if (!lag.cursorProblem) return null;
+  const reset = iterator === null ? null : resetToBlame(iterator, await latestCheckpointReset(database.db, feed));
+  return describeCursorProblem(feed, lag.cursorProblem, { at: iterator, reset });
+}
+
 /** One feed prints as before (one object); --all-feeds wraps them, so the one-feed shape never changes. */
 function formatStatuses(statuses: StoreStatus[], options: { json: boolean; allFeeds: boolean }): string {
-  if (options.json) return JSON.stringify(options.allFeeds ? { feeds: statuses } : statuses[0]);
+  if (options.json) return terminalSafeJson(JSON.stringify(options.allFeeds ? { feeds: statuses } : statuses[0]));
   return statuses.map(statusText).join('\n\n');
 }
 
@@ -222,21 +239,26 @@ function statusText(status: StoreStatus): string {
   const statuses = Object.entries(status.prescriptions.by_status)
     .map(([name, count]) => `${name} ${count}`)
     .join(', ');
-  return [
-    `feed            ${status.feed}`,
-    c
-      ? `checkpoint      version ${c.version}, iterator ${c.iterator ?? '(beginning)'}, moved ${c.age_seconds}s ago`
-      : 'checkpoint      none yet (the worker has not run)',
-    c ? `applied         ${c.pages_applied} pages, ${c.events_applied} events, ${c.events_quarantined} quarantined` : undefined,
-    lagText(status.lag),
-    `events          ${status.events} in history`,
-    findingsText(status.quarantine),
-    `lease           ${leaderText(status.leader)}`,
-    `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
-    ...(status.sources ?? []).map((s) => `source          ${s.api_version} ${s.state} ${s.base_url}`),
-    status.migration ? migrationText(status.migration) : undefined,
-    `outbox          ${status.outbox.pending} pending${status.outbox.pending > 0 ? `, oldest ${status.outbox.oldest_pending_age_seconds}s` : ''}`,
-  ]
-    .filter((line) => line !== undefined)
-    .join('\n');
+  return (
+    [
+      `feed            ${status.feed}`,
+      c
+        ? `checkpoint      version ${c.version}, iterator ${c.iterator ?? '(beginning)'}, moved ${c.age_seconds}s ago`
+        : 'checkpoint      none yet (the worker has not run)',
+      status.stopped ? `state           ${status.stopped}` : undefined,
+      c ? `applied         ${c.pages_applied} pages, ${c.events_applied} events, ${c.events_quarantined} quarantined` : undefined,
+      lagText(status.lag),
+      `events          ${status.events} in history`,
+      findingsText(status.quarantine),
+      `lease           ${leaderText(status.leader)}`,
+      `prescriptions   ${status.prescriptions.total}${statuses ? ` (${statuses})` : ''}`,
+      ...(status.sources ?? []).map((s) => `source          ${s.api_version} ${s.state} ${s.base_url}`),
+      status.migration ? migrationText(status.migration) : undefined,
+      `outbox          ${status.outbox.pending} pending${status.outbox.pending > 0 ? `, oldest ${status.outbox.oldest_pending_age_seconds}s` : ''}`,
+    ]
+      .filter((line) => line !== undefined)
+      // one element per line: a newline or escape inside one came from stored text (an application_name, an iterator)
+      .map(terminalSafe)
+      .join('\n')
+  );
 }

@@ -10,6 +10,7 @@ import type { SessionPlan } from '../db/session-plan.js';
 import { assertSupportedServer } from '../db/server-version.js';
 import { probeSessions } from '../db/session-probe.js';
 import { migrateOnStart } from './migrate-on-start.js';
+import { recordOwnerSettings } from '../db/owner-settings.js';
 
 /**
  * Where the configuration points: DATABASE_URL, or embedded PGlite under DATA_DIR/pglite.
@@ -87,6 +88,8 @@ export async function openStore(
     // `run` with MIGRATE_ON_START=false keeps its own message (migrateOnStart: behind, ahead or missing)
     if (!migrate && !options.lease) await requireInstalledSchema(database, config);
     await migrateOnStart(database, { migrate, verifyOwnership: options.verifyOwnership === true });
+    // the owner's RETAIN_AUDIT becomes the floor of every audit purge (only the owner can write it)
+    if (migrate) await recordOwnerSettings(database.db, { retainAuditMs: config.RETAIN_AUDIT });
   } catch (error) {
     await database.close().catch(() => {});
     throw error;
@@ -109,6 +112,12 @@ function lockEmbeddedStore(config: Config, create: boolean): () => void {
 /** Refuses a store without this deployment's schema: the command was pointed at the wrong database, or migrate never ran. */
 async function requireInstalledSchema(database: Database, config: Config): Promise<void> {
   const schema = database.names.schema;
+  const [usable] = await queryRows<{ unusable: boolean }>(
+    database.db,
+    sql`select (to_regnamespace(${`"${schema}"`}) is not null and not has_schema_privilege(${schema}, 'USAGE')) as unusable`,
+  );
+  // the schema is there but this role may not use it: migrateOnStart names the role it needs instead
+  if (usable?.unusable) return;
   const [row] = await queryRows<{ present: boolean }>(
     database.db,
     sql`select to_regclass(${`"${schema}"."${LEDGER_TABLE}"`}) is not null as present`,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { terminalSafe } from './terminal-text.js';
 import { loadConfig } from '../config.js';
 import { parseSecureBaseUrl } from '../intake/base-url.js';
 import { IntakeClient } from '../intake/client.js';
@@ -61,7 +62,7 @@ export function registerSubscriptionsMigrateCommand(subscriptions: Command): voi
           by: operator(),
           log,
           progress: (done, total, externalId, state) =>
-            process.stderr.write(`subscriptions migrate: ${done}/${total} ${externalId}${progressNote(state)}\n`),
+            process.stderr.write(`${terminalSafe(`subscriptions migrate: ${done}/${total} ${externalId}${progressNote(state)}`)}\n`),
         });
       });
       if (options.json) return printJson(summary);

@@ -4,6 +4,7 @@ import type { WorkerSettings } from '../sync/compose-worker.js';
 import type { RetentionSettings } from '../sync/retention/cleaner.js';
 import type { BatchSettings } from '../sync/retention/purge-pass.js';
 import type { RetentionPolicy } from '../sync/retention/retention-classes.js';
+import { STATISTICS_DEFAULTS } from '../sync/statistics/statistics-keeper.js';
 
 /** The worker's settings as the environment configures them, for `feed` (default FEED_NAME). */
 export function workerSettingsFrom(config: Config, feed: string = config.FEED_NAME, retain?: FeedConfig['retain']): WorkerSettings {
@@ -19,6 +20,7 @@ export function workerSettingsFrom(config: Config, feed: string = config.FEED_NA
     stopWaitMs: Math.floor(config.SHUTDOWN_GRACE_MS * 0.4),
     ...(config.FEED_RETENTION_MS === undefined ? {} : { retentionMs: config.FEED_RETENTION_MS }),
     retention: retentionSettingsFrom(config, retain),
+    statistics: STATISTICS_DEFAULTS,
   };
 }
 
@@ -31,6 +33,7 @@ export function retentionPolicyFrom(config: Config, retain: FeedConfig['retain']
     event_bodies: pick('event_bodies', config.RETAIN_EVENT_BODIES),
     events: pick('events', config.RETAIN_EVENTS),
     outbox_bodies: pick('outbox_bodies', config.RETAIN_OUTBOX_BODIES),
+    terminal_identities: pick('terminal_identities', config.RETAIN_TERMINAL_IDENTITIES),
     status_changes: pick('status_changes', config.RETAIN_STATUS_CHANGES),
     audit: pick('audit', config.RETAIN_AUDIT),
   };

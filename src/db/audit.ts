@@ -20,6 +20,24 @@ export interface AuditEntry {
 }
 
 /**
+ * What `_audit()` accepts as on_behalf_of (and `intake_sync.actor`): 1-128 of A-Z a-z 0-9 . _ @ : + -.
+ * The caller asserts it; nothing checks it is true (docs/security.md, "Audit trail").
+ */
+export const ATTRIBUTION_PATTERN = /^[A-Za-z0-9._@:+-]{1,128}$/;
+
+/**
+ * `text` made an acceptable attribution: every other character becomes `_`, at most 128 characters,
+ * `unknown` for nothing (a hostname or user name may hold spaces, a backslash or a non-ASCII letter).
+ */
+export function attributionOf(text: string): string {
+  const safe = Array.from(text)
+    .map((char) => (/^[A-Za-z0-9._@:+-]$/.test(char) ? char : '_'))
+    .join('')
+    .slice(0, 128);
+  return safe === '' ? 'unknown' : safe;
+}
+
+/**
  * Who runs this process, beyond its database role: `user@host` of the operating system. The
  * database records session_user itself; this says which person or machine used that role.
  */
@@ -31,7 +49,7 @@ export function osActor(): string {
     // no passwd entry for the uid (a container's arbitrary uid)
     user = `uid-${process.getuid?.() ?? 'unknown'}`;
   }
-  return `${user}@${hostname()}`;
+  return attributionOf(`${user}@${hostname()}`);
 }
 
 /**
@@ -57,7 +75,7 @@ export async function recordAudit(
  * when no attribution is passed). Transaction-local: gone at commit.
  */
 export async function setAuditActor(tx: Executor, onBehalfOf: string = osActor()): Promise<void> {
-  await tx.execute(sql`select set_config('intake_sync.actor', ${onBehalfOf.slice(0, 256)}, true)`);
+  await tx.execute(sql`select set_config('intake_sync.actor', ${attributionOf(onBehalfOf)}, true)`);
 }
 
 /** What `audit list` selects; every field is validated by the caller. */

@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import { attachPageClient, closePageClients } from './page-client.js';
 import { type ClientTls, createPostgresClient } from './postgres-client.js';
+import { replaceableClient } from './replaceable-client.js';
 import * as schema from './schema.js';
 import { DEFAULT_TRANSACTION_TIMEOUTS, type TransactionTimeouts, timeoutStartupParameters } from './transaction-timeouts.js';
 import { attachStoreNames, storeNames, type StoreNames } from './store-names.js';
@@ -22,7 +22,7 @@ export interface Database {
   db: Db;
   /** the schema holding every object of this deployment (DATABASE_SCHEMA), qualified names included */
   names: StoreNames;
-  /** postgres.js client (kind 'postgres' only): for reserved connections such as the advisory lock. */
+  /** postgres.js client (kind 'postgres' only; replaced underneath once it lost a connection, see replaceable-client.ts) */
   sql: postgres.Sql | undefined;
   /** PGlite instance (kind 'pglite' only). */
   pglite: PGlite | undefined;
@@ -81,11 +81,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       },
     };
     const tls = options.tls ?? { variable: 'DATABASE_URL' };
-    const client = createPostgresClient(options.url, { ...clientOptions, max: options.max ?? 4 }, tls);
-    const db = drizzlePostgres(client, { schema }) as unknown as Db;
-    // page transactions run on a connection of their own (see page-client.ts); drizzle() configures
-    // its value serializers exactly as for the pool, so both send the same parameters
     const url = options.url;
+    // a pool that lost a connection is replaced (replaceable-client.ts); drizzle() configures each
+    // client's value serializers, the replacements' too, so every client sends the same parameters
+    const pool = replaceableClient(() => {
+      const poolClient = createPostgresClient(url, { ...clientOptions, max: options.max ?? 4 }, tls);
+      drizzlePostgres(poolClient);
+      return poolClient;
+    });
+    const client = pool.sql;
+    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    // page transactions run on a connection of their own (see page-client.ts), configured the same way
     attachPageClient(
       db,
       () => {
@@ -98,12 +104,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // by close time the worker has stopped (its page committed or rolled back): a query still
     // pending is a stranded one, and waiting for it would only eat the shutdown grace period
     const close = async () => {
-      await Promise.all([client.end({ timeout: CLOSE_TIMEOUT_S }), closePageClients(db, CLOSE_TIMEOUT_S)]);
+      await Promise.all([pool.end(CLOSE_TIMEOUT_S), closePageClients(db, CLOSE_TIMEOUT_S)]);
     };
     attachStoreNames(db, names);
     return { kind: 'postgres', db, names, sql: client, pglite: undefined, close };
   }
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  // loaded only here: a production run on Postgres never loads PGlite (its modules cost resident memory for nothing)
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
   const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
   await pglite.waitReady;
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;

@@ -14,9 +14,6 @@ export interface FeedOriginConflict {
   origin: FeedOrigin;
 }
 
-/** Serialises claims of one schema across processes (7305 migrations, 7306 the match lock). */
-const FEED_CLAIM_LOCK_NAMESPACE = 7_307;
-
 /**
  * Which existing feed forbids claiming `claimed` for `origin`, or null. Pure. The simulator may never
  * share a database with an operator's feed (it resets checkpoints and seeds rows), and a real run
@@ -34,13 +31,14 @@ export function feedOriginConflict(
 /**
  * Records `feeds` as configured (a checkpoint row at the beginning, if none) and, with `origin`,
  * claims them for it: refused (returned, nothing written) when the database holds a feed of the
- * other origin. Serialised by a transaction advisory lock, so a demo and a real run starting at
- * once cannot both pass the check.
+ * other origin. Serialised by the schema's 'claim' row of feed_locks (FOR UPDATE through _feed_lock,
+ * drizzle/0017_lock_tables.sql), so a demo and a real run starting at once cannot both pass the
+ * check; a row lock, not an advisory lock, so a login without a grant cannot hold it (issue 25).
  */
 export async function registerFeeds(db: Db, feeds: readonly string[], origin: FeedOrigin | null): Promise<FeedOriginConflict | null> {
   const n = namesOf(db);
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${FEED_CLAIM_LOCK_NAMESPACE}::int, hashtext(${n.schema}::text))`);
+    await tx.execute(sql`select ${n.qualified('_feed_lock')}('', 'claim', true)`);
     if (origin !== null) {
       const existing = await queryRows<{ feed: string; origin: FeedOrigin | null }>(
         tx,

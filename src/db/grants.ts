@@ -25,7 +25,8 @@ export const API_FUNCTIONS = [
   'cancel_prescription(text, text)',
   'status_changes_since(text, integer)',
   'identity_key(jsonb)',
-  // quarantine triage (drizzle/0014_triage.sql)
+  // quarantine triage (drizzle/0014_triage.sql); a reveal request committed before each identity read (0017)
+  'request_reveal(text, text)',
   'show_quarantined(text, text)',
   'resolve_quarantined(text, text, text)',
   'dismiss_quarantined(text, text, text)',
@@ -36,7 +37,8 @@ export const API_FUNCTIONS = [
  * rule (with a triage-linked subscription first, 0014: the page statement inlines it), the rematch,
  * the audit trail (recordAudit, src/db/audit.ts: the commands that change state record who ran them)
  * and the retention cleaner's purges (0012_retention.sql: the role needs no DELETE on any table, and
- * only the owner's _purge_audit removes audit rows, never younger than its floor).
+ * only the owner's _purge_audit removes audit rows, never younger than its floor), and the statistics
+ * task's ANALYZE (sql/api/statistics/_analyze_table.sql: only a table's owner may analyze it before PostgreSQL 17).
  */
 const WORKER_FUNCTIONS = [
   '_match_prescription(text, text, text)',
@@ -46,10 +48,28 @@ const WORKER_FUNCTIONS = [
   '_purge(text, text, timestamptz, integer)',
   '_purge_due(text, text, timestamptz)',
   '_purge_audit(text, timestamptz, integer, boolean)',
+  // RETAIN_TERMINAL_IDENTITIES (0017)
+  '_purge_identities(text, timestamptz, integer, boolean)',
   '_purge_ran(text, jsonb, text, boolean)',
+  // the statistics task (src/sync/statistics/): ANALYZE of the schema's own tables, as their owner
+  '_analyze_table(text)',
+  // the match lock (page apply, registration, rematch) and the source lock (outbox claims, the start
+  // of an API version migration): row locks on feed_locks, which only the owner may write (0017)
+  '_feed_lock(text, text, boolean)',
 ] as const;
 
-export const API_VIEWS = ['prescription_status', 'outbox_status', 'quarantine_open', 'overdue_prescriptions'] as const;
+export const API_VIEWS = [
+  'prescription_status',
+  'outbox_status',
+  'quarantine_open',
+  // the operator console's reads (0021_console.sql, docs/console.md)
+  'feed_overview',
+  'feed_activity',
+  'audit_trail',
+  'prescription_history',
+  // issue 28: stalled prescriptions (docs/sql-api/overdue.md)
+  'overdue_prescriptions',
+] as const;
 
 type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
 
@@ -83,6 +103,10 @@ const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivile
   { name: 'audit_log', privileges: ['SELECT'] },
   // the retention cleaner's last run, for its metric (the purges themselves are functions)
   { name: 'retention_runs', privileges: ['SELECT'] },
+  // the feed leases and the replicas' membership (0016, src/sync/leadership/lease-sql.ts): each
+  // replica's lock session takes, renews and gives up its rows, and forgets dead replicas' members
+  { name: 'feed_leases', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
+  { name: 'lease_members', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
   // the daemon writes each feed's stage deadlines at start (overdue_prescriptions reads them, 0019)
   { name: 'feed_deadlines', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
 ];
@@ -152,18 +176,25 @@ function describe(grant: Grant, privilege: string, schema: string): string {
  * empty when it has them all. One query of has_*_privilege checks; a missing object counts as missing.
  */
 export async function missingGrants(database: Database, role: GrantRole): Promise<string[]> {
+  return (await missingGrantChecks(database, role)).map((c) => c.label);
+}
+
+/** The grants of `role` the connected role lacks, with the kind of object each is on. */
+async function missingGrantChecks(database: Database, role: GrantRole): Promise<{ label: string; kind: Grant['kind'] }[]> {
   const schema = database.names.schema;
-  const checks: { label: string; check: ReturnType<typeof sql> }[] = [];
+  const checks: { label: string; kind: Grant['kind']; check: ReturnType<typeof sql> }[] = [];
   for (const grant of grantsFor(role)) {
     if (grant.kind === 'schema') {
       checks.push({
         label: describe(grant, 'USAGE', schema),
+        kind: grant.kind,
         check: sql`(case when to_regnamespace(${`"${schema}"`}) is null then false else has_schema_privilege(${schema}, 'USAGE') end)`,
       });
     } else if (grant.kind === 'function') {
       const name = `"${schema}".${grant.signature}`;
       checks.push({
         label: describe(grant, 'EXECUTE', schema),
+        kind: grant.kind,
         check: sql`(case when to_regprocedure(${name}) is null then false else has_function_privilege(to_regprocedure(${name}), 'EXECUTE') end)`,
       });
     } else {
@@ -172,6 +203,7 @@ export async function missingGrants(database: Database, role: GrantRole): Promis
         const fn = grant.kind === 'table' ? sql`has_table_privilege` : sql`has_sequence_privilege`;
         checks.push({
           label: describe(grant, privilege, schema),
+          kind: grant.kind,
           check: sql`(case when to_regclass(${name}) is null then false else ${fn}(to_regclass(${name}), ${privilege}) end)`,
         });
       }
@@ -186,5 +218,63 @@ export async function missingGrants(database: Database, role: GrantRole): Promis
       sql`, `,
     )}`,
   );
-  return checks.filter((_, i) => row?.[`g${i}`] !== true).map((c) => c.label);
+  return checks.filter((_, i) => row?.[`g${i}`] !== true).map(({ label, kind }) => ({ label, kind }));
+}
+
+/** The labels of every grant of `role` (of one kind, if given), as missingGrants names them. */
+function grantLabels(database: Database, role: GrantRole, kind?: Grant['kind']): string[] {
+  const schema = database.names.schema;
+  return grantsFor(role).flatMap((grant) => {
+    if (kind && grant.kind !== kind) return [];
+    if (grant.kind === 'schema') return [describe(grant, 'USAGE', schema)];
+    if (grant.kind === 'function') return [describe(grant, 'EXECUTE', schema)];
+    return grant.privileges.map((privilege) => describe(grant, privilege, schema));
+  });
+}
+
+/** Which of the documented roles the connected role looks like, judged from what it holds. */
+export type RoleLikeness = 'owner' | 'runtime' | 'app' | 'none';
+
+/**
+ * Pure: the likeness from what the role holds. The owner owns the schema; an app role holds the SQL
+ * API (every app grant) and none of the runtime's table privileges; a role with no usable grant in
+ * the schema is none of them; anything else is a runtime role with some grants missing.
+ */
+export function judgeRoleLikeness(held: {
+  ownsSchema: boolean;
+  missingApp: number;
+  runtimeTablePrivileges: number;
+  schemaUsage: boolean;
+}): RoleLikeness {
+  if (held.ownsSchema) return 'owner';
+  if (!held.schemaUsage) return 'none';
+  if (held.missingApp === 0 && held.runtimeTablePrivileges === 0) return 'app';
+  if (held.runtimeTablePrivileges === 0) return 'none';
+  return 'runtime';
+}
+
+/** The connected role's name and which documented role it looks like (docs/security.md "Roles and grants"). */
+export async function roleLikeness(database: Database): Promise<{ role: string; likeness: RoleLikeness }> {
+  const schema = database.names.schema;
+  const [row] = await queryRows<{ role: string; owns: boolean; usage: boolean }>(
+    database.db,
+    sql`select current_user as role,
+      coalesce((select pg_has_role(nspowner, 'MEMBER') from pg_namespace where nspname = ${schema}), false) as owns,
+      (to_regnamespace(${`"${schema}"`}) is not null and has_schema_privilege(${schema}, 'USAGE')) as usage`,
+  );
+  // the runtime's own table privileges (the app's views are in both lists): how many this role holds
+  const appLabels = new Set(grantLabels(database, 'app'));
+  const runtimeOnly = grantLabels(database, 'runtime', 'table').filter((label) => !appLabels.has(label));
+  const missingTables = new Set((await missingGrantChecks(database, 'runtime')).filter((c) => c.kind === 'table').map((c) => c.label));
+  const missingApp = (await missingGrantChecks(database, 'app')).length;
+  const runtimeTablePrivileges = runtimeOnly.filter((label) => !missingTables.has(label)).length;
+  return {
+    role: row?.role ?? 'unknown',
+    likeness: judgeRoleLikeness({
+      ownsSchema: row?.owns === true,
+      missingApp,
+      runtimeTablePrivileges,
+      schemaUsage: row?.usage === true,
+    }),
+  };
 }

@@ -11,7 +11,12 @@ export { MIGRATIONS_FOLDER } from './migration-files.js';
 /** The ledger, inside the deployment's schema: drizzle's shape, never drizzle's shared default. */
 export const LEDGER_TABLE = '__drizzle_migrations';
 
-/** First key of the advisory lock serialising migrators of one schema (the second is hashtext(schema)). */
+/**
+ * First key of the advisory lock serialising the migrators of a schema that has no ledger yet (the
+ * second is hashtext(schema)). Once the ledger exists they lock the ledger table instead, which needs
+ * a privilege (issue 25: any login may hold any advisory lock), and a start that finds nothing to
+ * apply takes no lock at all, so no login can stall a daemon's start.
+ */
 const MIGRATION_LOCK_NAMESPACE = 7_305;
 
 type Tx = Parameters<Parameters<Database['db']['transaction']>[0]>[0];
@@ -127,7 +132,19 @@ export async function runMigrations(database: Database, options: MigrationOption
     // a migration may wait for another migrator and rewrite large tables: the daemon's timeouts are not for it
     await tx.execute(sql.raw('set local lock_timeout = 0'));
     await tx.execute(sql.raw('set local statement_timeout = 0'));
-    await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_NAMESPACE}::int, hashtext(${schema}::text))`);
+    const seen = await readLedger(tx, schema);
+    // nothing to apply and nothing to verify: no lock (a migrator that commits meanwhile leaves a newer schema, checked at start)
+    if (
+      seen &&
+      !options.before &&
+      !options.verifyOwnership &&
+      unknownMigrations(seen, files).length === 0 &&
+      seen.length === files.length &&
+      changedApiFiles(api, await readApiLedger(tx, schema)).length === 0
+    )
+      return [];
+    if (seen) await tx.execute(sql.raw(`lock table "${schema}"."${LEDGER_TABLE}" in exclusive mode`));
+    else await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_NAMESPACE}::int, hashtext(${schema}::text))`);
     if (options.before) await options.before(tx);
     const ledger = (await readLedger(tx, schema)) ?? [];
     const unknown = unknownMigrations(ledger, files);

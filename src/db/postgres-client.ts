@@ -8,6 +8,8 @@ export interface ClientTls {
   variable: string;
   /** DATABASE_CA_FILE */
   caFile?: string | undefined;
+  /** PGHOST, the host of a URL that names none; this process's when absent (what postgres.js reads) */
+  pgHost?: string | undefined;
 }
 
 /**
@@ -24,7 +26,10 @@ export function createPostgresClient(
   tls: ClientTls,
 ): postgres.Sql {
   const settings = requireTlsSettings(url, tls);
-  return postgres(urlWithoutTlsParameters(url), { ...options, ...tlsClientOptions(settings, options.connect_timeout) });
+  // postgres.js reads the URL's host and PGHOST itself but not libpq's host= parameter (it would send
+  // it as a setting): the host TLS was decided for is the host it connects to
+  const host = settings.hostSource === 'host parameter' || settings.hostSource === 'PGHOST' ? { host: settings.host } : {};
+  return postgres(urlWithoutTlsParameters(url), { ...options, ...host, ...tlsClientOptions(settings, options.connect_timeout) });
 }
 
 /** The postgres.js options that carry the settings: plaintext, or our own TLS negotiation. */

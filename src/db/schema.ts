@@ -32,22 +32,30 @@ export const prescriptions = intakeSync.table(
     /** the feed (operator account) it belongs to: only that feed's events match it (0005) */
     feed: text('feed').notNull().default('default'),
     externalId: text('external_id').notNull(),
-    patientFirstName: text('patient_first_name').notNull(),
-    patientLastName: text('patient_last_name').notNull(),
-    patientState: text('patient_state').notNull(),
-    patientDob: text('patient_dob').notNull(),
-    prescriberNpi: text('prescriber_npi').notNull(),
-    writtenDate: text('written_date').notNull(),
-    drugNdc: text('drug_ndc').notNull(),
+    patientFirstName: text('patient_first_name'),
+    patientLastName: text('patient_last_name'),
+    patientState: text('patient_state'),
+    patientDob: text('patient_dob'),
+    prescriberNpi: text('prescriber_npi'),
+    writtenDate: text('written_date'),
+    drugNdc: text('drug_ndc'),
     erxMessageId: text('erx_message_id'),
-    /** identityKey() of the composite fields (src/sync/matching/identity-key.ts); the composite match key. */
-    identityKey: text('identity_key').notNull(),
+    /**
+     * identityKey() of the composite fields (src/sync/matching/identity-key.ts); the composite match key.
+     * It and the identity fields above are null once RETAIN_TERMINAL_IDENTITIES removed them (0017).
+     */
+    identityKey: text('identity_key'),
     status: text('status'),
     /** lifecycle rank of `status` (0 = none yet); updates only ever raise it. */
     statusRank: integer('status_rank').notNull().default(0),
     statusOccurredAt: timestamp('status_occurred_at', { withTimezone: true }),
     statusEventId: text('status_event_id'),
     cancellationRequestedAt: timestamp('cancellation_requested_at', { withTimezone: true }),
+    /**
+     * when it ended (delivered, rejected or cancellation requested): set once by a trigger
+     * (sql/api, prescription_terminal_at); RETAIN_TERMINAL_IDENTITIES counts from it (0017)
+     */
+    terminalAt: timestamp('terminal_at', { withTimezone: true }),
     subscriptionId: text('subscription_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -58,6 +66,11 @@ export const prescriptions = intakeSync.table(
     uniqueIndex('prescriptions_feed_external_id_key').on(t.feed, t.externalId),
     index('prescriptions_feed_identity_key_idx').on(t.feed, t.identityKey),
     index('prescriptions_feed_erx_message_id_idx').on(t.feed, t.erxMessageId),
+    // the identities retention removes, oldest end first: only rows that ended and still hold one. Neither
+    // column changes on an ordinary status update, so those stay HOT (terminal_at is set once)
+    index('prescriptions_identity_due_idx')
+      .on(t.feed, t.terminalAt)
+      .where(sql`${t.terminalAt} IS NOT NULL AND ${t.identityKey} IS NOT NULL`),
     // no index on status: every applied event updates it, and an indexed status would make each
     // of those updates non-HOT, writing into all five indexes; listing by status can scan
     // except this partial one (0019): overdue_prescriptions and its metric read the non-terminal
@@ -182,6 +195,25 @@ export const changeCommits = intakeSync.table(
     committedAt: timestamp('committed_at', { withTimezone: true }),
   },
   (t) => [uniqueIndex('change_commits_commit_seq_key').on(t.commitSeq)],
+);
+
+/**
+ * Which feeds each stamped commit touched (one row per commit and feed, written by
+ * stamp_change_commit): status_changes_since() of a role that sees some feeds walks its feeds'
+ * rows from the cursor by this key, so a quiet feed's poll never reads another feed's commits.
+ * Rows go with their commit (cascade); a purge that leaves a feed no change in a commit leaves a
+ * row that joins to nothing.
+ */
+export const changeCommitFeeds = intakeSync.table(
+  'change_commit_feeds',
+  {
+    feed: text('feed').notNull(),
+    commitSeq: bigint('commit_seq', { mode: 'number' }).notNull(),
+    xid: xid8('xid')
+      .notNull()
+      .references(() => changeCommits.xid, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ name: 'change_commit_feeds_pk', columns: [t.feed, t.commitSeq] }), index('change_commit_feeds_xid_idx').on(t.xid)],
 );
 
 /**

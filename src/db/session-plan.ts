@@ -39,7 +39,7 @@ export function planSessions(input: SessionPlanInput): { ok: true; plan: Session
     const noSession: SessionPlanProblem = {
       variable: 'LEASE_DATABASE_URL',
       message:
-        `is required: DATABASE_URL ${why}, where the feed lease (a session advisory lock) would not hold and two ` +
+        `is required: DATABASE_URL ${why}, where the feed lease (a session-bound lease row) would not hold and two ` +
         'workers could both apply pages. Set LEASE_DATABASE_URL to a direct postgres:// URL of the same database ' +
         '(not through the pooler); DATABASE_URL may stay on the pooler',
     };

@@ -40,8 +40,12 @@ export function parseManifest(text: string): string[] {
 
 /** Reads sql/api/manifest.txt and each file it lists, in its order. */
 export function readSqlApiFiles(folder: string = SQL_API_FOLDER): SqlApiFile[] {
-  return parseManifest(readFileSync(`${folder}/manifest.txt`, 'utf8')).map((path) => {
-    const text = readFileSync(`${folder}/${path}`, 'utf8');
-    return { path, hash: createHash('sha256').update(text).digest('hex'), statements: splitSqlStatements(text) };
-  });
+  return parseManifest(readFileSync(`${folder}/manifest.txt`, 'utf8')).map((path) =>
+    sqlApiFile(path, readFileSync(`${folder}/${path}`, 'utf8')),
+  );
+}
+
+/** One file's record from its path and text. Pure. */
+export function sqlApiFile(path: string, text: string): SqlApiFile {
+  return { path, hash: createHash('sha256').update(text).digest('hex'), statements: splitSqlStatements(text) };
 }

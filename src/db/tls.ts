@@ -5,11 +5,16 @@
  * parameters to the server as settings); here the URL is read once, the TLS parameters leave it,
  * and tls-socket.ts negotiates with exactly what they say.
  *
+ * Loopback is judged on the host the driver really connects to (driver-host.ts): the URL's host,
+ * else its `host=` parameter, else PGHOST, else localhost; `postgres:///db` with PGHOST naming a
+ * remote server is that server, not a local socket.
+ *
  * Unlike libpq (default `prefer`), a database that is not on loopback gets `verify-full` unless the
  * URL says otherwise in so many words: `sslmode=disable` (plaintext) or `sslmode=require`
  * (encrypted, not verified: the caller logs a warning). `allow` and `prefer`, which fall back to
  * plaintext silently, are refused for such a database.
  */
+import { type DriverHost, driverHost, isLoopbackHost } from './driver-host.js';
 import { TlsSettingsError } from './errors/tls-settings-error.js';
 
 /** libpq's sslmode values. */
@@ -24,8 +29,10 @@ export interface TlsSettings {
   mode: SslMode;
   /** false when the URL named no sslmode and the mode is this module's default */
   explicit: boolean;
-  /** host name or address the certificate must name (verify-full) */
+  /** host name or address the certificate must name (verify-full): the host the driver connects to */
   host: string;
+  /** where `host` came from: the URL, its host= parameter, PGHOST or the default */
+  hostSource: DriverHost['source'];
   loopback: boolean;
   /** CA bundle file: sslrootcert, else DATABASE_CA_FILE; undefined means the system's CAs */
   rootCertFile: string | undefined;
@@ -38,6 +45,8 @@ export interface TlsSettings {
 
 /** TLS parameters taken out of the URL (postgres.js would send unknown ones to the server as settings). */
 const TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslpassword', 'sslsni', 'sslcompression'] as const;
+/** Parameters postgres.js does not read but sends to the server as settings: the client passes them as options. */
+const DRIVER_PARAMETERS = ['host'] as const;
 /** libpq parameters this build does not implement: refused rather than silently ignored. */
 const UNSUPPORTED_PARAMETERS = [
   'sslcrl',
@@ -48,7 +57,17 @@ const UNSUPPORTED_PARAMETERS = [
   'ssl_min_protocol_version',
   'ssl_max_protocol_version',
   'gssencmode',
+  // libpq connects to hostaddr while checking the certificate against host: a second target this build does not follow
+  'hostaddr',
 ] as const;
+
+/** How a URL's TLS is read: the variable it came from, DATABASE_CA_FILE, and PGHOST (the host of a URL that names none). */
+export interface TlsSettingsOptions {
+  variable: string;
+  caFile?: string | undefined;
+  /** PGHOST as the driver will see it; passed in so that this stays pure (undefined or '': unset) */
+  pgHost: string | undefined;
+}
 
 export type TlsSettingsResult = { settings: TlsSettings } | { problem: string };
 
@@ -57,7 +76,7 @@ export type TlsSettingsResult = { settings: TlsSettings } | { problem: string };
  * applies when the URL has no sslrootcert. Returns the problem, worded for the variable, when the
  * URL asks for something that cannot be honoured.
  */
-export function tlsSettingsFor(url: string, options: { variable: string; caFile?: string | undefined }): TlsSettingsResult {
+export function tlsSettingsFor(url: string, options: TlsSettingsOptions): TlsSettingsResult {
   if (!URL.canParse(url)) return { problem: 'is not a valid URL' };
   const parsed = new URL(url);
   const params = parsed.searchParams;
@@ -65,10 +84,14 @@ export function tlsSettingsFor(url: string, options: { variable: string; caFile?
     if (params.has(name))
       return { problem: `${name} is not supported by intake-sync (supported: ${TLS_PARAMETERS.slice(0, 5).join(', ')})` };
   }
-  const host = decodeURIComponent(parsed.hostname).replace(/^\[(.*)\]$/, '$1');
-  // several hosts (h1,h2) or a socket directory: postgres.js connects itself, so only plaintext or prefer-style
-  if (host.includes(',')) return { problem: 'several hosts in one URL are not supported with TLS settings; give one host' };
-  const loopback = isLoopback(host);
+  const target = driverHost(parsed, options.pgHost);
+  const host = target.host;
+  // several hosts (h1,h2): postgres.js connects itself, so only plaintext or prefer-style
+  if (host.includes(',')) {
+    const where = target.source === 'url' ? 'in one URL' : `in ${target.source === 'PGHOST' ? 'PGHOST' : 'the host= parameter'}`;
+    return { problem: `several hosts ${where} are not supported with TLS settings; give one host` };
+  }
+  const loopback = isLoopbackHost(target);
   const given = params.get('sslmode');
   if (given !== null && !(SSL_MODES as readonly string[]).includes(given)) {
     return { problem: `sslmode=${given} is not one of ${SSL_MODES.join(', ')}` };
@@ -103,6 +126,7 @@ export function tlsSettingsFor(url: string, options: { variable: string; caFile?
       mode,
       explicit: given !== null || rootcert === 'system',
       host,
+      hostSource: target.source,
       loopback,
       rootCertFile: mode === 'verify-ca' || mode === 'verify-full' ? rootCertFile : undefined,
       rootCertSetting: mode === 'verify-ca' || mode === 'verify-full' ? rootCertSetting : undefined,
@@ -113,18 +137,27 @@ export function tlsSettingsFor(url: string, options: { variable: string; caFile?
   };
 }
 
-/** tlsSettingsFor() that throws the problem (for callers past config parsing, e.g. the public API). */
-export function requireTlsSettings(url: string, options: { variable: string; caFile?: string | undefined }): TlsSettings {
-  const result = tlsSettingsFor(url, options);
+/**
+ * tlsSettingsFor() that throws the problem (for callers past config parsing, e.g. the public API).
+ * PGHOST defaults to this process's, the one postgres.js will read.
+ */
+export function requireTlsSettings(
+  url: string,
+  options: Omit<TlsSettingsOptions, 'pgHost'> & { pgHost?: string | undefined },
+): TlsSettings {
+  const result = tlsSettingsFor(url, { ...options, pgHost: 'pgHost' in options ? options.pgHost : process.env.PGHOST });
   if ('problem' in result) throw new TlsSettingsError(`${options.variable}: ${result.problem}`);
   return result.settings;
 }
 
-/** The URL without its TLS parameters: what postgres.js is given (the rest it sends as settings). */
+/**
+ * The URL without its TLS parameters and its host= parameter: what postgres.js is given (the rest
+ * it sends as settings; the client passes the host it decided as an option).
+ */
 export function urlWithoutTlsParameters(url: string): string {
   if (!URL.canParse(url)) return url;
   const parsed = new URL(url);
-  for (const name of TLS_PARAMETERS) parsed.searchParams.delete(name);
+  for (const name of [...TLS_PARAMETERS, ...DRIVER_PARAMETERS]) parsed.searchParams.delete(name);
   return parsed.toString();
 }
 
@@ -161,13 +194,4 @@ export function tlsWarning(settings: TlsSettings): string | undefined {
     return `${settings.variable}: sslmode=disable sends credentials and data in plaintext to ${settings.host}`;
   }
   return undefined;
-}
-
-function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  // no host: a Unix socket (postgres.js then uses PGHOST or localhost)
-  if (h === '' || h.startsWith('/')) return true;
-  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
-  const octets = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
-  return octets !== null && octets[1] === '127' && octets.slice(2).every((o) => Number(o) <= 255);
 }

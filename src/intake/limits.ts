@@ -80,3 +80,20 @@ export const MAX_ITERATOR_LENGTH = 2048;
 
 /** A quarantine detail (paths and rules, never values): long enough for every issue of one event. */
 export const MAX_DETAIL_LENGTH = 1000;
+
+/**
+ * A prescription body (or identity) an application hands the SQL API (send_prescription,
+ * register_prescription), in UTF-8 bytes of its JSON text. The spec's fields fill a few kB; 64 KiB is
+ * ample and keeps what the outbox holds, and what the daemon loads per delivery, small (issue 25).
+ * Over it the call is refused with SQLSTATE 22001 naming the argument, and nothing is queued.
+ */
+export const MAX_API_BODY_BYTES = 64 * 1024;
+
+/**
+ * Free text of a prescription (note, sig_text, an allergy's text), in characters (code points): the
+ * spec leaves them unbounded; 2048, the bound of an iterator, is pages of text for a pharmacist.
+ */
+export const MAX_FREE_TEXT_LENGTH = 2048;
+
+/** The keys whose strings are free text (MAX_FREE_TEXT_LENGTH); every other string of a body is held to MAX_IDENTITY_FIELD_LENGTH. */
+export const FREE_TEXT_KEYS = ['note', 'sig_text', 'text'] as const;

@@ -7,6 +7,7 @@ import { registerFeedGauges } from './metrics-feed-gauges.js';
 import { registerBuildInfo } from './metrics-build-info.js';
 import { registerProvidedGauges, type OutboxSource, type QuarantineSource } from './metrics-provided-gauges.js';
 import { registerRetentionMetrics, type RetentionSource, type TableSizeSource } from './metrics-retention.js';
+import { registerStatisticsMetrics } from './metrics-statistics.js';
 
 export type { OutboxSource, QuarantineSource } from './metrics-provided-gauges.js';
 
@@ -154,6 +155,7 @@ export function createFeedsMetrics(
     retentionIntervalMs: limits.retentionIntervalMs,
     tableSizes: limits.tableSizes,
   });
+  const closeStatistics = registerStatisticsMetrics(registers, feeds);
 
   const unsubscribes = feeds.map(({ feed, state }) => {
     // every labelled series exists at 0 from the start (see above)
@@ -204,6 +206,7 @@ export function createFeedsMetrics(
     close: () => {
       unsubscribes.forEach((unsubscribe) => unsubscribe());
       closeRetention();
+      closeStatistics();
     },
   };
 }

@@ -24,8 +24,9 @@ export function defaultMaxPollAgeMs(pollIntervalMs: number, configured?: number)
 
 /**
  * /readyz: the database answers, this process is leader or standby, and as
- * leader it polled successfully recently without piling up failures, and it
- * has not stopped for good. Pure: the database probe result and `now` come in.
+ * leader it has polled successfully (503 "no poll yet" until the first poll), recently, without
+ * piling up failures, and it has not stopped for good (then only why it stopped is listed, not the
+ * failures before it). Pure: the database probe result and `now` come in.
  */
 export function evaluateReadiness(
   snapshot: WorkerSnapshot,
@@ -47,18 +48,24 @@ export function evaluateReadiness(
       `page waiting ${Math.round((now - snapshot.matchLockWaitSince) / 1000)}s for the match lock (held by a registration or rematch transaction; see pg_stat_activity)`,
     );
   }
-  if (snapshot.consecutiveFailures >= thresholds.maxFailures) {
+  // a feed that stopped (401, the operator refusing its position) says why: the failures that came
+  // before that answer (the operator unreachable, say) are no longer what is true
+  const stopped = snapshot.fatalReason !== null || snapshot.cursorProblem !== null;
+  if (!stopped && snapshot.consecutiveFailures >= thresholds.maxFailures) {
     const last = snapshot.lastFailure ? ` (last, ${snapshot.lastFailure.source}: ${snapshot.lastFailure.summary})` : '';
     reasons.push(`${snapshot.consecutiveFailures} consecutive poll failures${last}`);
   }
   // a feed stopped on purpose (401, cursor) already says why; its poll age would only repeat it
-  if (snapshot.role === 'leader' && snapshot.fatalReason === null && snapshot.cursorProblem === null) {
-    // a new leader is given the same allowance, counted from when it took over
-    const since = snapshot.lastSuccessAt ?? snapshot.leaderSince ?? now;
-    const ageMs = now - since;
-    if (ageMs > thresholds.maxPollAgeMs) {
-      const what = snapshot.lastSuccessAt === null ? 'no successful poll since taking the lease' : 'last successful poll';
-      reasons.push(`${what} ${Math.round(ageMs / 1000)}s ago (limit ${Math.round(thresholds.maxPollAgeMs / 1000)}s)`);
+  if (snapshot.role === 'leader' && !stopped) {
+    if (snapshot.lastSuccessAt === null) {
+      // not ready until this leader has read the feed once: until then nothing says the operator answers
+      const since = snapshot.leaderSince ?? now;
+      reasons.push(`no poll yet (leader for ${Math.round((now - since) / 1000)}s)`);
+    } else {
+      const ageMs = now - snapshot.lastSuccessAt;
+      if (ageMs > thresholds.maxPollAgeMs) {
+        reasons.push(`last successful poll ${Math.round(ageMs / 1000)}s ago (limit ${Math.round(thresholds.maxPollAgeMs / 1000)}s)`);
+      }
     }
   }
   return { ready: reasons.length === 0, reasons };

@@ -13,6 +13,21 @@ export function scaledClock(scale: number, startMs: number = Date.now()): Clock 
   return { now: () => Math.floor(startMs + (Date.now() - realStart) * scale) };
 }
 
+/**
+ * Pure: what a time scale means for someone watching, said at start (the demo's SANDBOX line,
+ * `intake-sync sandbox`): how long a 5-minute lifecycle step takes, and that the simulator's
+ * `occurred_at` times run ahead of the wall clock (by (scale - 1) x the time it has run).
+ */
+export function describeTimeScale(scale: number): string {
+  if (scale === 1) return 'simulator time runs at the wall clock';
+  const step = (5 * 60) / scale;
+  const stepText = step >= 1 ? `${Number(step.toFixed(1))} s` : `${Math.round(step * 1000)} ms`;
+  return (
+    `simulator time runs ${scale}x the wall clock: a 5-minute lifecycle step takes ${stepText}, and its events' ` +
+    `occurred_at run ahead of real time (an hour of running puts them ${scale - 1} hours ahead)`
+  );
+}
+
 /** A clock that only moves when told to: tests drive the sandbox schedule with it. */
 export class ManualClock implements Clock {
   private current: number;

@@ -2,21 +2,19 @@ import { describeLeaseHolder } from './leadership/lease-holder.js';
 import type { Database } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
 import type { Logger } from '../log.js';
-import { applyPage } from './apply/apply-page.js';
-import { latestCheckpointReset, loadCheckpoint, touchCheckpoint } from './poll/checkpoint.js';
 import { createFeedLease, type FeedLease } from './leadership/lease.js';
-import { defaultDelayPolicy, nextDelay } from './poll/next-delay.js';
 import { OutboxLoop } from './outbox/delivery-loop.js';
 import { listFeedSources, loadCurrentPosition, loadDrainingPosition, retireSource } from './version-migration/feed-sources.js';
-import { Poller, type PollerDeps, type PollLoop } from './poll/poller.js';
+import type { Poller } from './poll/poller.js';
+import type { PollLoop } from './poll/poll-loop.js';
+import { createFeedPoller, type FeedPollerWiring } from './poll/feed-poller.js';
 import { planSources, sourcesSignature, type PlannedSource } from './version-migration/source-plan.js';
 import { SourcesPoller } from './version-migration/sources-poller.js';
-import { preparePage } from './apply/prepare-page.js';
-import { shrinkingFetch } from './poll/shrinking-fetch.js';
 import { sleepUnlessAborted, type LoopSleep } from '../lib/loop-sleep.js';
 import { SyncWorker } from './leadership/leader-loop.js';
 import type { WorkerState } from './state/worker-state.js';
 import { RetentionCleaner, type RetentionSettings } from './retention/cleaner.js';
+import { StatisticsKeeper, type StatisticsSettings } from './statistics/statistics-keeper.js';
 
 export interface WorkerSettings {
   feed: string;
@@ -32,6 +30,8 @@ export interface WorkerSettings {
   retentionMs?: number;
   /** the RETAIN_* settings of this feed: the leader runs the retention cleaner; undefined = no cleaner */
   retention?: RetentionSettings;
+  /** the leader's ANALYZE task (statistics/); undefined = none (the server's autovacuum alone) */
+  statistics?: StatisticsSettings;
 }
 
 export interface ComposeWorkerOptions {
@@ -76,36 +76,22 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
   const clock = options.clock ?? { now: () => Date.now() };
   const sleep = options.sleep ?? sleepUnlessAborted;
   const random = options.random ?? Math.random;
-  const policy = defaultDelayPolicy(settings.pollIntervalMs, settings.pollBackoffMaxMs);
   const log = options.log.child({ component: 'worker', feed: settings.feed });
   const lease =
     options.lease ?? createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
   const feed = settings.feed;
+  const wiring: FeedPollerWiring = { db: database.db, client, settings, state, clock, sleep, random, log };
   const createSourcePoller = (source: PlannedSource, signature: string, changed: () => void): Poller => {
-    const sourceClient = options.sources?.clientFor(source.baseUrl) ?? client;
     // a changed fingerprint restarts the term's pollers; the page guard already keeps a stale one from writing
     const noticing = <T extends { signature: string }>(position: T): T => {
       if (position.signature !== signature) changed();
       return position;
     };
-    const retire = async (version: number): Promise<boolean> => {
-      // seen complete at this pass's load or an earlier one: the pass that just ended read to the end after it
-      // (the version compare-and-set below: and nothing was applied from it since)
-      if (!completedSeen) return false;
-      if (!(await retireSource(database.db, feed, source.baseUrl, version))) return false;
-      log.info({ base_url: source.baseUrl, api_version: source.apiVersion }, 'source drained after its migration completed: retired');
-      changed();
-      return true;
-    };
     let completedSeen = false;
-    return createPoller({
-      fetchPage: shrinkingFetch(
-        ({ iterator, limit }, signal) => sourceClient.listEvents({ ...(iterator === null ? {} : { iterator }), limit }, { signal }),
-        settings.pageLimit,
-        log,
-      ),
-      applyPage: (page) =>
-        applyPage(database.db, { feed, ...page, readFrom: source.baseUrl, draining: source.draining, matchLockWait: lockWaitOf(state) }),
+    return createFeedPoller(wiring, {
+      baseUrl: source.baseUrl,
+      client: options.sources?.clientFor(source.baseUrl) ?? client,
+      draining: source.draining,
       loadCheckpoint: source.draining
         ? async () => {
             const position = noticing(await loadDrainingPosition(database.db, feed, source.baseUrl));
@@ -113,43 +99,17 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
             return position;
           }
         : async () => noticing(await loadCurrentPosition(database.db, feed)),
-      ...(source.draining
-        ? {
-            afterCaughtUp: retire,
-            secondarySource: true,
-            checkpointReloadMs: 0,
-            log: log.child({ component: 'poller', base_url: source.baseUrl }),
-          }
-        : {}),
+      afterCaughtUp: async (version) => {
+        // seen complete at this pass's load or an earlier one: the pass that just ended read to the end after it
+        // (the version compare-and-set below: and nothing was applied from it since)
+        if (!completedSeen) return false;
+        if (!(await retireSource(database.db, feed, source.baseUrl, version))) return false;
+        log.info({ base_url: source.baseUrl, api_version: source.apiVersion }, 'source drained after its migration completed: retired');
+        changed();
+        return true;
+      },
     });
   };
-  const createPoller = (overrides: Partial<PollerDeps> = {}) =>
-    new Poller({
-      // a page over MAX_RESPONSE_BYTES is asked again with a smaller limit, down to 1 (shrinking-fetch.ts)
-      fetchPage: shrinkingFetch(
-        ({ iterator, limit }, signal) => client.listEvents({ ...(iterator === null ? {} : { iterator }), limit }, { signal }),
-        settings.pageLimit,
-        log,
-      ),
-      // a prefetched page is validated as it arrives, while the previous one commits
-      preparePage,
-      applyPage: (page) => applyPage(database.db, { feed: settings.feed, ...page, matchLockWait: lockWaitOf(state) }),
-      loadCheckpoint: () => loadCheckpoint(database.db, settings.feed),
-      clock,
-      sleep,
-      nextDelay: (reason) => nextDelay(reason, policy, random),
-      state,
-      log: log.child({ component: 'poller' }),
-      drainMaxFailures: settings.drainMaxFailures,
-      feed: settings.feed,
-      ...(settings.retentionMs === undefined ? {} : { retentionMs: settings.retentionMs }),
-      // caught up, the checkpoint is read at most every lease check (a reset is noticed within that),
-      // not at every poll: a poll at 1 s then costs half a statement, not one
-      checkpointReloadMs: settings.leaseRetryMs,
-      touchCheckpoint: (expectedVersion) => touchCheckpoint(database.db, settings.feed, expectedVersion),
-      latestReset: () => latestCheckpointReset(database.db, settings.feed),
-      ...overrides,
-    });
   const sources = options.sources;
   const createLoop = (): PollLoop =>
     sources
@@ -165,7 +125,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
           retryMs: settings.leaseRetryMs,
           log,
         })
-      : createPoller();
+      : createFeedPoller(wiring);
   const outboxClient = options.outboxClient;
   const retention = settings.retention;
   // the cleaner runs on the feed's leader only, one per term, like the outbox delivery
@@ -183,8 +143,24 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
           }),
         ]
       : [];
+  const statistics = settings.statistics;
+  // ANALYZE of the tables a drain or an import changed, on the leader only (a second feed's leader finds them analyzed)
+  const createStatisticsKeeper = () =>
+    statistics
+      ? [
+          new StatisticsKeeper({
+            db: database.db,
+            settings: statistics,
+            clock,
+            sleep,
+            log: log.child({ component: 'statistics' }),
+            onAnalyzed: (analyzed) => state.tableAnalyzed(analyzed.table, analyzed.rowsChanged, analyzed.durationMs),
+          }),
+        ]
+      : [];
   const createLeaderTasks = () => [
     ...createCleaner(),
+    ...createStatisticsKeeper(),
     ...(outboxClient
       ? [
           new OutboxLoop({
@@ -223,9 +199,4 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     feed: settings.feed,
     describeLeaseHolder: () => describeLeaseHolder(database, settings.feed),
   });
-}
-
-/** The page's wait for the match lock, reported to the feed's state (/readyz). */
-function lockWaitOf(state: WorkerState): { started(): void; ended(): void } {
-  return { started: () => state.matchLockWaitStarted(), ended: () => state.matchLockWaitEnded() };
 }

@@ -4,9 +4,13 @@ import { auditFilterOf } from '../../src/cli/audit.js';
 import { parseSince } from '../../src/cli/audit-since.js';
 import { recordAudit } from '../../src/db/audit.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { runCli } from './helpers/run-cli.js';
+import { cliBudget, runCli } from './helpers/run-cli.js';
 
 const NOW = new Date('2024-12-10T12:00:00.000Z');
+
+/** The control characters (C0 but the newline, DEL, C1) in `text`, as code points. */
+const controlsIn = (text: string) =>
+  [...text].map((c) => c.charCodeAt(0)).filter((n) => (n < 0x20 && n !== 0x0a) || (n >= 0x7f && n <= 0x9f));
 
 describe('--since', () => {
   it.each([
@@ -75,7 +79,8 @@ describe.skipIf(!(await postgresReachable()))(`intake-sync audit list (${NEEDS_P
     await tdb?.drop();
   });
 
-  it('prints the newest entries first, filtered by action, noun, feed and since, as JSON lines', async () => {
+  // several CLI processes: each its own budget (run-cli.ts)
+  it('prints the newest entries first, filtered by action, noun, feed and since, as JSON lines', { timeout: cliBudget(4) }, async () => {
     const all = await runCli(['audit', 'list', '--json'], env);
     expect(all.stderr).toBe('');
     expect(all.code).toBe(0);
@@ -103,6 +108,22 @@ describe.skipIf(!(await postgresReachable()))(`intake-sync audit list (${NEEDS_P
     const readable = await runCli(['audit', 'list', '--action', 'feed.resync'], env);
     expect(readable.stdout).toMatch(/^at\s+actor\s+client_addr\s+action\s+feed\s+subject\s+detail\n/);
     expect(readable.stdout).toContain('{"phase":"started"}');
+  });
+
+  it('stored text cannot forge a line or drive the terminal: newlines and ESC sequences print escaped', async () => {
+    // an external_id as stored by the owner (the SQL API refuses such an attribution; a subject is the caller's text)
+    await tdb.database.db.execute(
+      sql`insert into intake_sync.audit_entries (actor, action, feed, subject) values
+        ('vendor_app', 'outbox.send', 'clinic-c', ${'rx-9\n2026-01-01T00:00:00.000Z  postgres  purge.run  clinic-b\u001b[31m'})`,
+    );
+    const table = await runCli(['audit', 'list', '--feed', 'clinic-c'], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout.trim().split('\n')).toHaveLength(2);
+    expect(controlsIn(table.stdout)).toEqual([]);
+    expect(table.stdout).toContain('rx-9\\n2026-01-01T00:00:00.000Z  postgres  purge.run  clinic-b\\e[31m');
+    const json = await runCli(['audit', 'list', '--feed', 'clinic-c', '--json'], env);
+    expect(controlsIn(json.stdout)).toEqual([]);
+    expect(JSON.parse(json.stdout).subject).toBe('rx-9\n2026-01-01T00:00:00.000Z  postgres  purge.run  clinic-b\u001b[31m');
   });
 
   it('a bad option exits 2 naming it, before connecting', async () => {

@@ -8,6 +8,7 @@ describe('intake-sync grants', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout.trim().split('\n')).toEqual([
+      '\\set ON_ERROR_STOP on',
       'BEGIN;',
       ...grantStatements('app', 'intake_sync', 'clinic_a'),
       `DELETE FROM "intake_sync"."feed_access" WHERE "role" = '"clinic_a"'::regrole;`,

@@ -45,7 +45,16 @@ describe.skipIf(!onPostgres)(`intake-sync purge (${NEEDS_POSTGRES})`, () => {
     expect(JSON.parse(result.stdout)).toEqual({
       feed: 'default',
       dry_run: true,
-      counts: { open_findings: 0, quarantine: 0, event_bodies: 2, events: 0, outbox_bodies: 0, status_changes: 1, audit: 0 },
+      counts: {
+        open_findings: 0,
+        quarantine: 0,
+        event_bodies: 2,
+        events: 0,
+        outbox_bodies: 0,
+        terminal_identities: 0,
+        status_changes: 1,
+        audit: 0,
+      },
     });
     expect(await bodies()).toBe(2);
     expect(await q('select * from intake_sync.audit_entries')).toEqual(audit);

@@ -64,6 +64,9 @@ describe.skipIf(!hasPostgres)(`quarantine triage, rematch and import on the CLI 
     expect(read).toMatchObject({ subject: 'e1', detail: {} });
     // the database role, then the OS user@host the CLI attributed the read to
     expect(read?.actor).toMatch(/^\S+ \(\S+@\S+\)$/);
+    // the reveal request was committed first, by the same login and attribution (0017: the durable record)
+    const [requested] = await audit('quarantine.reveal_requested');
+    expect(requested).toMatchObject({ subject: 'e1', actor: read?.actor });
 
     const unknown = await runCli(['quarantine', 'show', 'nope'], env);
     expect(unknown.code).toBe(2);

@@ -2,7 +2,6 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LEASE_WAIT_S, leaseWaitMsFrom } from '../../src/cli/lease-wait.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { LEASE_NAMESPACE, leaseName } from '../../src/sync/leadership/lease-keys.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { runCli } from './helpers/run-cli.js';
 
@@ -36,13 +35,14 @@ describe.skipIf(!real)(`run --once behind another holder of the lease${real ? ''
   beforeAll(async () => {
     tdb = await createTestDatabase('run_once_lease');
     sandbox = await startSandbox({ timeScale: 1 });
-    // a running daemon, as far as the lock is concerned: it holds the feed's lease on its own session
+    // a running daemon, as far as the lease is concerned: its own session holds the feed's lease row
     holder = postgres(tdb.url as string, {
       max: 1,
       onnotice: () => {},
       connection: { application_name: 'intake-sync[4242] lease default' },
     });
-    await holder`select pg_advisory_lock(${LEASE_NAMESPACE}::int, hashtext(${leaseName('intake_sync', 'default')}))`;
+    await holder`insert into intake_sync.feed_leases (feed, holder, holder_pid, acquired_at, heartbeat_at, expires_at)
+                  values ('default', 'a-running-daemon', pg_backend_pid(), now(), now(), now() + interval '1 hour')`;
   });
   afterAll(async () => {
     await holder?.end();

@@ -1,3 +1,4 @@
+import postgres from 'postgres';
 import { hostname } from 'node:os';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
@@ -10,6 +11,7 @@ import { createFeedLeases, type FeedLeases } from '../../src/sync/leadership/lea
 import { recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { lagFromPage } from '../../src/cli/status-lag.js';
+import { describeCursorProblem } from '../../src/sync/state/cursor-problem.js';
 import { leaseApplicationName, parseLeaseApplicationName } from '../../src/sync/leadership/lease-holder-name.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { runCli } from './helpers/run-cli.js';
@@ -116,6 +118,29 @@ describe.skipIf(!hasPostgres)('intake-sync status', () => {
     const caughtUp = await runCli(['status'], env);
     expect(caughtUp.stdout).toMatch(/^lag {13}caught up$/m);
   }, 60_000);
+
+  it('a feed whose position the operator refuses: status says stopped, with the reason and command /readyz gives', async () => {
+    const sql = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
+    try {
+      const [before] = await sql<{ iterator: string | null }[]>`select iterator from intake_sync.feed_checkpoints where feed = 'default'`;
+      await sql`update intake_sync.feed_checkpoints set iterator = 'not-an-iterator-the-operator-knows' where feed = 'default'`;
+      try {
+        const text = await runCli(['status'], env);
+        expect(text.code).toBe(0);
+        const expected = describeCursorProblem('default', 'refused', { at: 'not-an-iterator-the-operator-knows' });
+        expect(text.stdout).toContain(`state           ${expected}`);
+        expect(text.stdout).toContain('intake-sync resync --feed default');
+        const json = JSON.parse((await runCli(['status', '--json'], env)).stdout) as { stopped: string | null };
+        expect(json.stopped).toBe(expected);
+      } finally {
+        await sql`update intake_sync.feed_checkpoints set iterator = ${before?.iterator ?? null} where feed = 'default'`;
+      }
+      const json = JSON.parse((await runCli(['status', '--json'], env)).stdout) as { stopped: string | null };
+      expect(json.stopped).toBeNull();
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  }, 120_000);
 
   it('without an operator configured the lag is unknown, and status still answers', async () => {
     const result = await runCli(['status'], { DATABASE_URL: env.DATABASE_URL ?? '' });

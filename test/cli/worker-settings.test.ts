@@ -15,6 +15,7 @@ describe('retention settings', () => {
       event_bodies: 30 * DAY,
       events: 366 * DAY,
       outbox_bodies: 30 * DAY,
+      terminal_identities: 366 * DAY,
       status_changes: 90 * DAY,
       audit: 6 * 366 * DAY,
     });
@@ -28,6 +29,13 @@ describe('retention settings', () => {
     expect(policy).toMatchObject({ event_bodies: 1_000, status_changes: null, audit: null, quarantine: 30 * DAY });
   });
 
+  test('RETAIN_TERMINAL_IDENTITIES: a duration or forever, overridable per feed like the others', () => {
+    expect(retentionPolicyFrom(loadConfig({ RETAIN_TERMINAL_IDENTITIES: 'forever' })).terminal_identities).toBeNull();
+    expect(retentionPolicyFrom(loadConfig({ RETAIN_TERMINAL_IDENTITIES: '90d' })).terminal_identities).toBe(90 * DAY);
+    const [parsed] = parseFeedsFile(feed({ terminal_identities: '30d' }), 'feeds.json', {});
+    expect(retentionPolicyFrom(loadConfig({ RETAIN_TERMINAL_IDENTITIES: 'forever' }), parsed!.retain).terminal_identities).toBe(30 * DAY);
+  });
+
   test.each([
     [{ event_bodies: '30 days' }, /FEEDS_FILE: feeds.json \[0\]\.retain\.event_bodies: must be a duration/],
     [{ bodies: '30d' }, /FEEDS_FILE: feeds.json \[0\]\.retain: .*bodies/],
@@ -39,6 +47,8 @@ describe('retention settings', () => {
   test.each([
     ['RETAIN_STATUS_CHANGES', '0s', /RETAIN_STATUS_CHANGES: must be a duration/],
     ['RETAIN_AUDIT', '6 years', /RETAIN_AUDIT: must be a duration/],
+    ['RETAIN_TERMINAL_IDENTITIES', '1 year', /RETAIN_TERMINAL_IDENTITIES: must be a duration/],
+    ['RETAIN_TERMINAL_IDENTITIES', '-1d', /RETAIN_TERMINAL_IDENTITIES: must be a duration/],
     ['RETENTION_INTERVAL', 'forever', /RETENTION_INTERVAL: must be a duration from 1s to 7d/],
   ])('%s=%j is refused naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -9,9 +9,11 @@ import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type 
 const onPostgres = await postgresReachable();
 const VICTIM = 'setup-loss-victim';
 
-// each pooled connection can fail once found dead, and a connection the storm ended mid-startup
-// fails once more, at connect_timeout (10 s): after those, the client must work
-async function eventually<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+// the first call after the storm may meet a connection the storm ended (found dead by that call,
+// which replaces the client: replaceable-client.ts, page-client.ts); the second goes to a fresh one.
+// A third attempt is slack for a loaded machine, never a retry that hides a stuck client: postgres.js
+// 3.4.9 once left a pool connection that failed CONNECT_TIMEOUT on all five attempts (issue 23)
+async function eventually<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
@@ -84,7 +86,9 @@ describe.skipIf(!onPostgres)(`connections terminated while they (re)connect (${N
       expect(succeeded).toBeGreaterThan(0);
       // a connection terminated last is only found dead by its next query: the one after that works
       for (const [i, database] of databases.entries()) {
-        expect(await eventually(() => queryRows(database.db, sql`select ${i}::int as n`))).toEqual([{ n: i }]);
+        // as many queries at once as the pool has connections (max 2): a stuck connection cannot hide behind a healthy one
+        const everyConnection = () => Promise.all([0, 1].map(() => queryRows(database.db, sql`select ${i}::int as n`)));
+        expect(await eventually(everyConnection)).toEqual([[{ n: i }], [{ n: i }]]);
         expect(await eventually(() => inTransaction(database.db, (run) => run(sql`select ${i}::int as n`)))).toEqual([{ n: i }]);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantsScript } from '../../src/cli/grants.js';
+import { grantsScript, psqlScript } from '../../src/cli/grants.js';
 import { grantStatements } from '../../src/db/grants.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
-import { runCli } from '../cli/helpers/run-cli.js';
+import { cliBudget, runCli } from '../cli/helpers/run-cli.js';
 import { waitFor } from '../process/helpers/wait-for.js';
 import { spawnCli } from '../process/helpers/worker-process.js';
 
@@ -70,7 +70,7 @@ describe.skipIf(!reachable)(
       }
     }
 
-    it('migrate runs as the owner role; the runtime role cannot migrate', async () => {
+    it('migrate runs as the owner role; the runtime role cannot migrate', { timeout: cliBudget(2) }, async () => {
       const denied = await runCli(['migrate'], { DATABASE_URL: urlAs(empty.url, ROLES.runtime) });
       expect(denied.code).toBe(1);
       expect(denied.stderr).toMatch(/permission denied for database .* \(42501\)/);
@@ -83,7 +83,7 @@ describe.skipIf(!reachable)(
       expect(owner?.owner).toBe(ROLES.owner);
     });
 
-    it('without its grants, run refuses at start and names every missing grant', async () => {
+    it('without its grants, run refuses at start and names every missing grant', { timeout: cliBudget(1) }, async () => {
       const result = await runCli(['run', '--once'], {
         DATABASE_URL: urlAs(empty.url, ROLES.runtime),
         MIGRATE_ON_START: 'false',
@@ -94,10 +94,15 @@ describe.skipIf(!reachable)(
       expect(result.stderr).toContain('intake-sync grants --role runtime');
     });
 
-    it('with exactly the grants docs/security.md lists, the runtime role drains, rematches and serves the SQL API', async () => {
+    // five CLI processes and a 30 s wait for the outbox: each its own budget (run-cli.ts)
+    it('with exactly the grants docs/security.md lists, the runtime role drains, rematches and serves the SQL API', {
+      timeout: cliBudget(5, 30_000),
+    }, async () => {
       const grants = await runCli(['grants', '--role', 'runtime', '--to', ROLES.runtime], {});
       expect(grants.code).toBe(0);
-      expect(grants.stdout.trim().split('\n')).toEqual(grantsScript('runtime', 'intake_sync', ROLES.runtime, { kind: 'unchanged' }));
+      expect(grants.stdout.trim().split('\n')).toEqual(
+        psqlScript(grantsScript('runtime', 'intake_sync', ROLES.runtime, { kind: 'unchanged' })),
+      );
       expect(grants.stdout).toContain(grantStatements('runtime', 'intake_sync', ROLES.runtime).join('\n'));
       await asRole(ROLES.owner, async (sql) => {
         await sql.unsafe(grants.stdout);
@@ -174,7 +179,11 @@ describe.skipIf(!reachable)(
       expect(JSON.parse(status.stdout)).toMatchObject({ prescriptions: { total: 2 }, outbox: { pending: 0 } });
     });
 
-    it('every command the runtime role is documented to run works with only the runtime grants, and the changing ones are audited as that role', async () => {
+    // fifteen CLI processes and the follower's 20 s wait, each with its own budget (run-cli.ts): one 30 s
+    // figure for the whole list timed out in every PostgreSQL matrix leg on a slower machine (issue 23)
+    it('every command the runtime role is documented to run works with only the runtime grants, and the changing ones are audited as that role', {
+      timeout: cliBudget(15, 20_000),
+    }, async () => {
       const env = { DATABASE_URL: urlAs(empty.url, ROLES.runtime), MIGRATE_ON_START: 'false', ...upstreamEnv };
       const dir = await mkdtemp(join(tmpdir(), 'least-privilege-'));
       const ok = async (args: string[]) => {
@@ -248,7 +257,7 @@ describe.skipIf(!reachable)(
       }
     });
 
-    it('with one grant revoked, run names exactly that grant', async () => {
+    it('with one grant revoked, run names exactly that grant', { timeout: cliBudget(1) }, async () => {
       await asRole(ROLES.owner, async (sql) => {
         await sql.unsafe(`revoke insert on intake_sync.quarantine from "${ROLES.runtime}"`);
       });

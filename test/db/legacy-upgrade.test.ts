@@ -1,7 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.js';
 import { LEGACY_MIGRATION_HASHES, LEGACY_TABLES } from '../../src/db/legacy-public-install.js';
@@ -9,28 +7,14 @@ import { runMigrations } from '../../src/db/migrate.js';
 import { loadCheckpoint, resetCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
+import { installLegacy } from './helpers/legacy-install.js';
 
 const reachable = await postgresReachable();
 const LEGACY_ROLE = `legacy_reader_${randomBytes(3).toString('hex')}`;
-const FIXTURES = fileURLToPath(new URL('./fixtures/legacy-0.1/', import.meta.url));
-/** The three migrations of 0.1 with their journal times, as drizzle's migrator recorded them. */
-const LEGACY = [
-  ['0000_init.sql', 1795279363318],
-  ['0001_prescriptions_fillfactor.sql', 1795280327554],
-  ['0002_events_raw_json.sql', 1795280503321],
-] as const;
 
-/** A 0.1 install exactly as drizzle's migrator made it: tables in public, rows in drizzle's shared ledger. */
-async function installLegacy(empty: EmptyDatabase): Promise<void> {
-  await empty.sql.unsafe(`create schema drizzle;
-    create table drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint);
-    insert into drizzle.__drizzle_migrations (hash, created_at) values ('vendor-app-hash', 1600000000000);`);
-  for (const [file, when] of LEGACY) {
-    const text = readFileSync(`${FIXTURES}${file}`, 'utf8');
-    for (const statement of text.split('--> statement-breakpoint')) await empty.sql.unsafe(statement);
-    const hash = createHash('sha256').update(text).digest('hex');
-    await empty.sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${hash}, ${when})`;
-  }
+/** A 0.1 install with rows in every table. */
+async function installLegacyWithRows(empty: EmptyDatabase): Promise<void> {
+  await installLegacy(empty);
   await empty.sql.unsafe(`
     insert into public.prescriptions (external_id, patient_first_name, patient_last_name, patient_state, patient_dob, prescriber_npi,
       written_date, drug_ndc, identity_key, status, status_rank, status_event_id)
@@ -79,7 +63,7 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
   beforeAll(async () => {
     legacy = await createEmptyDatabase('legacy_upgrade');
     fresh = await createEmptyDatabase('legacy_fresh');
-    await installLegacy(legacy);
+    await installLegacyWithRows(legacy);
     // what a 0.1 deployment granted on its tables in public: its daemon's role, a reporting role, PUBLIC
     await legacy.sql.unsafe(`create role "${LEGACY_ROLE}";
       grant select, insert, update on public.prescriptions, public.events to "${LEGACY_ROLE}";

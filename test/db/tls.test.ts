@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { describeTls, tlsSettingsFor, tlsWarning, urlWithoutTlsParameters } from '../../src/db/tls.js';
 
 const settings = (url: string, caFile?: string) => {
-  const result = tlsSettingsFor(url, { variable: 'DATABASE_URL', caFile });
+  const result = tlsSettingsFor(url, { variable: 'DATABASE_URL', caFile, pgHost: undefined });
   if ('problem' in result) throw new Error(result.problem);
   return result.settings;
 };
 const problem = (url: string) => {
-  const result = tlsSettingsFor(url, { variable: 'DATABASE_URL' });
+  const result = tlsSettingsFor(url, { variable: 'DATABASE_URL', pgHost: undefined });
   return 'problem' in result ? result.problem : undefined;
 };
 

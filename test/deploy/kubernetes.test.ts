@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -197,7 +198,7 @@ describe('deploy/kubernetes against the code', () => {
 });
 
 describe('deploy/kubernetes is safe to apply (issue 20 §4)', () => {
-  const policy = one('NetworkPolicy');
+  const policies = all.filter((m) => m.kind === 'NetworkPolicy');
   const jobContainer = job.spec.template.spec.containers[0] as Obj;
   const secretRefs = (c: Obj) =>
     envList(c).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef as { name: string; key: string }] : []));
@@ -224,12 +225,38 @@ describe('deploy/kubernetes is safe to apply (issue 20 §4)', () => {
     expect(JSON.stringify(deployment)).not.toContain('intake-sync-owner');
   });
 
-  it('the NetworkPolicy selects the worker and the Job, and admits only the monitoring namespace, on the metrics port', () => {
-    for (const labels of [deployment.spec.template.metadata.labels, job.spec.template.metadata.labels]) {
-      expect(Object.entries(policy.spec.podSelector.matchLabels).every(([k, v]) => labels[k] === v)).toBe(true);
-    }
-    expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
-    expect(policy.spec.ingress).toEqual([
+  /** Does a NetworkPolicy's podSelector pick pods with these labels? */
+  const selects = (p: Obj, labels: Record<string, string>) =>
+    Object.entries(p.spec.podSelector.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v);
+  const workerLabels = deployment.spec.template.metadata.labels as Record<string, string>;
+  const jobLabels = job.spec.template.metadata.labels as Record<string, string>;
+  const workerPolicies = policies.filter((p) => selects(p, workerLabels));
+  const jobPolicies = policies.filter((p) => selects(p, jobLabels));
+  /** Policies add up: every egress rule of every policy that selects the pod. */
+  const egressOf = (selected: Obj[]) => selected.flatMap((p) => (p.spec.egress ?? []) as Obj[]);
+  const allows = (rules: Obj[], namespace: string | undefined, port: number, protocol = 'TCP') =>
+    rules.some(
+      (r) =>
+        r.ports.some((p: Obj) => p.port === port && p.protocol === protocol) &&
+        r.to.some((t: Obj) => (namespace ? t.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === namespace : t.ipBlock)),
+    );
+  const databaseUrls = (names: string[]) =>
+    secrets
+      .filter((s) => names.includes(s.metadata.name))
+      .flatMap((s) =>
+        Object.entries(s.stringData as Record<string, string>)
+          .filter(([k]) => k.endsWith('database-url'))
+          .map(([, v]) => new URL(v)),
+      );
+
+  it('the worker and the migrate Job are each selected by their own policies only, which admit only the monitoring namespace, on the metrics port', () => {
+    expect(workerPolicies.map((p) => p.metadata.name).sort()).toEqual(['intake-sync', 'intake-sync-operator-egress']);
+    expect(jobPolicies.map((p) => p.metadata.name)).toEqual(['intake-sync-migrate']);
+    // every policy is one of the two: nothing else selects (or forgets) a pod of the kit
+    expect(policies).toHaveLength(3);
+    const worker = policies.find((p) => p.metadata.name === 'intake-sync') as Obj;
+    expect(worker.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(worker.spec.ingress).toEqual([
       {
         from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
         ports: [{ port: 'http', protocol: 'TCP' }],
@@ -239,38 +266,61 @@ describe('deploy/kubernetes is safe to apply (issue 20 §4)', () => {
     expect(container.ports.find((p: Obj) => p.name === 'http').containerPort).toBe(config.HEALTH_PORT);
   });
 
-  it('egress: DNS, the database and pooler every example URL points at, and HTTPS to the operator: nothing else', () => {
-    const rules = policy.spec.egress as Obj[];
-    expect(rules).toHaveLength(3);
-    const allows = (namespace: string | undefined, port: number, protocol = 'TCP') =>
-      rules.some(
-        (r) =>
-          r.ports.some((p: Obj) => p.port === port && p.protocol === protocol) &&
-          r.to.some((t: Obj) =>
-            namespace ? t.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === namespace : t.ipBlock?.cidr === '0.0.0.0/0',
-          ),
-      );
-    expect(allows('kube-system', 53, 'UDP')).toBe(true);
-    expect(allows('kube-system', 53, 'TCP')).toBe(true);
-    const urls = secrets.flatMap((s) =>
-      Object.entries(s.stringData as Record<string, string>)
-        .filter(([k]) => k.endsWith('database-url'))
-        .map(([, v]) => new URL(v)),
-    );
-    expect(urls.length).toBe(3);
+  it('migrate Job (the owner credentials): DNS and Postgres only, no ingress, no address outside the cluster', () => {
+    const [policy] = jobPolicies as [Obj];
+    expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(policy.spec.ingress ?? []).toEqual([]);
+    const rules = egressOf(jobPolicies);
+    expect(rules).toHaveLength(2);
+    expect(allows(rules, 'kube-system', 53, 'UDP')).toBe(true);
+    expect(allows(rules, 'kube-system', 53, 'TCP')).toBe(true);
+    const urls = databaseUrls(['intake-sync-owner']);
+    expect(urls).toHaveLength(1);
+    for (const url of urls) expect(allows(rules, url.hostname.split('.')[1], Number(url.port || 5432)), url.host).toBe(true);
+    // no ipBlock, no port beyond DNS and the owner's database port
+    expect(rules.flatMap((r) => r.to as Obj[]).some((t) => t.ipBlock)).toBe(false);
+    expect(new Set(rules.flatMap((r) => (r.ports as Obj[]).map((p) => p.port)))).toEqual(new Set([53, 5432]));
+  });
+
+  it("worker egress: DNS, the database and pooler every example URL points at, and HTTPS to the operator's addresses from operator-egress.yaml: nothing else", () => {
+    const rules = egressOf(workerPolicies);
+    expect(allows(rules, 'kube-system', 53, 'UDP')).toBe(true);
+    expect(allows(rules, 'kube-system', 53, 'TCP')).toBe(true);
+    const urls = databaseUrls(['intake-sync']);
+    expect(urls.length).toBe(2);
     for (const url of urls) {
       // <service>.<namespace>.svc
-      const namespace = url.hostname.split('.')[1];
-      expect(allows(namespace, Number(url.port || 5432)), `${url.hostname}:${url.port}`).toBe(true);
+      expect(allows(rules, url.hostname.split('.')[1], Number(url.port || 5432)), `${url.hostname}:${url.port}`).toBe(true);
     }
     const config = loadConfig({ ...imageEnv(), ...resolvedEnv(container) });
     const operator = new URL(config.INTAKE_API_BASE_URL ?? '');
     expect(operator.protocol).toBe('https:');
-    expect(allows(undefined, Number(operator.port || 443))).toBe(true);
-    // the operator rule reaches outside the cluster only
-    const external = rules.find((r) => r.to.some((t: Obj) => t.ipBlock)) as Obj;
-    expect(external.to[0].ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']));
-    expect(external.ports).toEqual([{ port: 443, protocol: 'TCP' }]);
+    expect(allows(rules, undefined, Number(operator.port || 443))).toBe(true);
+    // the operator's addresses live in one file, and are addresses, never "the whole internet"
+    const external = rules.filter((r) => r.to.some((t: Obj) => t.ipBlock));
+    expect(new Set(external.map((r) => policies.find((p) => (p.spec.egress as Obj[] | undefined)?.includes(r))?.__file))).toEqual(
+      new Set([`${K8S}operator-egress.yaml`]),
+    );
+    for (const rule of external) {
+      expect(rule.ports).toEqual([{ port: 443, protocol: 'TCP' }]);
+      for (const { ipBlock } of rule.to as { ipBlock: { cidr: string; except?: string[] } }[]) {
+        const [address, bits] = ipBlock.cidr.split('/');
+        expect(isIP(address ?? ''), ipBlock.cidr).not.toBe(0);
+        // a default route with holes (0.0.0.0/0 except private ranges) is every public address
+        expect(Number(bits), `${ipBlock.cidr} is narrower than /8`).toBeGreaterThanOrEqual(isIP(address ?? '') === 4 ? 8 : 16);
+        expect(ipBlock.except, `${ipBlock.cidr}: no except list (a range with holes)`).toBeUndefined();
+      }
+    }
+    // and nothing else leaves the cluster: every other rule names a namespace
+    for (const rule of rules.filter((r) => !external.includes(r))) {
+      expect(rule.to.every((t: Obj) => t.namespaceSelector && !t.ipBlock)).toBe(true);
+    }
+  });
+
+  it('operations.md documents operator-egress.yaml as the one place for the operator addresses', () => {
+    const ops = read('docs/operations.md');
+    expect(ops).toContain('deploy/kubernetes/operator-egress.yaml');
+    expect(ops).toContain('deploy/kubernetes/networkpolicy-migrate.yaml');
   });
 
   it('every example database URL asks for verified TLS, and the pods can read the CA file DATABASE_CA_FILE names', () => {
@@ -317,7 +367,9 @@ describe('deploy/kubernetes is safe to apply (issue 20 §4)', () => {
           names.find((n) => n.startsWith('intake-sync-owner-')),
         ]);
         expect(JSON.stringify(renderedDeployment)).not.toContain('intake-sync-owner');
-        expect(rendered.some((m) => m.kind === 'NetworkPolicy')).toBe(true);
+        expect(rendered.filter((m) => m.kind === 'NetworkPolicy').map((m) => m.metadata.name as string)).toEqual(
+          expect.arrayContaining(['intake-sync', 'intake-sync-migrate', 'intake-sync-operator-egress']),
+        );
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

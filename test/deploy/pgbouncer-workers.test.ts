@@ -4,7 +4,7 @@ import { queryRows } from '../../src/db/connection.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { sampleIdentity, seedRejects } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { leaseHolder, LEASE_NAMESPACE } from '../../src/sync/leadership/lease.js';
+import { leaseHolder } from '../../src/sync/leadership/lease.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
@@ -72,10 +72,8 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
         begin
           insert into page_audit (version, committer, lease_holder)
           select new.version, current_setting('application_name'),
-                 (select string_agg(a.application_name, ',') from pg_locks l join pg_stat_activity a on a.pid = l.pid
-                   where l.locktype = 'advisory' and l.granted and l.objsubid = 2 and l.classid = ${LEASE_NAMESPACE}::oid
-                     and l.objid = (hashtext('intake-sync:${schema}:default')::bigint & 4294967295)::oid
-                     and l.database = (select oid from pg_database where datname = current_database()));
+                 (select string_agg(a.application_name, ',') from "${schema}".feed_leases l join pg_stat_activity a on a.pid = l.holder_pid
+                   where l.feed = 'default' and l.expires_at > now());
           return new;
         end $$;
         -- a page moves the version; registering the feed at start (origin, 0011) writes the row without moving it

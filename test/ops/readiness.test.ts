@@ -39,13 +39,31 @@ describe('evaluateReadiness', () => {
       reasons: [/^page waiting 7s for the match lock \(held by a registration or rematch transaction; see pg_stat_activity\)$/],
     },
     { name: 'standby that never polled', state: { role: 'standby', leaderSince: null, lastSuccessAt: null }, reasons: [] },
-    { name: 'new leader inside its allowance', state: { leaderSince: NOW - 10_000, lastSuccessAt: null }, reasons: [] },
+    {
+      name: 'new leader before its first poll: not ready yet',
+      state: { leaderSince: NOW - 10_000, lastSuccessAt: null },
+      reasons: [/^no poll yet \(leader for 10s\)$/],
+    },
     { name: 'database down', state: {}, db: false, reasons: [/database unreachable/] },
     { name: 'stale poll', state: { lastSuccessAt: NOW - 61_000 }, reasons: [/last successful poll 61s ago \(limit 60s\)/] },
     {
       name: 'new leader never polled',
       state: { leaderSince: NOW - 90_000, lastSuccessAt: null },
-      reasons: [/no successful poll since taking the lease 90s ago/],
+      reasons: [/^no poll yet \(leader for 90s\)$/],
+    },
+    {
+      name: 'the operator came back and refused the position: only that, not the failures before it',
+      state: {
+        cursorProblem: { feed: 'east', kind: 'refused', since: NOW },
+        consecutiveFailures: 7,
+        lastFailure: { source: 'upstream', summary: 'UpstreamError: GET /events: network error ECONNREFUSED', at: NOW - 5_000 },
+      },
+      reasons: [/^feed east stopped consuming: the operator refuses the stored iterator \(400\); run `intake-sync resync --feed east`/],
+    },
+    {
+      name: '401 after failures: only the 401',
+      state: { fatalReason: 'UnauthorizedError: GET /events: 401 Unauthorized', consecutiveFailures: 9 },
+      reasons: [/stopped consuming: UnauthorizedError/],
     },
     {
       name: 'failures at the threshold',

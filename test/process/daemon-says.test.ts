@@ -63,6 +63,7 @@ describe.skipIf(!hasPostgres)('what the daemon says about itself', () => {
       level: 30,
       msg: 'intake-sync 0.2.0 starting',
       version: '0.2.0',
+      node: process.versions.node,
       database: { host: '127.0.0.1:5432', database: url.pathname.slice(1), schema: 'intake_sync' },
       pooler: false,
       feeds: [{ name: 'default', operator: 'embedded sandbox' }],

@@ -222,7 +222,7 @@ describe('worker end to end: sandbox → Postgres', () => {
         const response = await fetch(`http://127.0.0.1:${staleServer.port}/readyz`);
         expect(response.status).toBe(503);
         expect(((await response.json()) as { reasons: string[] }).reasons).toEqual([
-          expect.stringMatching(/^no successful poll since taking the lease 120s ago/),
+          expect.stringMatching(/^no poll yet \(leader for 120s\)$/),
         ]);
       } finally {
         await staleServer.close();

@@ -8,6 +8,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { spawnCli } from './helpers/worker-process.js';
+import { cliBudget } from '../cli/helpers/run-cli.js';
 
 const hasPostgres = await postgresReachable();
 
@@ -18,6 +19,7 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
   let dir: string;
   let env: Record<string, string>;
 
+  // several CLI processes per test: each its own budget (cliBudget, run-cli.ts)
   async function cli(args: string[], extra: Record<string, string> = {}) {
     const child = spawnCli(args, { ...env, ...extra });
     const code = await child.exited;
@@ -63,7 +65,7 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('acts on the named feed only', async () => {
+  it('acts on the named feed only', { timeout: cliBudget(4) }, async () => {
     const listed = await cli(['prescriptions', 'list', '--feed', 'east', '--json']);
     expect(listed.code).toBe(0);
     expect(
@@ -82,7 +84,7 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ feed: 'east' });
   });
 
-  it('status --all-feeds reports every configured feed; the one-feed shape is unchanged', async () => {
+  it('status --all-feeds reports every configured feed; the one-feed shape is unchanged', { timeout: cliBudget(3) }, async () => {
     const all = await cli(['status', '--all-feeds', '--json']);
     expect(all.code).toBe(0);
     const { feeds } = JSON.parse(all.stdout) as { feeds: Array<{ feed: string; prescriptions: { total: number } }> };
@@ -97,7 +99,7 @@ describe.skipIf(!hasPostgres)(`--feed on the CLI (${NEEDS_POSTGRES})`, () => {
     expect(both.stderr).toMatch(/--all-feeds and --feed: give one of them/);
   });
 
-  it("reaches the feed's own account (events list)", async () => {
+  it("reaches the feed's own account (events list)", { timeout: cliBudget(3) }, async () => {
     // one page of each account: an empty feed answers either way, so prove the credential by a 401 on a bad one
     expect((await cli(['events', 'list', '--feed', 'east', '--json'])).code).toBe(0);
     const refused = await cli(['events', 'list', '--feed', 'east', '--json'], { EAST_SECRET: 'wrong' });

@@ -9,6 +9,7 @@ DECLARE
   external text := "intake_sync"."_js_trim"(cancel_prescription.external_id);
   row_id bigint;
 BEGIN
+  PERFORM "intake_sync"."_raise_input_problem"("intake_sync"."_api_input_problem"(pg_catalog.to_jsonb(external), 'external_id'));
   IF external IS NULL THEN
     RAISE EXCEPTION 'external_id: is required' USING ERRCODE = '23502', COLUMN = 'external_id';
   END IF;

@@ -6,7 +6,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-  problem text[] := "intake_sync"."_prescription_problem"(send_prescription.prescription);
+  -- bounded input first (issue 25): a body over the cap is never walked
+  problem text[] := coalesce("intake_sync"."_api_input_problem"(send_prescription.prescription, 'prescription'),
+    "intake_sync"."_prescription_problem"(send_prescription.prescription));
   external text;
   row_id bigint;
 BEGIN

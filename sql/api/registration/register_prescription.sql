@@ -14,6 +14,10 @@ DECLARE
   old_erx text;
   result "intake_sync"."prescription_registration";
 BEGIN
+  -- bounded input first (issue 25): nothing over a cap is parsed further
+  PERFORM "intake_sync"."_raise_input_problem"(coalesce(
+    "intake_sync"."_api_input_problem"(pg_catalog.to_jsonb(register_prescription.external_id), 'external_id'),
+    "intake_sync"."_api_input_problem"(register_prescription.identity, 'identity')));
   IF register_prescription.external_id IS NULL THEN
     problems := problems || 'external_id: required'::text;
   ELSIF "intake_sync"."_js_trim"(register_prescription.external_id) = '' THEN
@@ -23,7 +27,7 @@ BEGIN
   PERFORM "intake_sync"."_require_feed"(register_prescription.feed);
   PERFORM "intake_sync"."_require_read_committed"('register_prescription');
   -- exclusive against page applies: a page must not match against a half-registered set
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(register_prescription.feed, 'match', true);
 
   stored_id := "intake_sync"."_js_trim"(register_prescription.external_id);
   new_key := "intake_sync"."_identity_key"(register_prescription.identity);

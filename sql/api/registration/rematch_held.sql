@@ -7,12 +7,42 @@ RETURNS TABLE (examined integer, matched integer, still_unmatched integer, still
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 SET plan_cache_mode = force_custom_plan
+-- every join an index probe per row, whatever the tables' statistics say (issue 26)
+SET enable_bitmapscan = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
 AS $$
 #variable_conflict use_column
 BEGIN
   PERFORM "intake_sync"."_require_read_committed"('rematch_held');
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
-  WITH held AS (
+  PERFORM "intake_sync"."_feed_lock"(rematch_held.feed, 'match', true);
+  -- Driven from the key lists (issue 26): each distinct key is one lookup of the partial index of held
+  -- events (OFFSET 0 keeps each lookup a subquery of its own, so no other index of events serves it
+  -- and the feed filter stays outside), then one lookup of its finding by (feed, quarantine_key). A
+  -- plan built on the ANY() lists instead walked every held event or every open finding per batch on
+  -- tables without statistics (a 500-key batch took seconds under the match lock).
+  WITH keys AS MATERIALIZED (
+    SELECT DISTINCT k.key FROM pg_catalog.unnest(rematch_held.identity_keys) AS k(key) WHERE k.key IS NOT NULL
+  ),
+  erx_ids AS MATERIALIZED (
+    SELECT DISTINCT x.erx FROM pg_catalog.unnest(rematch_held.erx_message_ids) AS x(erx) WHERE x.erx IS NOT NULL
+  ),
+  held_events AS (
+    SELECT e.* FROM keys CROSS JOIN LATERAL (
+      SELECT e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+      FROM "intake_sync"."events" e
+      WHERE e.identity_key = keys.key AND e.prescription_id IS NULL
+      OFFSET 0
+    ) e
+    UNION
+    SELECT e.* FROM erx_ids CROSS JOIN LATERAL (
+      SELECT e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+      FROM "intake_sync"."events" e
+      WHERE e.erx_message_id = erx_ids.erx AND e.prescription_id IS NULL
+      OFFSET 0
+    ) e
+  ),
+  held AS (
     SELECT q.id AS quarantine_id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
     FROM "intake_sync"."quarantine" q
     JOIN "intake_sync"."events" e ON e.feed = q.feed AND e.id = q.event_id
@@ -21,13 +51,13 @@ BEGIN
       AND (rematch_held.feed IS NULL OR e.feed = rematch_held.feed)
     UNION ALL
     -- a held event's finding is keyed by its feed and id (quarantine_feed_key_key)
-    SELECT q.id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
-    FROM "intake_sync"."events" e
-    JOIN "intake_sync"."quarantine" q ON q.feed = e.feed AND q.quarantine_key = e.id
-    WHERE e.prescription_id IS NULL
-      AND (e.identity_key = ANY (rematch_held.identity_keys) OR e.erx_message_id = ANY (rematch_held.erx_message_ids))
-      AND (rematch_held.feed IS NULL OR e.feed = rematch_held.feed)
-      AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous')
+    SELECT f.quarantine_id, e.id, e.feed, e.identity_key, e.erx_message_id, e.subscription_id, e.name, e.occurred_at, e.status_rank
+    FROM held_events e CROSS JOIN LATERAL (
+      SELECT q.id AS quarantine_id FROM "intake_sync"."quarantine" q
+      WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL AND q.reason IN ('unmatched', 'ambiguous')
+      OFFSET 0
+    ) f
+    WHERE rematch_held.feed IS NULL OR e.feed = rematch_held.feed
   ),
   evaluated AS (
     SELECT held.*, m.prescription_id, m.candidates, m.quarantine_reason, m.quarantine_detail

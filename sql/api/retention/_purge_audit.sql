@@ -1,11 +1,14 @@
 -- Deletes at most max_rows audit rows of one feed (null: the rows no feed owns) older than `before`,
--- and never one younger than _audit_retention_floor(). The only way any role but the owner removes
--- audit rows. dry_run: counts instead.
+-- and never one younger than _audit_retention_floor() (the owner's RETAIN_AUDIT): a caller asking for
+-- a later `before` gets the floor. The only way any role but the owner removes audit rows; each call
+-- that deleted rows writes `audit.purge` (class, the cutoff applied, the count). dry_run: counts instead.
+-- `forever` (a null floor): deletes nothing.
 CREATE OR REPLACE FUNCTION "intake_sync"."_purge_audit"(feed text, "before" timestamptz, max_rows integer, dry_run boolean DEFAULT false) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_variable
 DECLARE
   given_feed text := feed;
+  floor_age interval;
   effective timestamptz;
   done bigint := 0;
 BEGIN
@@ -18,7 +21,11 @@ BEGIN
   IF max_rows IS NULL OR max_rows < 1 OR max_rows > 100000 THEN
     RAISE EXCEPTION 'max_rows: must be between 1 and 100000' USING ERRCODE = '22023', COLUMN = 'max_rows';
   END IF;
-  effective := LEAST("before", pg_catalog.now() - "intake_sync"."_audit_retention_floor"());
+  floor_age := "intake_sync"."_audit_retention_floor"();
+  IF floor_age IS NULL THEN
+    RETURN 0;
+  END IF;
+  effective := LEAST("before", pg_catalog.now() - floor_age);
   IF dry_run THEN
     SELECT pg_catalog.count(*) INTO done FROM "intake_sync"."audit_entries" a
     WHERE a.feed IS NOT DISTINCT FROM given_feed AND a."at" < effective;
@@ -31,6 +38,10 @@ BEGIN
   ),
   gone AS (DELETE FROM "intake_sync"."audit_entries" a USING picked WHERE a.id = picked.id RETURNING 1)
   SELECT pg_catalog.count(*) INTO done FROM gone;
+  IF done > 0 THEN
+    PERFORM "intake_sync"."_audit_entry"('audit.purge', given_feed, NULL,
+      pg_catalog.jsonb_build_object('class', 'audit', 'cutoff', effective, 'count', done, 'requested_before', "before"));
+  END IF;
   RETURN done;
 END
 $$;

@@ -23,7 +23,7 @@ BEGIN
       USING ERRCODE = '22023', COLUMN = 'reason';
   END IF;
   PERFORM "intake_sync"."_require_feed"(dismiss_quarantined.feed);
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(dismiss_quarantined.feed, 'match', true);
   SELECT q.id, q.reason, q.resolution, q.resolved_at INTO finding
   FROM "intake_sync"."quarantine" q
   WHERE q.feed = dismiss_quarantined.feed AND q.quarantine_key = key

@@ -25,7 +25,7 @@ DECLARE
 BEGIN
   PERFORM "intake_sync"."_require_feed"(resolve_quarantined.feed);
   PERFORM "intake_sync"."_require_read_committed"('resolve_quarantined');
-  PERFORM pg_catalog.pg_advisory_xact_lock(7306, pg_catalog.hashtext('intake_sync'));
+  PERFORM "intake_sync"."_feed_lock"(resolve_quarantined.feed, 'match', true);
 
   SELECT p.id INTO target_id FROM "intake_sync"."prescriptions" p
   WHERE p.feed = resolve_quarantined.feed AND p.external_id = external;

@@ -1,7 +1,9 @@
 -- One finding with the identity the operator sent, for the triage staff who decide which
--- prescription it is. Reading patient data is an action: each call writes quarantine.show to the
--- audit trail in the caller's transaction. Closed findings too (the finding may just have been
--- resolved); refuses an unknown one (P0002).
+-- prescription it is. Step two: it returns the identity only when a reveal request for this finding
+-- by the same session_user (request_reveal) COMMITTED within the last 5 minutes; one written in the
+-- caller's own open transaction does not count (its transaction is still in progress). Otherwise it
+-- refuses with 42501, writing nothing. Each read also writes quarantine.show in the caller's
+-- transaction. Closed findings too (the finding may just have been resolved); refuses an unknown one (P0002).
 CREATE OR REPLACE FUNCTION "intake_sync"."show_quarantined"(feed text, event_id text)
 RETURNS TABLE (finding_feed text, finding_event_id text, reason text, detail text, event_name text, occurred_at timestamptz,
   subscription_id text, held_since timestamptz, resolved_at timestamptz, resolution text, resolution_note text,
@@ -14,6 +16,17 @@ DECLARE
   key text := "intake_sync"."_require_identifier"('event_id', show_quarantined.event_id);
 BEGIN
   PERFORM "intake_sync"."_require_feed"(show_quarantined.feed);
+  -- the request's row is written only by request_reveal (_audit refuses the action), with its transaction id
+  PERFORM 1 FROM "intake_sync"."audit_entries" a
+  WHERE a."action" = 'quarantine.reveal_requested' AND a."at" > pg_catalog.now() - interval '5 minutes'
+    AND a.feed = show_quarantined.feed AND a.subject = key AND a.actor = session_user
+    AND a.detail ->> 'xact' ~ '^[0-9]{1,20}$'
+    AND pg_catalog.pg_xact_status((a.detail ->> 'xact')::xid8) = 'committed';
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'show_quarantined: no committed reveal request for this finding by this role in the last 5 minutes: call request_reveal(feed, event_id) and commit first'
+      USING ERRCODE = '42501',
+      HINT = 'request_reveal records the read durably; a request in this same transaction does not count';
+  END IF;
   RETURN QUERY
     SELECT q.feed, q.event_id, q.reason, q.detail, e.name, e.occurred_at, e.subscription_id, q.first_seen_at,
       q.resolved_at, q.resolution, q.resolution_note,
@@ -33,4 +46,4 @@ $$;
 
 REVOKE ALL ON FUNCTION "intake_sync"."show_quarantined"(text, text) FROM PUBLIC;
 
-COMMENT ON FUNCTION "intake_sync"."show_quarantined"(text, text) IS 'one quarantine finding with its prescription identity (PHI), audited as quarantine.show (docs/sql-api/triage.md)';
+COMMENT ON FUNCTION "intake_sync"."show_quarantined"(text, text) IS 'one quarantine finding with its prescription identity (PHI), only after a committed request_reveal (audited as quarantine.reveal_requested, then quarantine.show) (docs/sql-api/triage.md)';

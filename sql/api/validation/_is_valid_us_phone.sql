@@ -3,7 +3,7 @@
 -- the operator stand or fall together); the leader delivers the rows (src/sync/outbox-*.ts).
 -- The validator below mirrors the client's zod schema (src/intake/prescription.ts, fields.ts) field
 -- by field, in the schema's key order, so the first problem it names is zod's first issue
--- (test/sql-api/outbox-validation-parity.test.ts holds both to one table of cases).
+-- (test/sql-api/outbox/_prescription_problem.parity.test.ts holds both to one table of cases).
 -- Helpers are private (underscore, EXECUTE revoked from PUBLIC); errors name a field path, never a value.
 
 -- "intake_sync"."_js_trim"(text) (String.prototype.trim) and "intake_sync"."_is_valid_npi"(text)

@@ -86,7 +86,7 @@ export async function applyPageInParts(
   page: Pick<PreparedPage, 'events' | 'malformed'>,
 ): Promise<{ row: ApplyPageRow; totals: PartsTotals }> {
   return inTransaction(db, async (run) => {
-    await run(matchLockSharedSql(names));
+    await run(matchLockSharedSql(names, base.feed));
     const totals: PartsTotals = {
       inserted: 0,
       matched: 0,

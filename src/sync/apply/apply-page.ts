@@ -89,8 +89,8 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
   let rows: Array<Array<Record<string, unknown>>>;
   let statementsDoneAt: number;
   try {
-    ({ rows, statementsDoneAt } = await waitingForTheMatchLock(input.matchLockWait, (granted) =>
-      inPipelinedTransaction(db, [matchLockSharedSql(names), statement], undefined, granted),
+    ({ rows, statementsDoneAt } = await waitingForTheMatchLock(input.feed, input.matchLockWait, (granted) =>
+      inPipelinedTransaction(db, [matchLockSharedSql(names, input.feed), statement], undefined, granted),
     ));
   } catch (error) {
     // Postgres refused the page for its data: the same statement would fail forever, so apply it in parts
@@ -158,7 +158,11 @@ async function applyRefusedPage(
  * Runs the page with the wait for the match lock reported (started now, ended at the lock's answer)
  * and a lock_timeout on it (SQLSTATE 55P03) turned into an error that says which lock and why.
  */
-async function waitingForTheMatchLock<T>(wait: ApplyPageInput['matchLockWait'], run: (granted: () => void) => Promise<T>): Promise<T> {
+async function waitingForTheMatchLock<T>(
+  feed: string,
+  wait: ApplyPageInput['matchLockWait'],
+  run: (granted: () => void) => Promise<T>,
+): Promise<T> {
   let waiting = wait !== undefined;
   const ended = () => {
     if (!waiting) return;
@@ -171,7 +175,7 @@ async function waitingForTheMatchLock<T>(wait: ApplyPageInput['matchLockWait'], 
   } catch (error) {
     if ((error as { code?: unknown }).code === '55P03') {
       throw new MatchLockTimeoutError(
-        'the page waited longer than lock_timeout (DB_LOCK_TIMEOUT_MS) for the match lock, held by a registration or rematch transaction (pg_stat_activity: wait_event advisory)',
+        `the page waited longer than lock_timeout (DB_LOCK_TIMEOUT_MS) for the match lock of feed ${feed}, held by a registration or rematch transaction (pg_stat_activity: wait_event_type Lock, wait_event transactionid)`,
         { cause: error },
       );
     }

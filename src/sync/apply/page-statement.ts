@@ -12,7 +12,8 @@ import { matchCandidatesLateral } from '../matching/match-sql.js';
  * pipelined before applyPageSql: the lock must be held before the page statement takes
  * its snapshot, or a registration committing meanwhile would be invisible to its match.
  */
-export const matchLockSharedSql = (n: StoreNames): SQL => sql`select 1 from (select ${matchLockShared(n)}) as match_lock`;
+export const matchLockSharedSql = (n: StoreNames, feed: string): SQL =>
+  sql`select 1 from (select ${matchLockShared(n, feed)}) as match_lock`;
 
 export interface ApplyPageParams {
   feed: string;

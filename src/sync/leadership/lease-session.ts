@@ -1,17 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import { withDeadline } from '../../db/deadline.js';
+import { FEED_NAME_PATTERN } from '../../db/feed-name.js';
 import { type ClientTls, createPostgresClient } from '../../db/postgres-client.js';
+import { storeNames } from '../../db/store-names.js';
 import { DEFAULT_TRANSACTION_TIMEOUTS, type TransactionTimeouts, timeoutStartupParameters } from '../../db/transaction-timeouts.js';
 import type { Logger } from '../../log.js';
 import type { FeedLease } from './feed-lease.js';
 import { ownLeaseApplicationName } from './lease-holder-name.js';
-import { LEASE_NAMESPACE, leaseName, MEMBERS_NAMESPACE, membersName } from './lease-keys.js';
+import { leaseSql } from './lease-sql.js';
 import { mayTakeLease, mustYieldLease } from './lease-share.js';
 
 export interface LeaseSessionOptions {
   /** every feed this process is configured for: the share is counted over all of them */
   feeds: readonly string[];
-  /** the server ends the session after this long without a query (a frozen holder loses its leases) */
+  /** a lease without a heartbeat for this long is free, and the server ends the session after this long without a query */
   idleTtlMs: number;
   log?: Logger | undefined;
   /** which variable the URL came from (messages) and DATABASE_CA_FILE; default DATABASE_URL */
@@ -21,35 +24,46 @@ export interface LeaseSessionOptions {
 }
 
 /**
- * ONE lock connection per process, whatever the number of feeds: it holds the shared membership
- * lock (so replicas can count each other in pg_locks) and one session advisory lock per feed this
- * replica leads. A replica takes a feed only while it holds fewer than its share
- * (ceil(feeds / members)) and gives one up when it holds more, so replicas spread the feeds and a
- * dead replica's feeds are taken over once its session ends (idle_session_timeout = TTL).
+ * ONE lock connection per process, whatever the number of feeds: it keeps this replica's row in
+ * lease_members (so replicas can count each other) and holds, in feed_leases, the lease of each feed
+ * this replica leads (drizzle/0017_lock_tables.sql, statements in lease-sql.ts). A replica takes a
+ * feed only while it holds fewer than its share (ceil(feeds / members)) and gives one up when it
+ * holds more, so replicas spread the feeds. A lease is free once its holder's backend is gone (a dead
+ * replica's feeds are taken over at once) or its heartbeat is older than the TTL; the server also
+ * ends this session after the TTL without a query (idle_session_timeout), so a frozen holder's
+ * backend goes too.
+ *
+ * Rows of tables only the runtime role and the owner may write, not advisory locks: any login may
+ * take any advisory lock, and one that took the feed keys stalled every feed (issue 25). No
+ * transaction stays open: each statement is its own, and holds its row lock only while it runs.
  *
  * Not a connection reserved from the pool: postgres.js 3.4 crashes the process when a query is
  * sent on a reserved connection whose backend was terminated, which is exactly the failure this
- * lease must survive. Once the lock keys are known, every query is a parameterless
- * simple-protocol query: one message, after which the backend is idle. A parameterised query is
- * sent in two halves on first use; a holder frozen between them would leave its backend 'active'
- * mid-protocol, where no idle timeout applies, and its locks held while it stays frozen.
- * Operations are serialised: the share check and the lock it allows are one step.
+ * lease must survive. Every query is a parameterless simple-protocol query: one message, after
+ * which the backend is idle. A parameterised query is sent in two halves on first use; a holder
+ * frozen between them would leave its backend 'active' mid-protocol, where no idle timeout applies,
+ * and its leases alive while it stays frozen. Operations are serialised: the share check and the
+ * take it allows are one step.
  */
 export class LeaseSession {
   private client: postgres.Sql | undefined;
   private backendPid: number | undefined;
-  /** hashtext() of each lease name and of the membership name, resolved once while no lock is held */
-  private keys: Map<string, number> | undefined;
-  private membersKey: number | undefined;
-  /** feeds whose lock this session holds, in the order taken (the last one is given up first) */
+  /** this session's statements; its id is new for each LeaseSession */
+  private readonly sql: ReturnType<typeof leaseSql>;
+  /** feeds whose lease this session holds, in the order taken (the last one is given up first) */
   private readonly held = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly url: string,
-    private readonly schema: string,
+    schema: string,
     private readonly options: LeaseSessionOptions,
-  ) {}
+  ) {
+    storeNames(schema);
+    for (const feed of options.feeds)
+      if (!FEED_NAME_PATTERN.test(feed)) throw new Error(`feed name ${JSON.stringify(feed)} is not one a lease can name`);
+    this.sql = leaseSql(schema, randomUUID(), Math.max(1, Math.round(options.idleTtlMs)));
+  }
 
   /** The lease of one configured feed on this session. */
   lease(feed: string): FeedLease {
@@ -61,12 +75,16 @@ export class LeaseSession {
     };
   }
 
-  /** Ends the session (every lock with it); a later call opens a new one. */
+  /** Gives every lease up and ends the session; a later call opens a new one. */
   async close(): Promise<void> {
     await this.serial(async () => {
       const client = this.client;
+      const joined = this.backendPid !== undefined;
       this.forget();
-      if (client) await client.end({ timeout: 1 }).catch(() => {});
+      if (!client) return;
+      // best effort: a standby may take the feeds now, not once this backend is gone
+      if (joined) await this.simple(client, this.sql.leave(), 'leaving the replicas').catch(() => {});
+      await client.end({ timeout: 1 }).catch(() => {});
     });
   }
 
@@ -88,20 +106,12 @@ export class LeaseSession {
     if (this.held.has(feed)) return this.stillHeld(feed);
     const client = await this.open();
     try {
-      const [count] = await this.simple<{ members: number; pid: number }>(
-        client,
-        `select ${this.membersSql()} as members, pg_backend_pid() as pid`,
-        'counting the replicas',
-      );
-      // a silent reconnect is a new session: without the membership lock, and without any lease
+      const [count] = await this.simple<{ members: number; pid: number }>(client, this.sql.count(), 'counting the replicas');
+      // a silent reconnect is a new session: its backend is not the one the leases name
       if (Number(count?.pid) !== this.backendPid) throw new Error('the lock session was replaced by a reconnect');
       if (!mayTakeLease(this.held.size, this.options.feeds.length, Number(count?.members ?? 1))) return false;
-      const [row] = await this.simple<{ acquired: boolean }>(
-        client,
-        `select pg_try_advisory_lock(${LEASE_NAMESPACE}, ${this.keyOf(feed)}) as acquired`,
-        'taking the feed lease',
-      );
-      if (!row?.acquired) return false;
+      const [row] = await this.simple<{ taken: boolean }>(client, this.sql.take(feed), 'taking the feed lease');
+      if (row?.taken !== true) return false;
       this.held.add(feed);
       return true;
     } catch (error) {
@@ -114,11 +124,10 @@ export class LeaseSession {
     const client = this.client;
     if (!client || this.backendPid === undefined || !this.held.has(feed)) return false;
     try {
-      // the client reconnects a dropped connection silently, so ask whether *this* session still owns the lock
+      // the client reconnects a dropped connection silently, so ask whether *this* session still holds the lease
       const [row] = await this.simple<{ held: boolean; members: number; pid: number }>(
         client,
-        `select ${this.ownsSql(LEASE_NAMESPACE, this.keyOf(feed), 'ExclusiveLock')} as held, ${this.membersSql()} as members,
-                pg_backend_pid() as pid`,
+        this.sql.check(feed),
         'checking the feed lease',
       );
       if (!row || Number(row.pid) !== this.backendPid) {
@@ -154,20 +163,20 @@ export class LeaseSession {
       return;
     }
     try {
-      // unlock explicitly: a standby should take it now, not when this session ends
+      // release explicitly: a standby should take it now, not when this session ends
       await this.unlock(client, feed);
     } catch {
-      // unanswered: the whole session goes, and its locks with it
+      // unanswered: the whole session goes, and its leases with it (their holder's backend is gone)
       this.discard(client);
     }
   }
 
   private async unlock(client: postgres.Sql, feed: string): Promise<void> {
     this.held.delete(feed);
-    await this.simple(client, `select pg_advisory_unlock(${LEASE_NAMESPACE}, ${this.keyOf(feed)})`, 'releasing the feed lease');
+    await this.simple(client, this.sql.release(feed), 'releasing the feed lease');
   }
 
-  /** The session, opened with its membership lock held. */
+  /** The session, opened with this replica's member row written. */
   private async open(): Promise<postgres.Sql> {
     if (this.client && this.backendPid !== undefined) return this.client;
     const client = (this.client ??= createPostgresClient(
@@ -182,21 +191,15 @@ export class LeaseSession {
           // the operator's application_name from the URL as given; else ours: the daemon's pid and host, and its feeds
           application_name: new URL(this.url).searchParams.get('application_name') || ownLeaseApplicationName(this.options.feeds),
           idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
-          // the lease never waits for a lock (pg_try_advisory_lock); an unanswered statement still ends
+          // a lease statement waits for a row only while another lease statement runs; an unanswered one still ends
           ...timeoutStartupParameters(this.options.timeouts ?? DEFAULT_TRANSACTION_TIMEOUTS),
         },
       },
       this.options.tls ?? { variable: 'DATABASE_URL' },
     ));
     try {
-      await this.resolveKeys(client);
-      const [row] = await this.simple<{ member: boolean; pid: number }>(
-        client,
-        `select pg_try_advisory_lock_shared(${MEMBERS_NAMESPACE}, ${this.membersKey}) as member, pg_backend_pid() as pid`,
-        'joining the replicas',
-      );
-      // shared: only an exclusive holder could refuse it, and nothing takes it exclusively
-      if (!row?.member) throw new Error('could not take the shared membership lock');
+      const [row] = await this.simple<{ pid: number }>(client, this.sql.join(), 'joining the replicas');
+      if (row?.pid === undefined || row.pid === null) throw new Error('could not join the replicas');
       this.backendPid = Number(row.pid);
       return client;
     } catch (error) {
@@ -205,51 +208,7 @@ export class LeaseSession {
     }
   }
 
-  /** Resolved with a parameterised query, before any lock is held on the session (see the class comment). */
-  private async resolveKeys(client: postgres.Sql): Promise<void> {
-    if (this.keys && this.membersKey !== undefined) return;
-    const names = [...this.options.feeds.map((feed) => leaseName(this.schema, feed)), membersName(this.schema)];
-    const rows = await withDeadline(
-      // JSON text, not an array parameter: array types are never looked up (fetch_types: false)
-      client<
-        { name: string; key: number }[]
-      >`select name, hashtext(name) as key from json_array_elements_text(${JSON.stringify(names)}::text::json) as name`.execute(),
-      this.deadlineMs,
-      'resolving the feed lease keys',
-    );
-    const byName = new Map(rows.map((r) => [r.name, Number(r.key)]));
-    const keys = new Map<string, number>();
-    for (const feed of this.options.feeds) {
-      const key = byName.get(leaseName(this.schema, feed));
-      if (key === undefined || !Number.isInteger(key)) throw new Error('hashtext() returned no integer for a feed lease key');
-      keys.set(feed, key);
-    }
-    const members = byName.get(membersName(this.schema));
-    if (members === undefined || !Number.isInteger(members)) throw new Error('hashtext() returned no integer for the membership key');
-    this.keys = keys;
-    this.membersKey = members;
-  }
-
-  private keyOf(feed: string): number {
-    const key = this.keys?.get(feed);
-    if (key === undefined) throw new Error(`no lock key resolved for feed ${JSON.stringify(feed)}`);
-    return key;
-  }
-
-  /** Whether this backend holds the advisory lock (classid, key) in `mode`. Only integers go in. */
-  private ownsSql(classid: number, key: number, mode: 'ExclusiveLock' | 'ShareLock'): string {
-    return `exists (select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and granted and mode = '${mode}'
-              and classid = ${classid}::oid and objid = (${key}::bigint & 4294967295)::oid and objsubid = 2)`;
-  }
-
-  /** The live replicas of this deployment: holders of the shared membership lock in this database. */
-  private membersSql(): string {
-    return `(select count(*)::int from pg_locks where locktype = 'advisory' and granted and objsubid = 2
-              and database = (select oid from pg_database where datname = current_database())
-              and classid = ${MEMBERS_NAMESPACE}::oid and objid = (${this.membersKey}::bigint & 4294967295)::oid)`;
-  }
-
-  /** Only integers this class produced are ever interpolated into `text`. */
+  /** Only statements of lease-sql.ts (checked values only) are ever sent. */
   private simple<T extends Record<string, unknown>>(client: postgres.Sql, text: string, what: string): Promise<T[]> {
     return withDeadline(client.unsafe<T[]>(text).simple().execute(), this.deadlineMs, what) as Promise<T[]>;
   }
@@ -263,7 +222,7 @@ export class LeaseSession {
   private discard(client: postgres.Sql): void {
     if (this.client !== client) return;
     this.forget();
-    // timeout 0: a query on it may never be answered; closing the socket ends the session and its locks
+    // timeout 0: a query on it may never be answered; closing the socket ends the session (its leases are then free)
     void client.end({ timeout: 0 }).catch(() => {});
   }
 }

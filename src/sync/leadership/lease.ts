@@ -4,11 +4,6 @@ import type { ClientTls } from '../../db/postgres-client.js';
 import type { TransactionTimeouts } from '../../db/transaction-timeouts.js';
 import type { Logger } from '../../log.js';
 import { LeaseSession } from './lease-session.js';
-
-import { LEASE_NAMESPACE, leaseName } from './lease-keys.js';
-
-export { LEASE_NAMESPACE } from './lease-keys.js';
-
 import type { FeedLease } from './feed-lease.js';
 
 export type { FeedLease } from './feed-lease.js';
@@ -29,7 +24,8 @@ export interface AdvisoryLeaseOptions {
 
 /**
  * The lease of one feed on a lock session of its own, closed with the lease (a single-feed
- * process, the tests): an advisory lock on Postgres, trivially held on single-process PGlite.
+ * process, the tests): a feed_leases row on Postgres (lease-session.ts), trivially held on
+ * single-process PGlite.
  */
 export function createFeedLease(database: Database, options: AdvisoryLeaseOptions): FeedLease {
   if (database.kind !== 'postgres') return embeddedLease;
@@ -83,7 +79,7 @@ const embeddedLease: FeedLease = {
 
 /** Who holds a feed's lease right now (for `status`), or null. */
 export interface LeaseHolder {
-  /** the Postgres backend holding the lock */
+  /** the Postgres backend of the holder's lock session */
   pid: number;
   /** the holding session's application_name (the daemon's pid and host: see lease-holder-name.ts) */
   applicationName: string | null;
@@ -93,15 +89,13 @@ export interface LeaseHolder {
 
 export async function leaseHolder(database: Database, feed: string): Promise<LeaseHolder | null> {
   if (database.kind !== 'postgres') return null;
+  const n = database.names;
   const rows = await queryRows<{ pid: number; application_name: string | null; client_addr: string | null }>(
     database.db,
-    // pg_locks spans the cluster; advisory locks of other databases are not ours
-    drizzleSql`select l.pid, a.application_name, host(a.client_addr) as client_addr
-                 from pg_locks l left join pg_stat_activity a on a.pid = l.pid
-                where l.locktype = 'advisory' and l.granted and l.objsubid = 2
-                  and l.database = (select oid from pg_database where datname = current_database())
-                  and l.classid = ${LEASE_NAMESPACE}::oid
-                  and l.objid = (hashtext(${leaseName(database.names.schema, feed)})::bigint & 4294967295)::oid`,
+    // a live lease: its heartbeat within the TTL and its holder's backend still there (lease-sql.ts)
+    drizzleSql`select l.holder_pid as pid, a.application_name, host(a.client_addr) as client_addr
+                 from ${n.qualified('feed_leases')} l join pg_catalog.pg_stat_activity a on a.pid = l.holder_pid
+                where l.feed = ${feed}::text and l.expires_at > now()`,
   );
   const row = rows[0];
   return row === undefined

@@ -8,6 +8,7 @@ import type { PrescriptionRequest } from '../../intake/prescription.js';
 import { DEFAULT_FEED } from '../../db/feed-name.js';
 import { identityKey, normaliseErx } from './identity-key.js';
 import { matchLockExclusive } from './match-lock.js';
+import { MATCH_LOCK_BUDGET_MS, matchLockBudgetSql, nextBatchSize, runWithinBudget } from './lock-budget.js';
 import { addRematch, rematchKeys, type RematchResult } from './rematch.js';
 
 export interface LocalPrescriptionInput {
@@ -98,6 +99,10 @@ export interface RegisterOptions extends FeedScope {
   batchSize?: number;
   onBatch?: (batch: RegisterBatch) => void;
   audit?: RegistrationAudit | undefined;
+  /** statement budget of each batch while it holds the match lock (MATCH_LOCK_BUDGET_MS) */
+  budgetMs?: number;
+  /** a batch of `rows` exceeded its budget and is retried in two halves */
+  onHalve?: (rows: number) => void;
 }
 
 async function upsertBatch(
@@ -105,14 +110,16 @@ async function upsertBatch(
   feed: string,
   batch: readonly LocalPrescriptionInput[],
   audit: RegistrationAudit | undefined,
+  budgetMs: number,
 ): Promise<RegisterBatch> {
   const n = namesOf(db);
   const started = performance.now();
   let locked = started;
   const result = await db.transaction(async (tx) => {
     // exclusive against page applies: a page must not match against a half-registered set (see match-lock.ts)
-    await tx.execute(sql`select 1 from (select ${matchLockExclusive(n)}) as match_lock`);
+    await tx.execute(sql`select 1 from (select ${matchLockExclusive(n, feed)}) as match_lock`);
     locked = performance.now();
+    await tx.execute(matchLockBudgetSql(budgetMs));
     const [row] = await queryRows<{ inserted: number; updated: number; keys: string; erx_ids: string }>(
       tx,
       sql`with input as (
@@ -181,16 +188,28 @@ export async function registerLocalPrescriptions(
   options: RegisterOptions = {},
 ): Promise<RegisterResult> {
   const feed = options.feed ?? DEFAULT_FEED;
-  const batchSize = options.batchSize ?? REGISTER_BATCH_SIZE;
+  const maxSize = options.batchSize ?? REGISTER_BATCH_SIZE;
+  const budgetMs = options.budgetMs ?? MATCH_LOCK_BUDGET_MS;
   // a repeated external_id in one statement would make ON CONFLICT touch a row twice: the last one wins
   const unique = [...new Map(rows.map((r) => [r.external_id, r])).values()];
   const total: RegisterResult = { inserted: 0, updated: 0, rematch: { examined: 0, matched: 0, stillUnmatched: 0, stillAmbiguous: 0 } };
-  for (let start = 0; start < unique.length; start += batchSize) {
-    const batch = await upsertBatch(db, feed, unique.slice(start, start + batchSize), options.audit);
-    total.inserted += batch.inserted;
-    total.updated += batch.updated;
-    addRematch(total.rematch, batch.rematch);
-    options.onBatch?.(batch);
+  // each batch under the match-lock budget: one that exceeds it rolls back and is retried in halves
+  // (lock-budget.ts), and the batches after it start at the size that committed
+  for (let start = 0, size = maxSize; start < unique.length; ) {
+    const slice = unique.slice(start, start + size);
+    const smallest = await runWithinBudget(
+      slice,
+      async (part) => {
+        const batch = await upsertBatch(db, feed, part, options.audit, budgetMs);
+        total.inserted += batch.inserted;
+        total.updated += batch.updated;
+        addRematch(total.rematch, batch.rematch);
+        options.onBatch?.(batch);
+      },
+      { budgetMs, onHalve: options.onHalve, describe: (row) => `the registration of external_id ${row.external_id}` },
+    );
+    start += slice.length;
+    size = nextBatchSize(maxSize, size, smallest);
   }
   if (total.inserted >= ANALYZE_AFTER_INSERTED) await db.execute(sql`analyze ${namesOf(db).prescriptions}`);
   return total;

@@ -2,19 +2,25 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { StoreNames } from '../../db/store-names.js';
 
 /**
- * Transaction advisory lock that orders page applies (shared) against local
- * registration and rematch (exclusive). Without it a page could match before a
- * registration commits and be quarantined after that registration's rematch ran,
- * leaving an event unmatched although its prescription exists.
+ * The match lock of one feed: orders page applies (shared) against local registration and rematch
+ * (exclusive). Without it a page could match before a registration commits and be quarantined
+ * after that registration's rematch ran, leaving an event unmatched although its prescription exists.
+ *
+ * A row lock on the feed's 'match' row of feed_locks (drizzle/0017_lock_tables.sql), taken through
+ * _feed_lock (sql/api), released at commit. A row lock needs UPDATE privilege on the table, which
+ * only the owner has (the runtime role reaches it through _feed_lock, app roles through the SQL
+ * API's SECURITY DEFINER functions for their own feeds): a login without a grant cannot hold it, as
+ * it could the advisory lock this replaced (issue 25). Per feed: a registration never waits on
+ * another feed's pages, nor they on it.
  */
-const MATCH_LOCK_NAMESPACE = 7_306;
+const feedLock = (names: StoreNames, feed: string | null, exclusive: boolean): SQL =>
+  sql`${names.qualified('_feed_lock')}(${feed}::text, 'match', ${exclusive}::boolean)`;
 
-// keyed by schema: two deployments in one database never wait on each other. The SQL API
-// (register_prescription) takes the same key: pg_advisory_xact_lock(7306, hashtext('<schema>')).
-const key = (names: StoreNames) => `${MATCH_LOCK_NAMESPACE}, hashtext('${names.schema}')`;
+/** Expression taking the feed's match lock in shared mode (page apply); released at commit. */
+export const matchLockShared = (names: StoreNames, feed: string): SQL => feedLock(names, feed, false);
 
-/** Expression taking the lock in shared mode (page apply); released at commit. */
-export const matchLockShared = (names: StoreNames): SQL => sql.raw(`pg_advisory_xact_lock_shared(${key(names)})`);
-
-/** Expression taking the lock exclusively (registration, rematch); released at commit. */
-export const matchLockExclusive = (names: StoreNames): SQL => sql.raw(`pg_advisory_xact_lock(${key(names)})`);
+/**
+ * Expression taking the match lock exclusively (registration, rematch); released at commit. A null
+ * feed takes every feed's, in feed order (the rematch of every feed).
+ */
+export const matchLockExclusive = (names: StoreNames, feed: string | null): SQL => feedLock(names, feed, true);

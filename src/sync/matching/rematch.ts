@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { namesOf, type StoreNames } from '../../db/store-names.js';
 import { queryRows, type Db } from '../../db/connection.js';
 import { matchLockExclusive } from './match-lock.js';
+import { MATCH_LOCK_BUDGET_MS, matchLockBudgetSql, nextBatchSize, runWithinBudget } from './lock-budget.js';
 
 export interface RematchResult {
   examined: number;
@@ -30,6 +31,10 @@ export interface BatchedRematchOptions {
   batchSize?: number;
   /** called after each committed batch (progress) */
   onBatch?: (batch: RematchBatch) => void;
+  /** statement budget of each batch while it holds the match lock (MATCH_LOCK_BUDGET_MS) */
+  budgetMs?: number;
+  /** a batch of `keys` identity keys exceeded its budget and is retried in two halves */
+  onHalve?: (keys: number) => void;
 }
 
 /**
@@ -57,23 +62,35 @@ export function addRematch(a: RematchResult, b: RematchResult): RematchResult {
  * event has one identity key, so walking keys visits each held event in exactly one batch.
  */
 export async function nextHeldKeys(
-  db: Pick<Db, 'execute'>,
+  db: Pick<Db, 'transaction'>,
   names: StoreNames,
   feed: string | null,
   after: string | null,
   limit: number,
 ): Promise<string[]> {
-  const rows = await queryRows<{ identity_key: string }>(
-    db,
-    sql`select distinct e.identity_key from ${names.events} e
-        where e.prescription_id is null
-          and (${feed}::text is null or e.feed = ${feed}::text)
-          and (${after}::text is null or e.identity_key > ${after}::text)
-        order by e.identity_key
-        limit ${limit}::int`,
-  );
+  const rows = await db.transaction(async (tx) => {
+    // a bitmap scan would read every key after `after` and sort them: with the index scan the walk stops at `limit`
+    await tx.execute(sql`select set_config('enable_bitmapscan', 'off', true)`);
+    return queryRows<{ identity_key: string }>(tx, nextHeldKeysSql(names, feed, after, limit));
+  });
   return rows.map((r) => r.identity_key);
 }
+
+/**
+ * The statement of nextHeldKeys (its plan is checked on tables without statistics). The feed filter
+ * stays outside the walk (OFFSET 0): inside, an empty table's estimates made the planner walk the
+ * held events of the whole feed by another index and sort them (issue 26).
+ */
+export const nextHeldKeysSql = (names: StoreNames, feed: string | null, after: string | null, limit: number): SQL =>
+  sql`select distinct h.identity_key from (
+        select e.identity_key, e.feed from ${names.events} e
+        where e.prescription_id is null and (${after}::text is null or e.identity_key > ${after}::text)
+        order by e.identity_key
+        offset 0
+      ) h
+      where ${feed}::text is null or h.feed = ${feed}::text
+      order by h.identity_key
+      limit ${limit}::int`;
 
 /** rematch_held() of the held events with these identity keys (and erx ids), on `db` or a transaction. */
 export async function rematchKeys(
@@ -99,36 +116,61 @@ export async function rematchKeys(
   };
 }
 
+/** The held event ids of one identity key (at most five), to name it in an error without its PHI. */
+async function heldEventsOf(db: Db, names: StoreNames, feed: string | null, key: string): Promise<string> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`select e.id from ${names.events} e
+        where e.identity_key = ${key}::text and e.prescription_id is null and (${feed}::text is null or e.feed = ${feed}::text)
+        order by e.id limit 5`,
+  );
+  return `the rematch of one identity key (held events ${rows.map((r) => r.id).join(', ') || 'none left'})`;
+}
+
 /**
  * Re-evaluates every open unmatched/ambiguous finding (of one feed, or of every feed) against the
  * local prescriptions in batches of identity keys, each batch its own transaction holding the
- * exclusive match lock only while rematch_held() (drizzle/0014_triage.sql) runs over it: page
- * applies go on between batches. Single matches link their event, advance the prescription's status
- * (never backwards) and close the finding as 'matched'; the rest keep or change their reason.
+ * exclusive match lock only while rematch_held() (sql/current-schema.sql) runs over it: page
+ * applies go on between batches. Each batch runs under a statement budget (MATCH_LOCK_BUDGET_MS):
+ * one that exceeds it rolls back and is retried in halves (lock-budget.ts), and the next batches
+ * start at the size that committed. Single matches link their event, advance the prescription's
+ * status (never backwards) and close the finding as 'matched'; the rest keep or change their reason.
  * A batch that fails leaves the batches before it committed (a rerun continues: they are matched).
  */
 export async function rematch(db: Db, options: BatchedRematchOptions = {}): Promise<RematchResult> {
   const names = namesOf(db);
   const feed = options.feed ?? null;
-  const batchSize = options.batchSize ?? REMATCH_BATCH_KEYS;
+  const maxSize = options.batchSize ?? REMATCH_BATCH_KEYS;
+  const budgetMs = options.budgetMs ?? MATCH_LOCK_BUDGET_MS;
   const total = zero();
   let after: string | null = null;
-  for (let batch = 1; ; batch++) {
-    const keys = await nextHeldKeys(db, names, feed, after, batchSize);
+  let batch = 0;
+  let size = maxSize;
+  for (;;) {
+    const keys = await nextHeldKeys(db, names, feed, after, size);
     if (keys.length === 0) break;
     after = keys[keys.length - 1] ?? null;
-    const started = performance.now();
-    let locked = started;
-    const result = await db.transaction(async (tx) => {
-      // taken here (rematch_held takes it again, re-entrantly) so the hold time can be measured
-      await tx.execute(sql`select 1 from (select ${matchLockExclusive(names)}) as match_lock`);
-      locked = performance.now();
-      return rematchKeys(tx, names, keys, [], feed);
-    });
-    const committed = performance.now();
-    addRematch(total, result);
-    options.onBatch?.({ ...result, batch, keys: keys.length, lockWaitMs: locked - started, lockHeldMs: committed - locked });
-    if (keys.length < batchSize) break;
+    const smallest = await runWithinBudget(
+      keys,
+      async (part) => {
+        const started = performance.now();
+        let locked = started;
+        const result = await db.transaction(async (tx) => {
+          // taken here (rematch_held takes it again, re-entrantly) so the hold time can be measured
+          await tx.execute(sql`select 1 from (select ${matchLockExclusive(names, feed)}) as match_lock`);
+          locked = performance.now();
+          await tx.execute(matchLockBudgetSql(budgetMs));
+          return rematchKeys(tx, names, part, [], feed);
+        });
+        const committed = performance.now();
+        addRematch(total, result);
+        batch += 1;
+        options.onBatch?.({ ...result, batch, keys: part.length, lockWaitMs: locked - started, lockHeldMs: committed - locked });
+      },
+      { budgetMs, onHalve: options.onHalve, describe: (key) => heldEventsOf(db, names, feed, key) },
+    );
+    if (keys.length < size) break;
+    size = nextBatchSize(maxSize, size, smallest);
   }
   return total;
 }

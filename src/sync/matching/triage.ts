@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
+import { attributionOf } from '../../db/audit.js';
 import { namesOf } from '../../db/store-names.js';
 import { TriageRefusedError } from './errors/triage-refused-error.js';
 
@@ -52,7 +53,7 @@ function serverError(error: unknown): { code: string; message: string } | undefi
 async function triageCall<T extends Record<string, unknown>>(db: Db, by: Attribution, call: SQL): Promise<T[]> {
   try {
     return await db.transaction(async (tx) => {
-      await tx.execute(sql`select set_config('intake_sync.actor', ${by.actor}, true)`);
+      await tx.execute(sql`select set_config('intake_sync.actor', ${attributionOf(by.actor)}, true)`);
       return queryRows<T>(tx, call);
     });
   } catch (error) {
@@ -62,8 +63,26 @@ async function triageCall<T extends Record<string, unknown>>(db: Db, by: Attribu
   }
 }
 
-/** show_quarantined(): one finding with its identity; writes quarantine.show to the audit trail. */
+/**
+ * request_reveal(): the durable record of a PHI read, in a transaction of its own that commits before
+ * the read (show_quarantined refuses without one). Returns the audit row's id.
+ */
+export async function requestReveal(db: Db, feed: string, eventId: string, by: Attribution): Promise<number> {
+  const [row] = await triageCall<{ id: unknown }>(
+    db,
+    by,
+    sql`select ${namesOf(db).qualified('request_reveal')}(${feed}::text, ${eventId}::text) as id`,
+  );
+  return Number(row?.id);
+}
+
+/**
+ * One finding with its identity, in the two steps the SQL API requires: request_reveal() committed
+ * first (quarantine.reveal_requested: the read is on record even if what follows rolls back), then
+ * show_quarantined(), which also writes quarantine.show.
+ */
 export async function showQuarantined(db: Db, feed: string, eventId: string, by: Attribution): Promise<QuarantinedFinding> {
+  await requestReveal(db, feed, eventId, by);
   const [row] = await triageCall<Record<string, unknown>>(
     db,
     by,

@@ -1,11 +1,12 @@
 import type { Db } from '../../db/connection.js';
 import type { IntakeClient } from '../../intake/client.js';
 import { schemaIssuesFrom } from '../../intake/errors/schema-issues.js';
+import { MAX_API_BODY_BYTES } from '../../intake/limits.js';
 import { prescriptionRequestSchema } from '../../intake/prescription.js';
 import type { Logger } from '../../log.js';
 import { markCancellationRequested, recordSentPrescription } from '../matching/local-prescriptions.js';
 import { cancelPrecondition, outcomeOfError, rowAfter, type DeliveryOutcome, type OutboxBackoff } from './decisions.js';
-import { claimAttempt, failUnsent, settleRow, type Claim, type DueRow } from './store.js';
+import { claimAttempt, failUnsent, sendBody, settleRow, type Claim, type DueRow } from './store.js';
 
 export type OutboxClient = Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
 
@@ -72,7 +73,16 @@ async function attempt(deps: OutboxDeliveryDeps, row: DueRow, claim: Claim, sign
       });
       return { kind: 'delivered', status: 200 };
     }
-    const parsed = prescriptionRequestSchema.safeParse(row.body);
+    const loaded = await sendBody(db, row.id, MAX_API_BODY_BYTES);
+    if (!loaded || loaded.tooLarge)
+      return {
+        kind: 'refused',
+        status: null,
+        reason: loaded
+          ? `refused by the client before sending: prescription over ${MAX_API_BODY_BYTES} bytes of JSON (${loaded.bytes}), queued before the cap`
+          : 'refused by the client before sending: the row has no body',
+      };
+    const parsed = prescriptionRequestSchema.safeParse(loaded.body);
     if (!parsed.success) {
       // send_prescription validated it: only a client stricter than the database's rules gets here
       const paths = schemaIssuesFrom(parsed.error).map((i) => `prescription.${i.path}`);

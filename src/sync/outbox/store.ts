@@ -7,12 +7,11 @@ import type { OutboxKind, OutboxState, RowUpdate } from './decisions.js';
 // The outbox's SQL, each statement its own short transaction: nothing is held open across an
 // HTTP request.
 
-/** A row at the head of its external_id, due now. */
+/** A row at the head of its external_id, due now: without its body, read one row at a time (sendBody). */
 export interface DueRow {
   id: number;
   externalId: string;
   kind: OutboxKind;
-  body: unknown;
   /** for a cancel: the latest send before it for the same external_id */
   previousSend: { id: number; state: OutboxState } | null;
 }
@@ -26,7 +25,7 @@ export async function dueRows(db: Db, feed: string, limit: number): Promise<DueR
   const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`select o.id, o.external_id, o.kind, o.body, s.id as send_id, s.state as send_state
+    sql`select o.id, o.external_id, o.kind, s.id as send_id, s.state as send_state
         from ${n.outbox} o
         left join lateral (
           select s.id, s.state from ${n.outbox} s
@@ -43,9 +42,28 @@ export async function dueRows(db: Db, feed: string, limit: number): Promise<DueR
     id: Number(r.id),
     externalId: r.external_id as string,
     kind: r.kind as OutboxKind,
-    body: r.body,
     previousSend: r.send_id === null || r.send_id === undefined ? null : { id: Number(r.send_id), state: r.send_state as OutboxState },
   }));
+}
+
+/** A send's body, read for its one delivery: `tooLarge` (never loaded) when over MAX_API_BODY_BYTES. */
+export type SendBody = { body: unknown; tooLarge: false } | { body: null; tooLarge: true; bytes: number };
+
+/**
+ * Reads ONE row's body, and only when it is within `maxBytes` (a row queued before
+ * send_prescription had its cap is measured in the database and never loaded). The delivery loop
+ * lists due rows without bodies, so the daemon holds at most one body per delivery lane (issue 25).
+ */
+export async function sendBody(db: Db, id: number, maxBytes: number): Promise<SendBody | null> {
+  const n = namesOf(db);
+  const [row] = await queryRows<{ bytes: number; body: unknown }>(
+    db,
+    sql`select octet_length(body::text) as bytes, case when octet_length(body::text) <= ${maxBytes}::int then body end as body
+          from ${n.outbox} where id = ${id}`,
+  );
+  if (!row) return null;
+  const bytes = Number(row.bytes);
+  return bytes > maxBytes ? { body: null, tooLarge: true, bytes } : { body: row.body, tooLarge: false };
 }
 
 /** What a claim returns: the attempt number (the fence for settle) and whether an earlier attempt may have landed. */

@@ -93,3 +93,21 @@ export interface DrainSummary extends WorkerTotals {
   elapsedMs: number;
   eventsPerSecond: number;
 }
+
+/** The position as last read or committed by the loop, and when. */
+export interface KnownPosition {
+  iterator: string | null;
+  version: number;
+  at: number;
+  updatedAtMs: number;
+}
+
+/** What one feed's loop carries from pass to pass. */
+export interface PassMemory {
+  /** the position as last read or committed by this loop; undefined forces a read */
+  known: KnownPosition | undefined;
+  /** set while stopped on a cursor problem: the checkpoint version it was found at */
+  heldAtVersion: number | undefined;
+  /** clock.now() when the last page fetch of a pass started: caught-up polls are paced start to start */
+  lastFetchStartedAt: number;
+}

@@ -123,7 +123,7 @@ export async function loadCandidates(db: Db, feed: string): Promise<{ candidates
   const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`select p.external_id, p.status_rank, p.patient_first_name, p.patient_last_name, p.patient_state, p.patient_dob,
+    sql`select p.external_id, p.status_rank, p.identity_key is null as identity_removed, p.patient_first_name, p.patient_last_name, p.patient_state, p.patient_dob,
           p.prescriber_npi, p.written_date, p.drug_ndc, p.erx_message_id,
           array_to_json(array_remove(array(
             select p.subscription_id union select distinct e.subscription_id from ${n.events} e where e.prescription_id = p.id
@@ -133,7 +133,8 @@ export async function loadCandidates(db: Db, feed: string): Promise<{ candidates
   const candidates: Candidate[] = [];
   let terminal = 0;
   for (const r of rows) {
-    if (Number(r.status_rank) >= TERMINAL_RANK) {
+    // an identity RETAIN_TERMINAL_IDENTITIES removed belongs to one that ended (a cancellation): nothing to re-subscribe
+    if (Number(r.status_rank) >= TERMINAL_RANK || r.identity_removed === true) {
       terminal += 1;
       continue;
     }

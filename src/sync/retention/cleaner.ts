@@ -33,7 +33,8 @@ export interface RetentionCleanerDeps {
 }
 
 // attribution of the cleaner's audit rows (the database records the daemon's role beside it)
-const CLEANER_ACTOR = 'intake-sync retention cleaner';
+// an attribution _audit() accepts (ATTRIBUTION_PATTERN)
+const CLEANER_ACTOR = 'intake-sync.retention-cleaner';
 const DEFAULT_START_DELAY_MS = 60_000;
 const RETRY_MS = 5_000;
 

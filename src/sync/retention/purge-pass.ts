@@ -46,8 +46,10 @@ export interface PassResult {
   complete: boolean;
 }
 
-/** One `_purge`/`_purge_audit` call of at most `rows` rows. */
+/** One `_purge`/`_purge_identities`/`_purge_audit` call of at most `rows` rows. */
 function purgeCall(n: StoreNames, cls: RetentionClass, feed: string | null, cutoff: Date, rows: number): SQL {
+  if (cls === 'terminal_identities')
+    return sql`select ${n.qualified('_purge_identities')}(${feed}::text, ${cutoff.toISOString()}::timestamptz, ${rows}::int) as n`;
   if (cls === 'audit')
     return sql`select ${n.qualified('_purge_audit')}(${feed}::text, ${cutoff.toISOString()}::timestamptz, ${rows}::int) as n`;
   return sql`select ${n.qualified('_purge')}(${cls}::text, ${feed}::text, ${cutoff.toISOString()}::timestamptz, ${rows}::int) as n`;
@@ -107,7 +109,9 @@ export async function purgeDue(db: Db, n: StoreNames, target: PurgeTarget, now: 
     const call =
       cls === 'audit'
         ? sql`select ${n.qualified('_purge_audit')}(${target.feed}::text, ${cutoff.toISOString()}::timestamptz, 1, true) as n`
-        : sql`select ${n.qualified('_purge_due')}(${cls}::text, ${target.feed}::text, ${cutoff.toISOString()}::timestamptz) as n`;
+        : cls === 'terminal_identities'
+          ? sql`select ${n.qualified('_purge_identities')}(${target.feed}::text, ${cutoff.toISOString()}::timestamptz, 1, true) as n`
+          : sql`select ${n.qualified('_purge_due')}(${cls}::text, ${target.feed}::text, ${cutoff.toISOString()}::timestamptz) as n`;
     const [row] = await queryRows<{ n: unknown }>(db, call);
     counts[cls] = Number(row?.n ?? 0);
   }

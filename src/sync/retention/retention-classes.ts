@@ -9,6 +9,7 @@ export const RETENTION_CLASSES = [
   'event_bodies',
   'events',
   'outbox_bodies',
+  'terminal_identities',
   'status_changes',
   'audit',
 ] as const;
@@ -21,6 +22,7 @@ export const RETENTION_SETTING: Readonly<Record<RetentionClass, string>> = {
   event_bodies: 'RETAIN_EVENT_BODIES',
   events: 'RETAIN_EVENTS',
   outbox_bodies: 'RETAIN_OUTBOX_BODIES',
+  terminal_identities: 'RETAIN_TERMINAL_IDENTITIES',
   status_changes: 'RETAIN_STATUS_CHANGES',
   audit: 'RETAIN_AUDIT',
 };

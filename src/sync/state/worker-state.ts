@@ -128,6 +128,8 @@ export interface WorkerStateListener {
   becameLeader?(): void;
   /** the retention cleaner committed a batch that removed `rows` rows of `retentionClass` */
   retentionPurged?(retentionClass: string, rows: number): void;
+  /** the statistics task analyzed `table` (`rowsChanged` since its previous ANALYZE) in `durationMs` */
+  tableAnalyzed?(table: string, rowsChanged: number, durationMs: number): void;
 }
 
 /**
@@ -172,6 +174,11 @@ export class WorkerState {
   /** The retention cleaner removed `rows` rows of one class (a committed batch). */
   retentionPurged(retentionClass: string, rows: number): void {
     for (const listener of this.listeners) listener.retentionPurged?.(retentionClass, rows);
+  }
+
+  /** The statistics task ran ANALYZE on one table. */
+  tableAnalyzed(table: string, rowsChanged: number, durationMs: number): void {
+    for (const listener of this.listeners) listener.tableAnalyzed?.(table, rowsChanged, durationMs);
   }
 
   becameStandby(): void {

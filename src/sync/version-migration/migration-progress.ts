@@ -56,7 +56,8 @@ export async function selectPrescriptionsToMove(
           ), null))::jsonb as old_ids,
           exists (select 1 from ${n.events} t where t.feed = p.feed and t.prescription_id = p.id and t.api_version = ${version}::text) as at_target
         from ${n.prescriptions} p
-        where p.feed = ${feed}::text
+        -- one that ended and whose identity RETAIN_TERMINAL_IDENTITIES removed has nothing more to receive
+        where p.feed = ${feed}::text and p.identity_key is not null
         order by p.external_id`,
   );
   return (

@@ -10,6 +10,20 @@ export interface CliResult {
 }
 
 /**
+ * The budget of one CLI command run as a process (tsx compiling the CLI, connecting, its work): runCli
+ * kills a command past it. One takes 2-5 s on an idle 2-core machine, 5-10 s at load average 5, and
+ * past 30 s on one shared by a team (load average 25, issue 23): generous, because what a test proves
+ * is the command's outcome, not its speed. A test running several gives each its own (cliBudget),
+ * never one figure for the whole list.
+ */
+export const CLI_COMMAND_BUDGET_MS = 60_000;
+
+/** A test's timeout when it runs `commands` CLI processes one after another (plus `extraMs` for its other waits). */
+export function cliBudget(commands: number, extraMs = 0): number {
+  return commands * CLI_COMMAND_BUDGET_MS + extraMs;
+}
+
+/**
  * Runs `intake-sync ARGS` as its own process (TypeScript via tsx) with only the
  * given INTAKE_* variables, so the developer's environment cannot leak in.
  */
@@ -21,10 +35,11 @@ export function runCli(args: readonly string[], env: Record<string, string>): Pr
     execFile(
       process.execPath,
       ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: REPO_ROOT, env: { ...inherited, LOG_LEVEL: 'warn', ...env }, timeout: 30_000 },
+      { cwd: REPO_ROOT, env: { ...inherited, LOG_LEVEL: 'warn', ...env }, timeout: CLI_COMMAND_BUDGET_MS },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
+        const killed = error?.killed ? `\n(killed: past its budget of ${CLI_COMMAND_BUDGET_MS} ms)` : '';
+        resolve({ code, stdout, stderr: stderr + killed });
       },
     );
   });

@@ -22,6 +22,20 @@ export class PostgresOutage {
     return rows.filter((r) => r.terminated).length;
   }
 
+  /**
+   * Terminates the database's backends that started less than `maxAgeMs` ago (the harness's spared):
+   * in a tight loop these are connections killed while they start up, before or right after the
+   * client saw them ready. Returns how many.
+   */
+  async terminateStartingBackends(maxAgeMs: number): Promise<number> {
+    const rows = await this.admin<{ terminated: boolean }[]>`
+      select pg_terminate_backend(pid) as terminated from pg_stat_activity
+       where datname = ${this.database} and pid <> pg_backend_pid() and backend_type = 'client backend'
+         and coalesce(application_name, '') <> ${HARNESS_APP_NAME}
+         and backend_start > clock_timestamp() - make_interval(secs => ${maxAgeMs / 1000})`;
+    return rows.filter((r) => r.terminated).length;
+  }
+
   /** Refuses new connections to the database (a sustained outage) and ends the current ones. */
   async refuseConnections(): Promise<void> {
     await this.admin.unsafe(`alter database "${this.database}" allow_connections false`);

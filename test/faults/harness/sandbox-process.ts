@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OutputCapture } from './capture.js';
-import { spawnCli, type CliChild } from './cli-process.js';
+import { PROCESS_START_BUDGET_MS, spawnCli, type CliChild } from './cli-process.js';
 import { FatalProbeError } from './fatal-probe-error.js';
 import { SandboxAdmin } from './sandbox-admin.js';
 import { waitFor } from './wait-for.js';
@@ -47,7 +47,7 @@ export async function startSandboxProcess(capture: OutputCapture, credentials: {
       if (!child.isRunning()) throw new FatalProbeError(`sandbox exited before its handshake; stderr: ${child.stderr().slice(-2000)}`);
       return undefined;
     },
-    { timeoutMs: 30_000, intervalMs: 50 },
+    { timeoutMs: PROCESS_START_BUDGET_MS, intervalMs: 50 },
   );
   const handshake = handshakeSchema.parse(JSON.parse(line));
   // admin_url may name the server root or /_sandbox itself

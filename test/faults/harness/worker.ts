@@ -1,5 +1,5 @@
 import type { OutputCapture } from './capture.js';
-import { runCli, spawnCli, type CliChild, type CliResult } from './cli-process.js';
+import { PROCESS_START_BUDGET_MS, runCli, spawnCli, type CliChild, type CliResult } from './cli-process.js';
 import { FatalProbeError } from './fatal-probe-error.js';
 import { freePort } from './free-port.js';
 import { getHealth, type HealthAnswer } from './health.js';
@@ -65,7 +65,7 @@ export async function startWorker(setup: WorkerSetup, args: string[] = []): Prom
 }
 
 /** Waits until the worker's /healthz answers 200; fails at once if it exits. */
-export async function waitUntilLive(worker: WorkerProcess, timeoutMs = 30_000): Promise<void> {
+export async function waitUntilLive(worker: WorkerProcess, timeoutMs = PROCESS_START_BUDGET_MS): Promise<void> {
   await waitFor(
     `${worker.label} /healthz to answer 200`,
     async () => {
@@ -107,7 +107,7 @@ export async function runOnce(setup: WorkerSetup, timeoutMs = 120_000): Promise<
 }
 
 /** Any other CLI command against the worker's database and API. */
-export async function runCommand(setup: WorkerSetup, args: string[], timeoutMs = 30_000): Promise<CliResult> {
+export async function runCommand(setup: WorkerSetup, args: string[], timeoutMs = PROCESS_START_BUDGET_MS): Promise<CliResult> {
   return runCli(args, {
     label: `cli-${args.slice(0, 2).join('-')}-${++workerCount}`,
     capture: setup.capture,

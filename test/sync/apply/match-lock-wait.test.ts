@@ -7,6 +7,7 @@ import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
 import { event } from '../fixtures.js';
+import { sampleIdentity } from '../../../src/sandbox/fixtures.js';
 
 /**
  * A page behind an application transaction that holds the match lock (issue 17 §3): /readyz says
@@ -52,7 +53,8 @@ describe.skipIf(!real)(`a page waiting for the match lock${real ? '' : ` (${NEED
         // an application's transaction left open after register_prescription: it holds the lock exclusively
         const held = app.reserve();
         const conn = await held;
-        await conn.unsafe("begin; select pg_advisory_xact_lock(7306, hashtext('intake_sync'))").simple();
+        await conn.unsafe('begin');
+        await conn`select intake_sync.register_prescription(${`rx-hold-${pooled}`}, ${JSON.stringify(sampleIdentity(1))}::text::jsonb, 'default')`;
         try {
           const page = applyPage(database.db, {
             feed: 'default',

@@ -12,6 +12,7 @@ import { OutboxLoop } from '../../../src/sync/outbox/delivery-loop.js';
 import { readOutboxStats } from '../../../src/sync/state/outbox-stats.js';
 import { claimAttempt, dueRows } from '../../../src/sync/outbox/store.js';
 import { sleepUnlessAborted } from '../../../src/lib/loop-sleep.js';
+import { MAX_API_BODY_BYTES } from '../../../src/intake/limits.js';
 import { observedClient } from '../../intake/helpers/test-client.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { truncateStore } from '../fixtures.js';
@@ -89,6 +90,19 @@ describe('outbox delivery', () => {
     await deliverDue();
     expect((await rows()).map((r) => [r.state, r.response_status])).toEqual([['delivered', 200]]);
     expect(await ledger('obx-2')).toEqual({ created: 1, duplicates_refused: 0, cancellations: 0 });
+  });
+
+  test('due rows are listed without bodies; a body over the cap (queued before it) is failed unsent, never loaded', async () => {
+    const huge = { ...samplePrescription(90, { prefix: 'obx' }), note: 'x'.repeat(MAX_API_BODY_BYTES) };
+    // as a row queued before send_prescription had its cap: written by the owner, past the function
+    await run(`insert into intake_sync.outbox (feed, external_id, kind, body) values ('default', 'obx-90', 'send', ${literal(huge)})`);
+    const due = await dueRows(db, 'default', 10);
+    expect(due.map((r) => Object.keys(r).sort())).toEqual([['externalId', 'id', 'kind', 'previousSend']]);
+    await deliverDue();
+    const [settled] = await rows();
+    expect(settled).toMatchObject({ state: 'failed', response_status: null });
+    expect(settled?.last_error).toContain(`prescription over ${MAX_API_BODY_BYTES} bytes of JSON`);
+    expect(await ledger('obx-90')).toBeUndefined();
   });
 
   test('killed after its POST landed (claimed, never settled): the next leader looks it up first', async () => {

@@ -65,7 +65,7 @@ test('waits the start delay, runs a pass at the injected now, records it, waits 
     {
       action: 'purge.run',
       feed: 'default',
-      actor: expect.stringMatching(/\(intake-sync retention cleaner\)$/),
+      actor: expect.stringMatching(/\(intake-sync\.retention-cleaner\)$/),
       detail: expect.objectContaining({ quarantine: 1 }),
     },
   ]);

@@ -42,5 +42,7 @@ export function passAt(
 
 /** Empties what retention touches besides the tables truncateStore empties. */
 export async function truncateRetention(db: Db): Promise<void> {
-  await db.execute(sql`truncate intake_sync.audit_entries, intake_sync.change_horizons, intake_sync.retention_runs`);
+  await db.execute(
+    sql`truncate intake_sync.audit_entries, intake_sync.change_horizons, intake_sync.retention_runs, intake_sync.owner_settings`,
+  );
 }

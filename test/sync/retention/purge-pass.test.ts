@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { queryRows, type Db } from '../../../src/db/connection.js';
+import { recordOwnerSettings } from '../../../src/db/owner-settings.js';
 import { namesOf } from '../../../src/db/store-names.js';
 import { samplePrescription } from '../../../src/sandbox/fixtures.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
@@ -201,8 +202,10 @@ describe('RETAIN_STATUS_CHANGES', () => {
 });
 
 describe('RETAIN_AUDIT', () => {
-  test('rows older than it are deleted, never one younger than the floor of one day', async () => {
+  test("rows older than it are deleted, never one younger than the owner's RETAIN_AUDIT (here one day)", async () => {
     const now = Date.now();
+    // as `migrate` records the owner's RETAIN_AUDIT
+    await recordOwnerSettings(db, { retainAuditMs: DAY });
     for (const [at, feed] of [
       [now - 3 * 366 * DAY, 'default'],
       [now - 3 * 366 * DAY, null],
@@ -219,6 +222,17 @@ describe('RETAIN_AUDIT', () => {
     const all = await passAt(tdb, db, FEED, policy({ audit: 1_000 }), now);
     expect(all.counts.audit).toBe(1);
     expect(await run(`select count(*)::int as n from intake_sync.audit_entries where action = 'test.row'`)).toEqual([{ n: 1 }]);
+    // each purge that deleted rows audited itself
+    expect(await run(`select detail->>'class' as class from intake_sync.audit_entries where action = 'audit.purge'`)).toHaveLength(3);
+  });
+
+  test('until migrate recorded one, the floor is 6 years whatever the pass asks', async () => {
+    const now = Date.now();
+    await run(
+      `insert into intake_sync.audit_entries (at, actor, action, feed) values ('${new Date(now - 2 * 366 * DAY).toISOString()}', 'test', 'test.row', 'default')`,
+    );
+    const all = await passAt(tdb, db, FEED, policy({ audit: 1_000 }), now);
+    expect(all.counts.audit).toBe(0);
   });
 });
 
@@ -233,7 +247,16 @@ describe('purge --dry-run', () => {
       other: await run('select * from intake_sync.retention_runs'),
     };
     const due = await purgeDue(db, namesOf(db), { feed: FEED, policy: keep }, now);
-    expect(due).toEqual({ open_findings: 1, quarantine: 0, event_bodies: 4, events: 3, outbox_bodies: 0, status_changes: 2, audit: 0 });
+    expect(due).toEqual({
+      open_findings: 1,
+      quarantine: 0,
+      event_bodies: 4,
+      events: 3,
+      outbox_bodies: 0,
+      terminal_identities: 0,
+      status_changes: 2,
+      audit: 0,
+    });
     expect({
       store: await snapshotStore(db),
       audit: await run('select * from intake_sync.audit_entries'),

@@ -1,0 +1,21 @@
+-- Read by the operator console (docs/console.md) as the signed-in role, and by any application role:
+-- identifiers, codes, counts and times only, never patient data. security_barrier and filtered by
+-- the caller's feed access (_feed_visible).
+-- One row per registered feed the caller may see: the position's counters, when it last moved, the
+-- newest applied event, open findings by reason and the outbox's pending and failed rows.
+CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
+  SELECT c."feed", c."origin", c."version", c."updated_at" AS "position_moved_at", c."pages_applied", c."events_applied",
+    c."events_quarantined",
+    (SELECT pg_catalog.max(e."received_at") FROM "intake_sync"."events" e WHERE e."feed" = c."feed") AS "last_event_received_at",
+    (SELECT e."occurred_at" FROM "intake_sync"."events" e WHERE e."feed" = c."feed" ORDER BY e."received_at" DESC LIMIT 1) AS "last_event_occurred_at",
+    COALESCE((SELECT pg_catalog.jsonb_object_agg(r."reason", r."n") FROM (
+        SELECT q."reason", pg_catalog.count(*) AS "n" FROM "intake_sync"."quarantine" q
+        WHERE q."feed" = c."feed" AND q."resolved_at" IS NULL GROUP BY q."reason") r), '{}'::jsonb) AS "open_findings",
+    (SELECT pg_catalog.count(*) FROM "intake_sync"."outbox" o WHERE o."feed" = c."feed" AND o."state" = 'pending')::bigint AS "outbox_pending",
+    (SELECT pg_catalog.count(*) FROM "intake_sync"."outbox" o WHERE o."feed" = c."feed" AND o."state" = 'failed')::bigint AS "outbox_failed"
+  FROM "intake_sync"."feed_checkpoints" c
+  WHERE "intake_sync"."_feed_visible"(c."feed");
+
+REVOKE ALL ON TABLE "intake_sync"."feed_overview" FROM PUBLIC;
+
+COMMENT ON VIEW "intake_sync"."feed_overview" IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed (docs/console.md)';

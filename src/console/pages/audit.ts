@@ -1,0 +1,100 @@
+import type { Context } from 'hono';
+import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
+import { formatTime } from '../format.js';
+import { html, queryString } from '../html.js';
+import { layout } from '../layout.js';
+
+const PAGE = 100;
+const ACTION = /^[a-z][a-z_.]{0,63}$/;
+const FEED = /^[a-z0-9_-]{1,64}$/;
+const ACTOR = /^[\x21-\x7e]{1,256}$/;
+
+/** The audit filter from the query string; bad values are named. Pure. */
+export function parseAuditFilter(query: Record<string, string | undefined>) {
+  const problems: string[] = [];
+  const pick = (name: string, rule: RegExp, label: string) => {
+    const v = query[name]?.trim();
+    if (!v) return undefined;
+    if (rule.test(v)) return v;
+    problems.push(`${label}: not valid`);
+    return undefined;
+  };
+  const time = (name: string, label: string) => {
+    const v = query[name]?.trim();
+    if (!v) return undefined;
+    const ms = Date.parse(v.length === 16 ? `${v}:00Z` : v);
+    if (!Number.isNaN(ms) && v.length <= 40) return new Date(ms);
+    problems.push(`${label}: a date and time (YYYY-MM-DDTHH:MM, UTC)`);
+    return undefined;
+  };
+  const beforeText = query.before?.trim();
+  const before = beforeText && /^[0-9]{1,18}$/.test(beforeText) ? beforeText : undefined;
+  return {
+    filter: {
+      action: pick('action', ACTION, 'Action'),
+      feed: pick('feed', FEED, 'Feed'),
+      actor: pick('actor', ACTOR, 'Actor'),
+      from: time('from', 'From'),
+      to: time('to', 'To'),
+      before,
+    },
+    problems,
+  };
+}
+
+/** GET /audit: the audit trail the role may read (audit_trail), newest first, paged by id. */
+export async function auditPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
+  const session = c.get('session');
+  const query = c.req.query();
+  const { filter, problems } = parseAuditFilter(query);
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: (p: string) => string, value: unknown) => {
+    params.push(value);
+    parts.push(clause(`$${params.length}`));
+  };
+  if (filter.action) add((p) => `action = ${p}`, filter.action);
+  if (filter.feed) add((p) => `feed = ${p}`, filter.feed);
+  if (filter.actor) add((p) => `actor = ${p}`, filter.actor);
+  if (filter.from) add((p) => `at >= ${p}::timestamptz`, filter.from.toISOString());
+  if (filter.to) add((p) => `at < ${p}::timestamptz`, filter.to.toISOString());
+  if (filter.before) add((p) => `id < ${p}::bigint`, filter.before);
+  const rows =
+    problems.length > 0
+      ? []
+      : await session.sql.unsafe<
+          {
+            id: string;
+            at: Date;
+            actor: string;
+            on_behalf_of: string | null;
+            action: string;
+            feed: string | null;
+            subject: string | null;
+            detail: unknown;
+          }[]
+        >(
+          `select id, at, actor, on_behalf_of, action, feed, subject, detail from ${schemaOf(deps)}.audit_trail
+           where ${parts.length ? parts.join(' and ') : 'true'} order by id desc limit ${PAGE + 1}`,
+          params as never[],
+        );
+  const page = rows.slice(0, PAGE);
+  const last = page.at(-1);
+  const keep = { action: query.action, feed: query.feed, actor: query.actor, from: query.from, to: query.to };
+  const body = html`<form method="get" action="/audit" class="filters" role="search">
+    <label for="a-action">Action<input id="a-action" name="action" value="${filter.action ?? ''}" maxlength="64" placeholder="quarantine.dismiss"></label>
+    <label for="a-feed">Feed<input id="a-feed" name="feed" value="${filter.feed ?? ''}" maxlength="64"></label>
+    <label for="a-actor">Actor<input id="a-actor" name="actor" value="${filter.actor ?? ''}" maxlength="256"></label>
+    <label for="a-from">From (UTC)<input id="a-from" name="from" type="datetime-local" value="${query.from ?? ''}"></label>
+    <label for="a-to">To (UTC)<input id="a-to" name="to" type="datetime-local" value="${query.to ?? ''}"></label>
+    <button type="submit">Apply</button></form>
+  ${problems.length > 0 ? html`<p class="error" role="alert">${problems.join('; ')}</p>` : ''}
+  ${
+    page.length === 0
+      ? html`<p>No audit row matches.</p>`
+      : html`<table><thead><tr><th scope="col">When</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Feed</th><th scope="col">Subject</th><th scope="col">Detail</th></tr></thead><tbody>
+    ${page.map((r) => html`<tr><td>${formatTime(r.at)}</td><td>${r.actor}${r.on_behalf_of ? ` (${r.on_behalf_of})` : ''}</td><td>${r.action}</td><td>${r.feed ?? '—'}</td><td>${r.subject ?? '—'}</td><td><code>${JSON.stringify(r.detail)}</code></td></tr>`)}</tbody></table>`
+  }
+  ${rows.length > PAGE && last ? html`<p><a href="/audit${queryString({ ...keep, before: last.id })}" rel="next">Older</a></p>` : ''}`;
+  return c.html(layout({ title: 'Audit', session, current: '/audit', body }).text);
+}

@@ -1,0 +1,174 @@
+import type { Context } from 'hono';
+import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
+import { CSRF_FIELD } from '../csrf.js';
+import { formatTime } from '../format.js';
+import { html, queryString, type SafeHtml } from '../html.js';
+import { layout } from '../layout.js';
+import { DISMISS_REASONS } from '../quarantine-filter.js';
+import { sqlProblem } from '../sql-problem.js';
+import { notFoundPage, problemPage } from './not-found.js';
+import { type FindingRow, findingHref } from './quarantine.js';
+import { takeFlash } from './feeds.js';
+
+const IDENTIFIER = /^[\x21-\x7e]{1,512}$/;
+const FEED = /^[a-z0-9_-]{1,64}$/;
+
+/** The finding a path names, read through quarantine_open: undefined when the role cannot see it. */
+async function visibleFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps): Promise<FindingRow | undefined> {
+  const feed = c.req.param('feed') ?? '';
+  const key = c.req.param('key') ?? '';
+  if (!FEED.test(feed) || !IDENTIFIER.test(key)) return undefined;
+  const rows = await c
+    .get('session')
+    .sql.unsafe<FindingRow[]>(`select q.* from ${schemaOf(deps)}.quarantine_open q where q.feed = $1 and q.quarantine_key = $2`, [
+      feed,
+      key,
+    ]);
+  return rows[0];
+}
+
+const IDENTITY_LABELS: Record<string, string> = {
+  patient_first_name: 'Patient first name',
+  patient_last_name: 'Patient last name',
+  patient_dob: 'Date of birth',
+  patient_state: 'Patient state',
+  patient_phone: 'Patient phone',
+  prescriber_npi: 'Prescriber NPI',
+  written_date: 'Written date',
+  drug_ndc: 'Drug NDC',
+  erx_message_id: 'eRx message id',
+};
+
+/** The identity block: masked, or the revealed fields. */
+function identityBlock(identity: Record<string, unknown> | null | undefined, revealed: boolean): SafeHtml {
+  if (!revealed)
+    return html`<p class="masked">Identity hidden. Revealing it is a PHI read recorded in the audit trail under your role.</p>`;
+  if (!identity || typeof identity !== 'object') return html`<p>This finding holds no identity.</p>`;
+  return html`<dl>${Object.entries(identity).map(([k, v]) => html`<dt>${IDENTITY_LABELS[k] ?? k}</dt><dd>${typeof v === 'string' ? v : JSON.stringify(v)}</dd>`)}</dl>`;
+}
+
+/** The finding's page; `identity` is given only in the response to Reveal identity (never stored). */
+async function renderFinding(
+  c: Context<ConsoleEnv>,
+  deps: ConsoleDeps,
+  finding: FindingRow,
+  options: { identity?: Record<string, unknown> | null; revealed?: boolean; message?: string; status?: 200 | 400 | 403 | 409 | 500 } = {},
+) {
+  const session = c.get('session');
+  const href = findingHref(finding.feed, finding.quarantine_key);
+  const rx = c.req.query('rx')?.trim();
+  const matches =
+    rx && IDENTIFIER.test(rx)
+      ? await session.sql.unsafe<{ external_id: string; status: string | null }[]>(
+          `select external_id, status from ${schemaOf(deps)}.prescription_status where feed = $1 and external_id like $2 escape '\\' order by external_id limit 20`,
+          [finding.feed, `${rx.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`],
+        )
+      : undefined;
+  const csrf = html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}">`;
+  const body = html`${options.message ? html`<p class="error" role="alert">${options.message}</p>` : ''}
+  <dl><dt>Feed</dt><dd>${finding.feed}</dd><dt>Event id</dt><dd>${finding.event_id ?? '(none: malformed)'}</dd>
+  <dt>Reason</dt><dd>${finding.reason}</dd><dt>Detail</dt><dd>${finding.detail}</dd><dt>Event name</dt><dd>${finding.event_name ?? '—'}</dd>
+  <dt>Subscription</dt><dd>${finding.subscription_id ?? '—'}</dd><dt>Held since</dt><dd>${formatTime(finding.held_since)}</dd>
+  <dt>Times seen</dt><dd>${finding.seen_count}</dd></dl>
+  <h2>Identity</h2>${identityBlock(options.identity, options.revealed === true)}
+  ${options.revealed ? '' : html`<form method="post" action="${href}/reveal">${csrf}<button type="submit">Reveal identity</button></form>`}
+  <div class="actions">
+    <form method="post" action="${href}/resolve"><h2>Resolve</h2>${csrf}
+      <label for="external_id">External id<input id="external_id" name="external_id" required maxlength="512" value="${rx ?? ''}"></label>
+      <p><button type="submit">Resolve</button></p></form>
+    <form method="get" action="${href}"><h2>Find a local prescription</h2>
+      <label for="rx">External id starts with<input id="rx" name="rx" maxlength="512" value="${rx ?? ''}"></label>
+      <p><button type="submit">Find</button></p>
+      ${matches ? (matches.length === 0 ? html`<p>No local prescription of ${finding.feed} matches.</p>` : html`<ul>${matches.map((m) => html`<li>${m.external_id} (${m.status ?? 'no status yet'})</li>`)}</ul>`) : ''}
+    </form>
+    <form method="post" action="${href}/dismiss"><h2>Dismiss</h2>${csrf}
+      <label for="reason">Reason<select id="reason" name="reason">${DISMISS_REASONS.map((r) => html`<option value="${r}">${r}</option>`)}</select></label>
+      <p><button type="submit" class="danger">Dismiss</button></p></form>
+  </div>
+  <p><a href="/quarantine${queryString({ feed: finding.feed })}">Back to the quarantine</a></p>`;
+  const title = `Finding ${finding.event_id ?? finding.quarantine_key}`;
+  return c.html(layout({ title, session, current: '/quarantine', flash: takeFlash(session), body }).text, options.status ?? 200);
+}
+
+/** GET /quarantine/:feed/:key */
+export async function findingPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
+  const finding = await visibleFinding(c, deps);
+  if (!finding) return c.html(notFoundPage(c.get('session')), 404);
+  return renderFinding(c, deps, finding);
+}
+
+/**
+ * POST /quarantine/:feed/:key/reveal: request_reveal() committed in its own transaction (the
+ * durable record of the PHI read), then show_quarantined() in a new one; the identity is in this
+ * response only.
+ */
+export async function revealFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
+  const finding = await visibleFinding(c, deps);
+  if (!finding) return c.html(notFoundPage(c.get('session')), 404);
+  const { sql } = c.get('session');
+  const schema = schemaOf(deps);
+  try {
+    await sql.begin((tx) => tx.unsafe(`select ${schema}.request_reveal($1, $2)`, [finding.feed, finding.quarantine_key]));
+    const [shown] = await sql.begin((tx) =>
+      tx.unsafe<{ prescription_identity: Record<string, unknown> | null }[]>(`select * from ${schema}.show_quarantined($1, $2)`, [
+        finding.feed,
+        finding.quarantine_key,
+      ]),
+    );
+    deps.log.info({ event: 'console.reveal', role: c.get('session').role, feed: finding.feed }, 'identity revealed');
+    return renderFinding(c, deps, finding, { identity: shown?.prescription_identity ?? null, revealed: true });
+  } catch (error) {
+    return actionFailed(c, deps, finding, error);
+  }
+}
+
+/** POST /quarantine/:feed/:key/resolve: resolve_quarantined() as the user. */
+export async function resolveFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
+  const finding = await visibleFinding(c, deps);
+  if (!finding) return c.html(notFoundPage(c.get('session')), 404);
+  const form = await c.req.parseBody();
+  const externalId = typeof form.external_id === 'string' ? form.external_id.trim() : '';
+  if (!IDENTIFIER.test(externalId))
+    return renderFinding(c, deps, finding, { message: 'External id: 1-512 visible characters.', status: 400 });
+  try {
+    const [result] = await c
+      .get('session')
+      .sql.unsafe<{ events_applied: number; status: string | null }[]>(`select * from ${schemaOf(deps)}.resolve_quarantined($1, $2, $3)`, [
+        finding.feed,
+        finding.quarantine_key,
+        externalId,
+      ]);
+    c.get('session').flash =
+      `Resolved ${finding.event_id ?? finding.quarantine_key} to ${externalId}: ${result?.events_applied ?? 0} events applied, status ${result?.status ?? 'none'}.`;
+    return c.redirect(`/quarantine${queryString({ feed: finding.feed })}`, 303);
+  } catch (error) {
+    return actionFailed(c, deps, finding, error);
+  }
+}
+
+/** POST /quarantine/:feed/:key/dismiss: dismiss_quarantined() as the user. */
+export async function dismissFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
+  const finding = await visibleFinding(c, deps);
+  if (!finding) return c.html(notFoundPage(c.get('session')), 404);
+  const form = await c.req.parseBody();
+  const reason = typeof form.reason === 'string' ? form.reason : '';
+  if (!(DISMISS_REASONS as readonly string[]).includes(reason)) {
+    return renderFinding(c, deps, finding, { message: 'Reason: choose one of the codes.', status: 400 });
+  }
+  try {
+    await c
+      .get('session')
+      .sql.unsafe(`select ${schemaOf(deps)}.dismiss_quarantined($1, $2, $3)`, [finding.feed, finding.quarantine_key, reason]);
+    c.get('session').flash = `Dismissed ${finding.event_id ?? finding.quarantine_key} (${reason}).`;
+    return c.redirect(`/quarantine${queryString({ feed: finding.feed })}`, 303);
+  } catch (error) {
+    return actionFailed(c, deps, finding, error);
+  }
+}
+
+function actionFailed(c: Context<ConsoleEnv>, deps: ConsoleDeps, finding: FindingRow, error: unknown) {
+  const problem = sqlProblem(error);
+  deps.log.warn({ event: 'console.action_failed', code: (error as { code?: string }).code, feed: finding.feed }, 'console action refused');
+  if (problem.status === 404) return c.html(problemPage('Not found', problem.message, c.get('session')), 404);
+  return renderFinding(c, deps, finding, { message: problem.message, status: problem.status });
+}
