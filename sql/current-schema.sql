@@ -2209,6 +2209,17 @@ CREATE TABLE intake_sync.feed_checkpoints (
 );
 
 --
+-- Name: feed_deadlines; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.feed_deadlines (
+    feed text NOT NULL,
+    stage text NOT NULL,
+    deadline interval,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
 -- Name: feed_leases; Type: TABLE; Schema: intake_sync
 --
 
@@ -2391,6 +2402,86 @@ CREATE VIEW intake_sync.outbox_status WITH (security_barrier='true') AS
   WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (o.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
 
 --
+-- Name: prescriptions; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.prescriptions (
+    id bigint NOT NULL,
+    external_id text NOT NULL,
+    patient_first_name text,
+    patient_last_name text,
+    patient_state text,
+    patient_dob text,
+    prescriber_npi text,
+    written_date text,
+    drug_ndc text,
+    erx_message_id text,
+    identity_key text,
+    status text,
+    status_rank integer DEFAULT 0 NOT NULL,
+    status_occurred_at timestamp with time zone,
+    status_event_id text,
+    cancellation_requested_at timestamp with time zone,
+    subscription_id text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    feed text DEFAULT 'default'::text NOT NULL,
+    terminal_at timestamp with time zone
+)
+WITH (fillfactor='70');
+
+--
+-- Name: overdue_prescriptions; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.overdue_prescriptions WITH (security_barrier='true') AS
+ WITH stages AS (
+         SELECT p.feed,
+            p.external_id,
+            p.status AS stage,
+            p.status_occurred_at AS since
+           FROM intake_sync.prescriptions p
+          WHERE (((p.status_rank >= 1) AND (p.status_rank <= 3)) AND (NOT (EXISTS ( SELECT 1
+                   FROM intake_sync.outbox c
+                  WHERE ((c.feed = p.feed) AND (c.external_id = p.external_id) AND (c.kind = 'cancel'::text) AND (c.state = 'delivered'::text))))))
+        UNION ALL
+         SELECT o.feed,
+            o.external_id,
+            'sent'::text,
+            o.completed_at
+           FROM intake_sync.outbox o
+          WHERE ((o.kind = 'send'::text) AND (o.state = 'delivered'::text) AND (NOT (EXISTS ( SELECT 1
+                   FROM intake_sync.prescriptions p
+                  WHERE ((p.feed = o.feed) AND (p.external_id = o.external_id) AND (p.status_rank >= 1))))) AND (NOT (EXISTS ( SELECT 1
+                   FROM intake_sync.outbox c
+                  WHERE ((c.feed = o.feed) AND (c.external_id = o.external_id) AND (c.kind = 'cancel'::text) AND (c.state = 'delivered'::text))))))
+        UNION ALL
+         SELECT o.feed,
+            o.external_id,
+            'cancel_requested'::text,
+            min(o.completed_at) AS min
+           FROM intake_sync.outbox o
+          WHERE ((o.kind = 'cancel'::text) AND (o.state = 'delivered'::text) AND (NOT (EXISTS ( SELECT 1
+                   FROM intake_sync.prescriptions p
+                  WHERE ((p.feed = o.feed) AND (p.external_id = o.external_id) AND (p.status_rank >= 4))))))
+          GROUP BY o.feed, o.external_id
+        )
+ SELECT s.feed,
+    s.external_id,
+    s.stage,
+    s.since,
+    ((now() - s.since) - d.deadline) AS overdue_by
+   FROM (stages s
+     JOIN intake_sync.feed_deadlines d ON (((d.feed = s.feed) AND (d.stage = s.stage))))
+  WHERE ((d.deadline IS NOT NULL) AND (s.since IS NOT NULL) AND ((s.since + d.deadline) < now()) AND ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (s.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[]))));
+
+--
+-- Name: VIEW overdue_prescriptions; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.overdue_prescriptions IS 'prescriptions whose current stage has lasted longer than its feed''s deadline: feed, external_id, stage, since, overdue_by; no PHI (docs/sql-api/overdue.md)';
+
+--
 -- Name: owner_settings; Type: TABLE; Schema: intake_sync
 --
 
@@ -2440,35 +2531,6 @@ CREATE VIEW intake_sync.prescription_history WITH (security_barrier='true') AS
 --
 
 COMMENT ON VIEW intake_sync.prescription_history IS 'each visible prescription''s status changes in order (docs/console.md)';
-
---
--- Name: prescriptions; Type: TABLE; Schema: intake_sync
---
-
-CREATE TABLE intake_sync.prescriptions (
-    id bigint NOT NULL,
-    external_id text NOT NULL,
-    patient_first_name text,
-    patient_last_name text,
-    patient_state text,
-    patient_dob text,
-    prescriber_npi text,
-    written_date text,
-    drug_ndc text,
-    erx_message_id text,
-    identity_key text,
-    status text,
-    status_rank integer DEFAULT 0 NOT NULL,
-    status_occurred_at timestamp with time zone,
-    status_event_id text,
-    cancellation_requested_at timestamp with time zone,
-    subscription_id text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    feed text DEFAULT 'default'::text NOT NULL,
-    terminal_at timestamp with time zone
-)
-WITH (fillfactor='70');
 
 --
 -- Name: prescription_status; Type: VIEW; Schema: intake_sync
@@ -2724,6 +2786,13 @@ ALTER TABLE ONLY intake_sync.feed_checkpoints
     ADD CONSTRAINT feed_checkpoints_pkey PRIMARY KEY (feed);
 
 --
+-- Name: feed_deadlines feed_deadlines_feed_stage_pk; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.feed_deadlines
+    ADD CONSTRAINT feed_deadlines_feed_stage_pk PRIMARY KEY (feed, stage);
+
+--
 -- Name: feed_leases feed_leases_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
@@ -2910,6 +2979,12 @@ CREATE INDEX outbox_feed_pending_idx ON intake_sync.outbox USING btree (feed, ex
 CREATE UNIQUE INDEX outbox_one_live_send_idx ON intake_sync.outbox USING btree (feed, external_id) WHERE ((kind = 'send'::text) AND (state = ANY (ARRAY['pending'::text, 'delivered'::text])));
 
 --
+-- Name: outbox_overdue_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX outbox_overdue_idx ON intake_sync.outbox USING btree (feed, kind, completed_at) WHERE (state = 'delivered'::text);
+
+--
 -- Name: prescriptions_external_id_idx; Type: INDEX; Schema: intake_sync
 --
 
@@ -2938,6 +3013,12 @@ CREATE INDEX prescriptions_feed_identity_key_idx ON intake_sync.prescriptions US
 --
 
 CREATE INDEX prescriptions_identity_due_idx ON intake_sync.prescriptions USING btree (feed, terminal_at) WHERE ((terminal_at IS NOT NULL) AND (identity_key IS NOT NULL));
+
+--
+-- Name: prescriptions_overdue_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX prescriptions_overdue_idx ON intake_sync.prescriptions USING btree (feed, status, status_occurred_at) WHERE ((status_rank >= 1) AND (status_rank <= 3));
 
 --
 -- Name: quarantine_feed_key_key; Type: INDEX; Schema: intake_sync

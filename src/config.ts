@@ -7,6 +7,7 @@ import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.
 import { givenValueNote } from './config-given.js';
 import { DURATION_RULE, parseDuration } from './lib/duration.js';
 import { tlsSettingsFor } from './db/tls.js';
+import { deadlineSetting } from './sync/overdue/overdue-stages.js';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 /** A retention duration (`30d`, `12h`, `1s`, `forever`): ms, null for forever. */
@@ -103,6 +104,19 @@ export const envSchema = z
     RETAIN_STATUS_CHANGES: durationSetting.prefault('90d'),
     /** audit_entries rows (HIPAA: six years) */
     RETAIN_AUDIT: durationSetting.prefault('6y'),
+    // Overdue prescriptions (docs/operations.md, "Overdue prescriptions"): how long a prescription may
+    // stay in each stage before intake_sync.overdue_prescriptions lists it; `off` disables a stage.
+    // Each may be overridden per feed in FEEDS_FILE (`overdue`).
+    /** delivered to the operator by the outbox, no event yet (from the delivery) */
+    OVERDUE_SENT: deadlineSetting.prefault('2h'),
+    /** `accepted`, not yet `ordered` (from the event's occurred_at) */
+    OVERDUE_ACCEPTED: deadlineSetting.prefault('24h'),
+    /** `ordered`, not yet `dispensed` */
+    OVERDUE_ORDERED: deadlineSetting.prefault('48h'),
+    /** `dispensed`, not yet `delivered` */
+    OVERDUE_DISPENSED: deadlineSetting.prefault('72h'),
+    /** a cancellation delivered to the operator, no terminal status yet (from the delivery) */
+    OVERDUE_CANCEL_REQUESTED: deadlineSetting.prefault('48h'),
     /** how often the leader's cleaner runs a pass */
     RETENTION_INTERVAL: durationSetting
       .prefault('1h')

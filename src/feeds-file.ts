@@ -5,6 +5,7 @@ import { RETENTION_CLASSES, type RetentionClass } from './sync/retention/retenti
 import { baseUrlProblem, canonicalBaseUrl } from './intake/base-url.js';
 import { SUPPORTED_API_VERSIONS } from './intake/versions.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from './db/feed-name.js';
+import { deadlineSetting, OVERDUE_STAGES, type OverdueStage } from './sync/overdue/overdue-stages.js';
 
 /** One operator account this deployment consumes. */
 export interface FeedConfig {
@@ -15,7 +16,20 @@ export interface FeedConfig {
   apiSecret: string | undefined;
   /** this feed's own retention (FEEDS_FILE `retain`), per class in ms (null: forever); the rest follow RETAIN_* */
   retain?: Partial<Record<RetentionClass, number | null>>;
+  /** this feed's own stage deadlines (FEEDS_FILE `overdue`), in ms (null: off); the rest follow OVERDUE_* */
+  overdue?: Partial<Record<OverdueStage, number | null>>;
 }
+
+// `"overdue": {"sent": "4h", "dispensed": "off"}`: the OVERDUE_* variables of one feed, lower case
+const overdueSchema = z
+  .object(
+    Object.fromEntries(OVERDUE_STAGES.map((s) => [s, deadlineSetting.optional()])) as Record<
+      OverdueStage,
+      z.ZodOptional<typeof deadlineSetting>
+    >,
+    { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of durations' : undefined) },
+  )
+  .strict();
 
 // `"retain": {"event_bodies": "7d", "audit": "forever"}`: the RETAIN_* variables of one feed, lower case
 const retainSchema = z
@@ -59,6 +73,7 @@ export const feedEntrySchema = (env: NodeJS.ProcessEnv) => {
         api_key: value,
         api_secret: value,
         retain: retainSchema.optional(),
+        overdue: overdueSchema.optional(),
       },
       { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
     )
@@ -109,6 +124,7 @@ export function parseFeedsFile(text: string, file: string, env: NodeJS.ProcessEn
     apiKey: feed.api_key,
     apiSecret: feed.api_secret,
     ...(feed.retain ? { retain: Object.fromEntries(Object.entries(feed.retain).filter(([, v]) => v !== undefined)) } : {}),
+    ...(feed.overdue ? { overdue: Object.fromEntries(Object.entries(feed.overdue).filter(([, v]) => v !== undefined)) } : {}),
   }));
 }
 

@@ -108,3 +108,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ CONSOLE_IDLE_TIMEOUT: '2h' }).CONSOLE_IDLE_TIMEOUT).toBe(2 * 3_600_000);
   });
 });
+
+describe('OVERDUE_* settings', () => {
+  test('default to the documented deadlines, accept off, and refuse forever naming the variable', async () => {
+    const { loadConfig } = await import('../src/config.js');
+    const { configStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../src/sync/overdue/overdue-stages.js');
+    expect(configStageDeadlines(loadConfig({}))).toEqual(DEFAULT_STAGE_DEADLINES);
+    expect(configStageDeadlines(loadConfig({ OVERDUE_SENT: 'off', OVERDUE_DISPENSED: '5d' }))).toEqual({
+      ...DEFAULT_STAGE_DEADLINES,
+      sent: null,
+      dispensed: 5 * 86_400_000,
+    });
+    expect(() => loadConfig({ OVERDUE_ACCEPTED: 'forever' })).toThrow(/OVERDUE_ACCEPTED: must be a duration/);
+    expect(() => loadConfig({ OVERDUE_ORDERED: '2 days' })).toThrow(/OVERDUE_ORDERED/);
+  });
+});

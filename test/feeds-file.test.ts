@@ -170,3 +170,22 @@ describe('INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG with FEEDS_FILE', () => {
     else expect(check()).toBe('operator');
   });
 });
+
+describe('FEEDS_FILE overdue', () => {
+  test('reads per-feed stage deadlines, `off` as null, and names a bad one', async () => {
+    const { parseFeedsFile } = await import('../src/feeds-file.js');
+    const { feedStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../src/sync/overdue/overdue-stages.js');
+    const base = { name: 'a', base_url: 'https://op.example/intake_api/2024-12-10', api_key: 'k', api_secret: 's' };
+    const [feed] = parseFeedsFile(JSON.stringify([{ ...base, overdue: { sent: '4h', dispensed: 'off' } }]), 'f.json', {});
+    expect(feed?.overdue).toEqual({ sent: 4 * 3_600_000, dispensed: null });
+    expect(feedStageDeadlines(DEFAULT_STAGE_DEADLINES, feed?.overdue)).toEqual({
+      ...DEFAULT_STAGE_DEADLINES,
+      sent: 4 * 3_600_000,
+      dispensed: null,
+    });
+    expect(() => parseFeedsFile(JSON.stringify([{ ...base, overdue: { accepted: 'forever' } }]), 'f.json', {})).toThrow(
+      /FEEDS_FILE: f\.json \[0\]\.overdue\.accepted: must be a duration/,
+    );
+    expect(() => parseFeedsFile(JSON.stringify([{ ...base, overdue: { shipped: '1h' } }]), 'f.json', {})).toThrow(/\[0\]\.overdue/);
+  });
+});

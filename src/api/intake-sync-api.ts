@@ -8,7 +8,7 @@ import { prescriptionRequestSchema, type PrescriptionRequestInput } from '../int
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../db/feed-name.js';
 import { toStatusChange, type StatusChange } from './status-change.js';
 import { asCursorExpired } from './errors/cursor-expired-error.js';
-import type { OutboxEntry, PrescriptionStatus } from './rows.js';
+import type { OutboxEntry, OverduePrescription, PrescriptionStatus } from './rows.js';
 
 /** A postgres.js client, or a transaction of one (`sql.begin(tx => ...)`): calls then join it. */
 export type SqlExecutor = postgres.Sql | postgres.TransactionSql;
@@ -43,6 +43,11 @@ export interface IntakeSyncApi {
   outboxStatus(externalId: string): Promise<OutboxEntry[]>;
   /** up to maxRows changes after `cursor` (null: from the start), in commit order */
   changesSince(cursor: string | null, maxRows?: number): Promise<StatusChange[]>;
+  /**
+   * the prescriptions past their stage deadline, longest overdue first: of `feed` (default: this
+   * API's feed), or of every feed the role may read with `feed: null`
+   */
+  overdue(options?: { feed?: string | null }): Promise<OverduePrescription[]>;
 }
 
 function checked<S extends z.ZodType>(schema: S, value: unknown, operation: string, prefix: string): z.output<S> {
@@ -116,6 +121,19 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
       } catch (error) {
         throw asCursorExpired(error, cursor);
       }
+    },
+    async overdue(options = {}) {
+      const only = options.feed === undefined ? feed : options.feed;
+      if (only !== null && (typeof only !== 'string' || !FEED_NAME_PATTERN.test(only))) {
+        throw new RequestValidationError('overdue', [{ path: 'feed', message: FEED_NAME_RULE }]);
+      }
+      const rows = await sql.unsafe(
+        `select feed, external_id, stage, since, extract(epoch from overdue_by)::bigint as overdue_by_seconds
+           from ${fn('overdue_prescriptions')} where $1::text is null or feed = $1::text
+           order by overdue_by desc, feed, external_id`,
+        [only],
+      );
+      return rows.map((r) => ({ ...r, overdue_by_seconds: Number(r.overdue_by_seconds) })) as unknown as OverduePrescription[];
     },
   };
 }

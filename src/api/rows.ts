@@ -25,3 +25,14 @@ export interface OutboxEntry {
   last_attempt_at: Date | null;
   completed_at: Date | null;
 }
+
+/** A prescription whose stage outlasted its feed's deadline, as the view `overdue_prescriptions` has it (no PHI). */
+export interface OverduePrescription {
+  feed: string;
+  external_id: string;
+  stage: 'sent' | 'accepted' | 'ordered' | 'dispensed' | 'cancel_requested';
+  /** when the stage's clock started (the event's occurred_at, or the outbox delivery) */
+  since: Date;
+  /** how far past the deadline, in whole seconds */
+  overdue_by_seconds: number;
+}

@@ -10,6 +10,7 @@ import { registerGrantsCommand } from './grants.js';
 import { registerMigrateCommand } from './migrate.js';
 import { registerPrescriptionLocalCommands } from './prescriptions-local.js';
 import { registerPrescriptionRemoteCommands } from './prescriptions-remote.js';
+import { registerPrescriptionOverdueCommand } from './prescriptions-overdue.js';
 import { registerQuarantineCommands, registerRematchCommand } from './quarantine.js';
 import { registerPurgeCommand } from './purge.js';
 import { registerResyncCommand } from './resync.js';
@@ -26,6 +27,7 @@ export function registerCommands(program: Command): void {
   const prescriptions = program.command('prescriptions').description('send, read, cancel, import and list prescriptions');
   registerPrescriptionRemoteCommands(prescriptions);
   registerPrescriptionLocalCommands(prescriptions);
+  registerPrescriptionOverdueCommand(prescriptions);
   registerEventsCommands(program);
   registerEventsSkipCommand(program);
   registerSubscriptionsCommands(program);

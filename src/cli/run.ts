@@ -2,6 +2,9 @@ import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/connection.js';
 import { resolveFeeds } from '../feeds-file.js';
+import { overdueSource } from '../ops/metrics-overdue.js';
+import { writeFeedDeadlines } from '../sync/overdue/feed-deadlines-store.js';
+import { configStageDeadlines, feedStageDeadlines } from '../sync/overdue/overdue-stages.js';
 import { createLogger, type Logger } from '../log.js';
 import { databaseProbe } from '../ops/database-probe.js';
 import { startHealthServer } from '../ops/health-server.js';
@@ -88,6 +91,11 @@ async function runWorker(options: RunOptions): Promise<number> {
       startLineFields({ version: VERSION, nodeVersion: process.versions.node, config, feeds, sessions, level }),
       `intake-sync ${VERSION} starting`,
     );
+    // overdue_prescriptions reads each feed's stage deadlines from the database
+    await writeFeedDeadlines(
+      database.db,
+      feeds.map((f) => ({ feed: f.name, deadlines: feedStageDeadlines(configStageDeadlines(config), f.overdue) })),
+    );
     workers = await composeFeedWorkers({ config, mode, feeds, database, leaseUrl: sessions?.sessionUrl, log, clock, closers });
     for (const { feed, state } of workers) {
       const stopProgress = startProgressReporter({
@@ -164,6 +172,7 @@ async function startHealth(
       readyMaxPollAgeMs: maxPollAgeMs,
       retentionIntervalMs: config.RETENTION_INTERVAL,
       tableSizes: tableSizeSource(database),
+      overdue: overdueSource(database),
     },
   );
   closers.push({ what: 'metrics', close: async () => metrics.close() });

@@ -67,6 +67,8 @@ export const API_VIEWS = [
   'feed_activity',
   'audit_trail',
   'prescription_history',
+  // issue 28: stalled prescriptions (docs/sql-api/overdue.md)
+  'overdue_prescriptions',
 ] as const;
 
 type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
@@ -105,6 +107,8 @@ const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivile
   // replica's lock session takes, renews and gives up its rows, and forgets dead replicas' members
   { name: 'feed_leases', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
   { name: 'lease_members', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
+  // the daemon writes each feed's stage deadlines at start (overdue_prescriptions reads them, 0019)
+  { name: 'feed_deadlines', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
 ];
 
 const RUNTIME_SEQUENCES = ['prescriptions_id_seq', 'quarantine_id_seq', 'checkpoint_resets_id_seq'] as const;

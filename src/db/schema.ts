@@ -5,6 +5,7 @@ import {
   boolean,
   index,
   integer,
+  interval,
   json,
   jsonb,
   pgSchema,
@@ -72,6 +73,9 @@ export const prescriptions = intakeSync.table(
       .where(sql`${t.terminalAt} IS NOT NULL AND ${t.identityKey} IS NOT NULL`),
     // no index on status: every applied event updates it, and an indexed status would make each
     // of those updates non-HOT, writing into all five indexes; listing by status can scan
+    // except this partial one (0019): overdue_prescriptions and its metric read the non-terminal
+    // statuses by stage and start time; a prescription leaves it at `delivered` / `rejected`
+    index('prescriptions_overdue_idx').on(t.feed, t.status, t.statusOccurredAt).where(sql`status_rank between 1 and 3`),
   ],
 );
 
@@ -256,6 +260,8 @@ export const outbox = intakeSync.table(
     sentThrough: text('sent_through'),
   },
   (t) => [
+    // overdue_prescriptions' `sent` and `cancel_requested` stages start at a delivery (0019)
+    index('outbox_overdue_idx').on(t.feed, t.kind, t.completedAt).where(sql`state = 'delivered'`),
     index('outbox_feed_pending_idx').on(t.feed, t.externalId, t.id).where(sql`state = 'pending'`),
     index('outbox_feed_external_id_idx').on(t.feed, t.externalId, t.id),
   ],
@@ -318,4 +324,21 @@ export const subscriptionMigrations = intakeSync.table(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ name: 'subscription_migrations_pk', columns: [t.feed, t.externalId, t.targetVersion] })],
+);
+
+/**
+ * Each feed's stage deadlines (OVERDUE_* and FEEDS_FILE `overdue`), written by the daemon at start
+ * so overdue_prescriptions can read them (0019). A stage without a row (or `off`) is never overdue.
+ */
+export const feedDeadlines = intakeSync.table(
+  'feed_deadlines',
+  {
+    feed: text('feed').notNull(),
+    /** sent | accepted | ordered | dispensed | cancel_requested */
+    stage: text('stage').notNull(),
+    /** null: `off` */
+    deadline: interval('deadline'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.feed, t.stage] })],
 );

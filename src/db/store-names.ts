@@ -11,6 +11,8 @@ export interface StoreNames {
   prescriptions: SQL;
   events: SQL;
   feedCheckpoints: SQL;
+  feedDeadlines: SQL;
+  overduePrescriptions: SQL;
   checkpointResets: SQL;
   quarantine: SQL;
   statusChanges: SQL;
@@ -36,6 +38,8 @@ export function storeNames(schema: string): StoreNames {
     prescriptions: qualified('prescriptions'),
     events: qualified('events'),
     feedCheckpoints: qualified('feed_checkpoints'),
+    feedDeadlines: qualified('feed_deadlines'),
+    overduePrescriptions: qualified('overdue_prescriptions'),
     checkpointResets: qualified('checkpoint_resets'),
     quarantine: qualified('quarantine'),
     statusChanges: qualified('status_changes'),

@@ -1,3 +1,4 @@
+import { registerOverdueMetric, type OverdueSource } from './metrics-overdue.js';
 import { registerCursorGauge } from './metrics-cursor-gauge.js';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { QUARANTINE_REASONS } from '../sync/matching/quarantine.js';
@@ -46,6 +47,8 @@ export interface SyncMetricsOptions {
   retentionIntervalMs?: number;
   /** the schema's table sizes (at scrape time); no series when absent */
   tableSizes?: TableSizeSource;
+  /** overdue prescriptions per feed and stage (intake_sync_prescriptions_overdue) */
+  overdue?: OverdueSource;
 }
 
 /**
@@ -70,7 +73,7 @@ export function createSyncMetrics(state: WorkerState, clock: { now(): number }, 
 export function createFeedsMetrics(
   feeds: readonly FeedMetricsSource[],
   clock: { now(): number },
-  limits: Pick<SyncMetricsOptions, 'pollIntervalMs' | 'readyMaxPollAgeMs' | 'retentionIntervalMs' | 'tableSizes'>,
+  limits: Pick<SyncMetricsOptions, 'pollIntervalMs' | 'readyMaxPollAgeMs' | 'retentionIntervalMs' | 'tableSizes' | 'overdue'>,
 ): SyncMetrics {
   const registry = new Registry();
   // the event-loop lag histogram samples on a timer: prom-client's default 10 ms wakes an idle daemon
@@ -143,6 +146,11 @@ export function createFeedsMetrics(
   registerProvidedGauges(registers, feeds);
   registerCursorGauge(registry, feeds);
   registerBuildInfo(registry, feeds);
+  registerOverdueMetric(
+    registers,
+    feeds.map((f) => f.feed),
+    limits.overdue,
+  );
   const closeRetention = registerRetentionMetrics(registers, feeds, {
     retentionIntervalMs: limits.retentionIntervalMs,
     tableSizes: limits.tableSizes,

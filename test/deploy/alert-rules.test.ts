@@ -51,6 +51,8 @@ describe('deploy/prometheus/alerts.yaml', () => {
         'IntakeSyncUpstreamErrors',
         // issue 18: the retention cleaner
         'IntakeSyncRetentionNotRunning',
+        // issue 28: stalled prescriptions
+        'IntakeSyncPrescriptionsOverdue',
       ].sort(),
     );
   });
