@@ -104,7 +104,7 @@ export async function checkGrants(database: Database): Promise<CheckResult> {
   }
 }
 
-/** Where the feed lease (a session advisory lock) goes: LEASE_DATABASE_URL, direct and the same database, or DATABASE_URL when it is direct. */
+/** Where the feed lease (a lease row held by one session's backend) goes: LEASE_DATABASE_URL, direct and the same database, or DATABASE_URL when it is direct. */
 export async function checkLease(config: Config, reach: DatabaseReach): Promise<CheckResult> {
   const databaseUrl = config.DATABASE_URL;
   if (!databaseUrl || !reach.probe) return { check: 'lease', ok: true, detail: 'embedded PGlite: a single process, no lease' };

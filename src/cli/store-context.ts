@@ -40,7 +40,7 @@ export interface OpenedStore {
 /**
  * The store the configuration points at: DATABASE_URL, or embedded PGlite under
  * DATA_DIR/pglite, in the schema DATABASE_SCHEMA. DATABASE_URL is probed first: behind a
- * connection pooler the feed lease (a session advisory lock) needs LEASE_DATABASE_URL, and with
+ * connection pooler the feed lease (a lease row held by one session's backend) needs LEASE_DATABASE_URL, and with
  * `options.lease` (run) a ConfigError (exit 2) says so before anything is read or written; a
  * LEASE_DATABASE_URL that is pooled or reaches another database is refused.
  *

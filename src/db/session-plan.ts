@@ -4,7 +4,7 @@ import type { ConnectionProbe } from './connection-probe.js';
  * How the daemon talks to Postgres once the URLs are probed. `pooled` switches the pool and the
  * page transactions to what a pooler allows (no startup parameters, no named prepared statements,
  * the idle-in-transaction timeout set per transaction); `sessionUrl` is where the feed lease (a
- * session advisory lock) goes. Behind a pooler without LEASE_DATABASE_URL there is none:
+ * lease row held by this session's backend, drizzle/0017_lock_tables.sql) goes. Behind a pooler without LEASE_DATABASE_URL there is none:
  * commands that take no lease still work, `run` refuses with `noSession`.
  */
 export interface SessionPlan {
