@@ -21,10 +21,13 @@ export function missingRuntimeGrantsAdvice(input: {
         `naming the runtime role (docs/security.md "Roles and grants"); an application role should keep only the SQL API`
       );
     case 'none':
+      // a new role not granted yet looks the same: name what it lacks, and how a role meant to be the
+      // runtime role gets it, without telling anyone to grant it to whatever role they happen to use
       return (
         `this command needs the runtime role, and the database role ${role} holds no grant in schema ${schema} ` +
-        `(neither the runtime's nor an app's): run it with DATABASE_URL naming the runtime role ` +
-        `(docs/security.md "Roles and grants" shows how to create it)`
+        `(neither the runtime's nor an app's); it lacks ${missing.length} grant(s) the daemon needs: ${missing.join('; ')}. ` +
+        `Run it with DATABASE_URL naming the runtime role; if ${role} is meant to be the runtime role, its owner grants it with ` +
+        `intake-sync grants --role runtime --to ${role} (DATABASE_SCHEMA=${schema}) | psql (docs/security.md "Roles and grants")`
       );
     case 'owner':
     case 'runtime':

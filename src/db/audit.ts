@@ -64,8 +64,11 @@ export async function recordAudit(
   onBehalfOf: string | null = osActor(),
 ): Promise<void> {
   const detail = JSON.stringify(entry.detail ?? {});
+  // `_audit` refuses an attribution outside its character set (22023); what a command composes
+  // ("resync by ana@ops") is made to fit it here rather than fail the action it records
+  const attribution = onBehalfOf === null ? null : attributionOf(onBehalfOf);
   await tx.execute(
-    sql`select ${names.qualified('_audit')}(${entry.action}, ${entry.feed}, ${entry.subject ?? null}, ${detail}::jsonb, ${onBehalfOf})`,
+    sql`select ${names.qualified('_audit')}(${entry.action}, ${entry.feed}, ${entry.subject ?? null}, ${detail}::jsonb, ${attribution})`,
   );
 }
 

@@ -18,12 +18,21 @@ describe('judgeRoleLikeness', () => {
 describe('missingRuntimeGrantsAdvice', () => {
   const missing = ['SELECT on intake_sync.prescriptions', 'INSERT on intake_sync.events'];
 
-  it.each(['app', 'none'] as const)('a role that looks like %s is told which role to use, never to widen its grants', (likeness) => {
-    const advice = missingRuntimeGrantsAdvice({ role: 'clinic_a', likeness, missing, schema: 'intake_sync' });
+  it('a role that looks like an app role is told which role to use, never to widen its grants', () => {
+    const advice = missingRuntimeGrantsAdvice({ role: 'clinic_a', likeness: 'app', missing, schema: 'intake_sync' });
     expect(advice).toContain('this command needs the runtime role');
-    expect(advice).toContain('clinic_a');
+    expect(advice).toContain('clinic_a looks like an app role');
     expect(advice).not.toContain('grants --role runtime');
     expect(advice).not.toContain('SELECT on');
+  });
+
+  it('a role with no grant at all is told which role to use, what it lacks, and how a role meant to be the runtime role gets it', () => {
+    const advice = missingRuntimeGrantsAdvice({ role: 'fresh', likeness: 'none', missing, schema: 'intake_sync' });
+    expect(advice).toContain('this command needs the runtime role, and the database role fresh holds no grant in schema intake_sync');
+    expect(advice).toContain('lacks 2 grant(s) the daemon needs: SELECT on intake_sync.prescriptions; INSERT on intake_sync.events.');
+    expect(advice).toContain(
+      'if fresh is meant to be the runtime role, its owner grants it with intake-sync grants --role runtime --to fresh',
+    );
   });
 
   it('a runtime role with grants missing names them and the command that restores them', () => {

@@ -105,7 +105,8 @@ describe.skipIf(!reachable)(
       );
       expect(grants.stdout).toContain(grantStatements('runtime', 'intake_sync', ROLES.runtime).join('\n'));
       await asRole(ROLES.owner, async (sql) => {
-        await sql.unsafe(grants.stdout);
+        // the statements after psql's own `\set ON_ERROR_STOP on` line, as psql would run them
+        await sql.unsafe(grants.stdout.replace(/^\\set ON_ERROR_STOP on\n/, ''));
         await sql.unsafe(grantStatements('app', 'intake_sync', ROLES.app).join('\n'));
       });
 

@@ -1,3 +1,4 @@
+import { attributionOf } from '../../db/audit.js';
 import { performance } from 'node:perf_hooks';
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
@@ -140,6 +141,6 @@ export async function recordPass(
   alwaysAudit = false,
 ): Promise<void> {
   await db.execute(
-    sql`select ${n.qualified('_purge_ran')}(${feed}::text, ${JSON.stringify(counts)}::jsonb, ${onBehalfOf}::text, ${alwaysAudit}::boolean)`,
+    sql`select ${n.qualified('_purge_ran')}(${feed}::text, ${JSON.stringify(counts)}::jsonb, ${attributionOf(onBehalfOf)}::text, ${alwaysAudit}::boolean)`,
   );
 }
