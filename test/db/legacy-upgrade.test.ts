@@ -110,7 +110,8 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
     // 0005 gave prescriptions a feed: a 0.1 install ran the one feed `default`; 0012 gave findings expired_at, 0014 resolution and resolution_note (closed rows: matched)
     const withFeed = {
       ...before,
-      prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default' })),
+      // 0018 stamps terminal_at on prescriptions that had ended (delivered or rejected): none of these had
+      prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default', terminal_at: null })),
       // 0011 marks a feed that holds a position as an operator's (feed_checkpoints.origin)
       feed_checkpoints: before.feed_checkpoints!.map((row) => ({ ...(row as object), origin: 'operator' })),
       quarantine: before.quarantine!.map((row) => ({
