@@ -24,18 +24,24 @@ const selects = (p: Obj, labels: Record<string, string>) =>
 describe('deploy/kubernetes: the console', () => {
   it('is in the kustomization', () => {
     const kustomization = readFileSync(new URL(`${K8S}kustomization.yaml`, root), 'utf8');
-    for (const f of ['console-deployment.yaml', 'console-service.yaml', 'console-networkpolicy.yaml']) expect(kustomization).toContain(`- ${f}`);
+    for (const f of ['console-deployment.yaml', 'console-service.yaml', 'console-networkpolicy.yaml'])
+      expect(kustomization).toContain(`- ${f}`);
   });
 
   it('runs `console` non-root, read-only, with resources and /healthz probes on its port', () => {
     expect(container.args).toEqual(['console']);
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(pod.automountServiceAccountToken).toBe(false);
-    expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.resources.requests.memory).toBeDefined();
     expect(container.resources.limits.memory).toBeDefined();
     expect(container.resources.limits.cpu).toBeDefined();
-    for (const probe of [container.readinessProbe, container.livenessProbe]) expect(probe.httpGet).toEqual({ path: '/healthz', port: 'console' });
+    for (const probe of [container.readinessProbe, container.livenessProbe])
+      expect(probe.httpGet).toEqual({ path: '/healthz', port: 'console' });
     const env = Object.fromEntries(envList(container).map((e: Obj) => [e.name, e.value]));
     expect(Number(env.CONSOLE_PORT)).toBe(container.ports[0].containerPort);
     // every variable is one the config knows, and the environment parses
@@ -66,7 +72,10 @@ describe('deploy/kubernetes: the console', () => {
     const p = byName('NetworkPolicy', 'intake-sync-console');
     expect(p.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(p.spec.ingress).toEqual([
-      { from: [{ namespaceSelector: {}, podSelector: { matchLabels: { [PROXY_LABEL]: 'true' } } }], ports: [{ port: 'console', protocol: 'TCP' }] },
+      {
+        from: [{ namespaceSelector: {}, podSelector: { matchLabels: { [PROXY_LABEL]: 'true' } } }],
+        ports: [{ port: 'console', protocol: 'TCP' }],
+      },
     ]);
     // the label is defined in one place: the policy file's comment, and docs point there
     const files = readdirSync(new URL(K8S, root)).filter((f) => f.endsWith('.yaml'));
@@ -77,11 +86,17 @@ describe('deploy/kubernetes: the console', () => {
   it('egress: DNS and the database namespace only, never an IP block', () => {
     const p = byName('NetworkPolicy', 'intake-sync-console');
     expect(p.spec.egress).toHaveLength(2);
-    const [dns, db] = p.spec.egress as Obj[];
+    const [dns, db] = p.spec.egress as [Obj, Obj];
     expect(dns.to).toEqual([
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } },
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+        podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+      },
     ]);
-    expect(dns.ports).toEqual([{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }]);
+    expect(dns.ports).toEqual([
+      { port: 53, protocol: 'UDP' },
+      { port: 53, protocol: 'TCP' },
+    ]);
     expect(db.to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'database' } } }]);
     expect(db.ports.map((x: Obj) => x.port)).toEqual([5432, 6432]);
     expect(JSON.stringify(p.spec.egress)).not.toContain('ipBlock');

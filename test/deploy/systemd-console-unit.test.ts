@@ -25,10 +25,29 @@ function serviceSettings(text: string): Map<string, string[]> {
 const consoleUnit = serviceSettings(read('intake-sync-console.service'));
 const workerUnit = serviceSettings(read('intake-sync.service'));
 const HARDENING = [
-  'NoNewPrivileges', 'CapabilityBoundingSet', 'AmbientCapabilities', 'ProtectSystem', 'ProtectHome', 'PrivateTmp', 'PrivateDevices',
-  'ProtectKernelTunables', 'ProtectKernelModules', 'ProtectKernelLogs', 'ProtectControlGroups', 'ProtectClock', 'ProtectHostname',
-  'ProtectProc', 'RestrictAddressFamilies', 'RestrictNamespaces', 'RestrictRealtime', 'RestrictSUIDSGID', 'LockPersonality',
-  'RemoveIPC', 'SystemCallArchitectures', 'SystemCallFilter', 'UMask',
+  'NoNewPrivileges',
+  'CapabilityBoundingSet',
+  'AmbientCapabilities',
+  'ProtectSystem',
+  'ProtectHome',
+  'PrivateTmp',
+  'PrivateDevices',
+  'ProtectKernelTunables',
+  'ProtectKernelModules',
+  'ProtectKernelLogs',
+  'ProtectControlGroups',
+  'ProtectClock',
+  'ProtectHostname',
+  'ProtectProc',
+  'RestrictAddressFamilies',
+  'RestrictNamespaces',
+  'RestrictRealtime',
+  'RestrictSUIDSGID',
+  'LockPersonality',
+  'RemoveIPC',
+  'SystemCallArchitectures',
+  'SystemCallFilter',
+  'UMask',
 ];
 
 describe('deploy/systemd/intake-sync-console.service', () => {
