@@ -35,6 +35,8 @@ export function consoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
   });
   app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('Payload too large', 413) }));
+  // liveness for probes: the process answers; no session, no database (docs/console.md)
+  app.get('/healthz', (c) => c.text('ok', 200));
   app.get('/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/favicon.ico', (c) => c.body(null, 404));
   app.get('/sign-in', (c) =>
