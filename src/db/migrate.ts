@@ -26,11 +26,19 @@ interface LedgerRow extends Record<string, unknown> {
   tag: string | null;
 }
 
+/**
+ * Whether the table exists, read from pg_class with this statement's snapshot: to_regclass answers
+ * from the backend's name cache, which keeps a "no such table" from before another migrator's commit
+ * until the backend next processes invalidations (taking a relation lock does; waiting for the
+ * advisory migration lock does not), and the migrator would then apply everything again.
+ */
+function tableExists(schema: string, table: string) {
+  return sql`exists (select 1 from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = ${schema} and c.relname = ${table})`;
+}
+
 async function readLedger(tx: Tx, schema: string): Promise<LedgerRow[] | null> {
-  const [found] = await queryRows<{ present: boolean }>(
-    tx,
-    sql`select to_regclass(${`"${schema}"."${LEDGER_TABLE}"`}) is not null as present`,
-  );
+  const [found] = await queryRows<{ present: boolean }>(tx, sql`select ${tableExists(schema, LEDGER_TABLE)} as present`);
   if (!found?.present) return null;
   return queryRows<LedgerRow>(tx, sql.raw(`select hash, tag from "${schema}"."${LEDGER_TABLE}" order by id`));
 }
@@ -75,8 +83,8 @@ async function readApiLedger(tx: Tx, schema: string): Promise<Map<string, string
   const name = `"${schema}"."${SQL_API_LEDGER_TABLE}"`;
   const [found] = await queryRows<{ present: boolean; readable: boolean }>(
     tx,
-    sql`select to_regclass(${name}) is not null as present,
-          to_regclass(${name}) is not null and has_table_privilege(to_regclass(${name}), 'SELECT') as readable`,
+    sql`select ${tableExists(schema, SQL_API_LEDGER_TABLE)} as present,
+          ${tableExists(schema, SQL_API_LEDGER_TABLE)} and has_table_privilege(${name}, 'SELECT') as readable`,
   );
   if (!found?.present) return new Map();
   if (!found.readable) {
@@ -128,22 +136,28 @@ export async function runMigrations(database: Database, options: MigrationOption
   const files = options.files ?? readMigrationFiles();
   const api = options.api ?? readSqlApiFiles();
   const schema = database.names.schema;
-  return database.db.transaction(async (tx) => {
-    // a migration may wait for another migrator and rewrite large tables: the daemon's timeouts are not for it
-    await tx.execute(sql.raw('set local lock_timeout = 0'));
-    await tx.execute(sql.raw('set local statement_timeout = 0'));
+  // The no-op check runs in a transaction of its own: a transaction that looked the ledger up before
+  // waiting for the migration lock keeps the catalog's "no such table" from before another migrator's
+  // commit, and would apply every migration again over that migrator's tables.
+  const current = await database.db.transaction(async (tx) => {
     const seen = await readLedger(tx, schema);
-    // nothing to apply and nothing to verify: no lock (a migrator that commits meanwhile leaves a newer schema, checked at start)
-    if (
-      seen &&
+    const noop =
+      seen !== null &&
       !options.before &&
       !options.verifyOwnership &&
       unknownMigrations(seen, files).length === 0 &&
       seen.length === files.length &&
-      changedApiFiles(api, await readApiLedger(tx, schema)).length === 0
-    )
-      return [];
-    if (seen) await tx.execute(sql.raw(`lock table "${schema}"."${LEDGER_TABLE}" in exclusive mode`));
+      changedApiFiles(api, await readApiLedger(tx, schema)).length === 0;
+    return { noop, ledgerExists: seen !== null };
+  });
+  // nothing to apply and nothing to verify: no lock (a migrator that commits meanwhile leaves a newer schema, checked at start)
+  if (current.noop) return [];
+  return database.db.transaction(async (tx) => {
+    // a migration may wait for another migrator and rewrite large tables: the daemon's timeouts are not for it
+    await tx.execute(sql.raw('set local lock_timeout = 0'));
+    await tx.execute(sql.raw('set local statement_timeout = 0'));
+    // the lock first, before this transaction reads anything of the schema
+    if (current.ledgerExists) await tx.execute(sql.raw(`lock table "${schema}"."${LEDGER_TABLE}" in exclusive mode`));
     else await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_NAMESPACE}::int, hashtext(${schema}::text))`);
     if (options.before) await options.before(tx);
     const ledger = (await readLedger(tx, schema)) ?? [];
