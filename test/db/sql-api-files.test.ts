@@ -41,7 +41,9 @@ describe('parseManifest', () => {
     for (const file of listed) {
       const creates = file.statements.filter((s) => /^\s*(--[^\n]*\n\s*)*CREATE\b/i.test(s));
       expect(creates, file.path).toHaveLength(1);
-      expect(creates[0], file.path).toMatch(/CREATE OR REPLACE (FUNCTION|VIEW) "intake_sync"\.|CREATE OR REPLACE TRIGGER "\w+"\s+[^;]* ON "intake_sync"\./);
+      expect(creates[0], file.path).toMatch(
+        /CREATE OR REPLACE (FUNCTION|VIEW) "intake_sync"\.|CREATE OR REPLACE TRIGGER "\w+"\s+[^;]* ON "intake_sync"\./,
+      );
     }
   });
 });
