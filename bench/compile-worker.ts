@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchProcessError } from './bench-process-error.js';
@@ -60,9 +60,11 @@ export async function compileDrainWorker(): Promise<CompiledWorker> {
     }
     await writeFile(join(outDir, 'package.json'), '{"type":"module"}\n');
     // bare imports resolve by walking up from the compiled file: give it the repo's node_modules; the
-    // migrator reads drizzle/ next to src/, as in the package
+    // migrator reads drizzle/ and sql/api/ next to src/, as in the package
     await symlink(join(REPO_ROOT, 'node_modules'), join(outDir, 'node_modules'), 'dir');
     await symlink(join(REPO_ROOT, 'drizzle'), join(outDir, 'drizzle'), 'dir');
+    await mkdir(join(outDir, 'sql'), { recursive: true });
+    await symlink(join(REPO_ROOT, 'sql', 'api'), join(outDir, 'sql', 'api'), 'dir');
     return { entry, cliEntry, remove };
   } catch (error) {
     await remove();
