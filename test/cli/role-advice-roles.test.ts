@@ -2,19 +2,13 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantStatements } from '../../src/db/grants.js';
-import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../helpers/db.js';
 import { runCli } from './helpers/run-cli.js';
 
 const reachable = await postgresReachable();
 const suffix = randomBytes(3).toString('hex');
 /** Roles are cluster-wide: unique names, dropped at the end. */
 const ROLES = { app: `ra_app_${suffix}`, nobody: `ra_nobody_${suffix}`, partial: `ra_partial_${suffix}` };
-
-function urlAs(databaseUrl: string, role: string): string {
-  const url = new URL(databaseUrl);
-  url.username = role;
-  return url.toString();
-}
 
 describe.skipIf(!reachable)(`errors that keep least privilege, as real roles (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`, () => {
   let tdb: TestDatabase;

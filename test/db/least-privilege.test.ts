@@ -9,7 +9,7 @@ import { grantStatements } from '../../src/db/grants.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
+import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase, urlAs } from '../helpers/db.js';
 import { cliBudget, runCli } from '../cli/helpers/run-cli.js';
 import { waitFor } from '../process/helpers/wait-for.js';
 import { spawnCli } from '../process/helpers/worker-process.js';
@@ -22,12 +22,6 @@ const FIVE_MINUTES = 5 * 60_000;
 const suffix = randomBytes(3).toString('hex');
 /** Roles are cluster-wide: unique names, dropped at the end. */
 const ROLES = { owner: `is_owner_${suffix}`, runtime: `is_runtime_${suffix}`, app: `is_app_${suffix}` };
-
-function urlAs(databaseUrl: string, role: string): string {
-  const url = new URL(databaseUrl);
-  url.username = role;
-  return url.toString();
-}
 
 describe.skipIf(!reachable)(
   `least privilege: an owner migrates, a runtime role with the listed grants runs (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`,

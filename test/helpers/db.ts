@@ -102,3 +102,10 @@ export async function createEmptyDatabase(label: string): Promise<EmptyDatabase>
     },
   };
 }
+
+/** The same database URL, connecting as another role (trust auth on the test server). */
+export function urlAs(databaseUrl: string, role: string): string {
+  const url = new URL(databaseUrl);
+  url.username = role;
+  return url.toString();
+}
