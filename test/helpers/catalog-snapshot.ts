@@ -1,16 +1,25 @@
 import postgres from 'postgres';
 
+export interface SnapshotOptions {
+  /** only this schema's objects (the other schemas, excluded or not, are left out) */
+  readonly schema?: string;
+  /** definitions only, as pg_dump --schema-only: no row digests, no sequence positions */
+  readonly definitionsOnly?: boolean;
+}
+
 /**
  * Every object and row outside `excluded` schemas, read from the catalogs: what pg_dump would
  * print, for a server newer than the machine's pg_dump (which refuses a newer major). Lines of
  * definitions (tables, columns, defaults, constraints, indexes, views, functions, triggers,
  * policies, sequences, types, extensions, owners, privileges) and one md5 per table of its rows.
  */
-export async function catalogSnapshot(url: string, excluded: readonly string[]): Promise<string> {
+export async function catalogSnapshot(url: string, excluded: readonly string[], options: SnapshotOptions = {}): Promise<string> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const skip = ['information_schema', ...excluded];
-    const ours = sql`n.nspname not like 'pg\\_%' and n.nspname <> all(${skip})`;
+    const ours = options.schema
+      ? sql`n.nspname = ${options.schema}`
+      : sql`n.nspname not like 'pg\\_%' and n.nspname <> all(${skip})`;
     const lines: string[] = [];
     const collect = async (rows: Promise<{ line: string | null }[]>) => {
       for (const row of await rows) lines.push(row.line ?? '(null)');
@@ -37,7 +46,7 @@ export async function catalogSnapshot(url: string, excluded: readonly string[]):
       from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace where ${ours} and not t.tgisinternal`);
     await collect(sql`select format('policy %s.%s %s %s %s', schemaname, tablename, policyname, qual, with_check) as line
       from pg_policies p join pg_namespace n on n.nspname = p.schemaname where ${ours}`);
-    await collect(sql`select format('sequence %s.%s last=%s', schemaname, sequencename, last_value) as line
+    await collect(sql`select format('sequence %s.%s last=%s', schemaname, sequencename, ${options.definitionsOnly ? sql`null::bigint` : sql`last_value`}) as line
       from pg_sequences s join pg_namespace n on n.nspname = s.schemaname where ${ours}`);
     await collect(sql`select format('type %s.%s %s labels=%s', n.nspname, t.typname, t.typtype,
         (select string_agg(e.enumlabel, ',' order by e.enumsortorder) from pg_enum e where e.enumtypid = t.oid)) as line
@@ -46,6 +55,7 @@ export async function catalogSnapshot(url: string, excluded: readonly string[]):
       from pg_extension x join pg_namespace n on n.oid = x.extnamespace`);
     await collect(sql`select format('default acl %s %s %s', pg_get_userbyid(d.defaclrole), d.defaclnamespace::regnamespace, d.defaclacl) as line
       from pg_default_acl d`);
+    if (options.definitionsOnly) return lines.sort().join('\n');
     const tables = await sql<{ name: string }[]>`select format('%I.%I', n.nspname, c.relname) as name
       from pg_class c join pg_namespace n on n.oid = c.relnamespace where ${ours} and c.relkind in ('r', 'p')`;
     for (const { name } of tables) {
