@@ -17,9 +17,7 @@ export async function catalogSnapshot(url: string, excluded: readonly string[], 
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const skip = ['information_schema', ...excluded];
-    const ours = options.schema
-      ? sql`n.nspname = ${options.schema}`
-      : sql`n.nspname not like 'pg\\_%' and n.nspname <> all(${skip})`;
+    const ours = options.schema ? sql`n.nspname = ${options.schema}` : sql`n.nspname not like 'pg\\_%' and n.nspname <> all(${skip})`;
     const lines: string[] = [];
     const collect = async (rows: Promise<{ line: string | null }[]>) => {
       for (const row of await rows) lines.push(row.line ?? '(null)');
