@@ -1336,10 +1336,10 @@ END
 $$;
 
 --
--- Name: dismiss_quarantined(text, text, text); Type: FUNCTION; Schema: intake_sync
+-- Name: dismiss_quarantined(text, text, text, boolean); Type: FUNCTION; Schema: intake_sync
 --
 
-CREATE FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason text) RETURNS void
+CREATE FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason text, only_this_event boolean DEFAULT false) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -1347,6 +1347,8 @@ CREATE FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason
 DECLARE
   key text := "intake_sync"."_require_identifier"('event_id', dismiss_quarantined.event_id);
   finding record;
+  other record;
+  closed integer := 1;
 BEGIN
   IF dismiss_quarantined.reason IS NULL THEN
     RAISE EXCEPTION 'reason: required' USING ERRCODE = '23502', COLUMN = 'reason';
@@ -1355,12 +1357,17 @@ BEGIN
     RAISE EXCEPTION 'reason: must be a code of 1-64 a-z 0-9 _ . - starting with a letter (not_ours, operator_test, ...)'
       USING ERRCODE = '22023', COLUMN = 'reason';
   END IF;
+  IF dismiss_quarantined.only_this_event IS NULL THEN
+    RAISE EXCEPTION 'only_this_event: required (true or false)' USING ERRCODE = '23502', COLUMN = 'only_this_event';
+  END IF;
   PERFORM "intake_sync"."_require_feed"(dismiss_quarantined.feed);
+  PERFORM "intake_sync"."_require_read_committed"('dismiss_quarantined');
   PERFORM "intake_sync"."_feed_lock"(dismiss_quarantined.feed, 'match', true);
-  SELECT q.id, q.reason, q.resolution, q.resolved_at INTO finding
+  SELECT q.id, q.reason, q.resolution, q.resolved_at, e.subscription_id AS subscription INTO finding
   FROM "intake_sync"."quarantine" q
+  LEFT JOIN "intake_sync"."events" e ON e.feed = q.feed AND e.id = q.event_id
   WHERE q.feed = dismiss_quarantined.feed AND q.quarantine_key = key
-  FOR UPDATE;
+  FOR UPDATE OF q;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'event_id: no quarantine finding with this id in feed %', dismiss_quarantined.feed
       USING ERRCODE = 'P0002', COLUMN = 'event_id';
@@ -1373,15 +1380,34 @@ BEGIN
   SET resolved_at = pg_catalog.now(), resolution = 'dismissed', resolution_note = dismiss_quarantined.reason
   WHERE q.id = finding.id;
   PERFORM "intake_sync"."_audit"('quarantine.dismiss', dismiss_quarantined.feed, key,
-    pg_catalog.jsonb_build_object('reason', dismiss_quarantined.reason, 'finding_reason', finding.reason));
+    pg_catalog.jsonb_build_object('reason', dismiss_quarantined.reason, 'finding_reason', finding.reason,
+      'subscription_id', finding.subscription));
+  IF dismiss_quarantined.only_this_event OR finding.subscription IS NULL THEN
+    RETURN closed;
+  END IF;
+  -- the subscription's other open findings (any reason), each closed and audited on its own
+  FOR other IN
+    UPDATE "intake_sync"."quarantine" q
+    SET resolved_at = pg_catalog.now(), resolution = 'dismissed', resolution_note = dismiss_quarantined.reason
+    FROM "intake_sync"."events" e
+    WHERE q.feed = dismiss_quarantined.feed AND q.resolved_at IS NULL AND q.id <> finding.id
+      AND e.feed = q.feed AND e.id = q.event_id AND e.subscription_id = finding.subscription
+    RETURNING q.quarantine_key, q.reason
+  LOOP
+    closed := closed + 1;
+    PERFORM "intake_sync"."_audit"('quarantine.dismiss', dismiss_quarantined.feed, other.quarantine_key,
+      pg_catalog.jsonb_build_object('reason', dismiss_quarantined.reason, 'finding_reason', other.reason,
+        'subscription_id', finding.subscription, 'with_event_id', key));
+  END LOOP;
+  RETURN closed;
 END
 $_$;
 
 --
--- Name: FUNCTION dismiss_quarantined(feed text, event_id text, reason text); Type: COMMENT; Schema: intake_sync
+-- Name: FUNCTION dismiss_quarantined(feed text, event_id text, reason text, only_this_event boolean); Type: COMMENT; Schema: intake_sync
 --
 
-COMMENT ON FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason text) IS 'closes an open quarantine finding that is not the vendor''s, with a reason code, audited as quarantine.dismiss (docs/sql-api/triage.md)';
+COMMENT ON FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason text, only_this_event boolean) IS 'closes an open quarantine finding that is not the vendor''s and (unless only_this_event) every open finding of its subscription, with a reason code, audited per finding as quarantine.dismiss; returns how many it closed (docs/sql-api/triage.md)';
 
 --
 -- Name: identity_key(jsonb); Type: FUNCTION; Schema: intake_sync
@@ -3365,10 +3391,10 @@ REVOKE ALL ON FUNCTION intake_sync._value_problem(present boolean, value jsonb, 
 REVOKE ALL ON FUNCTION intake_sync.cancel_prescription(external_id text, feed text) FROM PUBLIC;
 
 --
--- Name: FUNCTION dismiss_quarantined(feed text, event_id text, reason text); Type: ACL; Schema: intake_sync
+-- Name: FUNCTION dismiss_quarantined(feed text, event_id text, reason text, only_this_event boolean); Type: ACL; Schema: intake_sync
 --
 
-REVOKE ALL ON FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text, reason text, only_this_event boolean) FROM PUBLIC;
 
 --
 -- Name: FUNCTION identity_key(identity jsonb); Type: ACL; Schema: intake_sync

@@ -13,6 +13,7 @@ import { CliUsageError } from './errors.js';
 import { commandFeed, withFeedOption } from './feed-context.js';
 import { printFields, printJson, printTable } from './output.js';
 import { withStore } from './store-context.js';
+import { dismissedLine } from './quarantine-dismissed-line.js';
 
 function parseReason(value: string | undefined): QuarantineReason | undefined {
   if (value === undefined) return undefined;
@@ -45,7 +46,7 @@ export function registerQuarantineCommands(program: Command): void {
       const rows = await withStore(config, ({ db }) => listQuarantine(db, { feed, reason, includeResolved: options.all }));
       if (options.json) for (const row of rows) printJson(row);
       else {
-        const columns = ['event_id', 'event_name', 'reason', 'seen_count', 'last_seen_at', 'detail'] as const;
+        const columns = ['event_id', 'subscription_id', 'event_name', 'reason', 'seen_count', 'last_seen_at', 'detail'] as const;
         printTable(options.all ? [...columns, 'resolution', 'resolved_at'] : columns, rows);
       }
     });
@@ -98,18 +99,20 @@ export function registerQuarantineCommands(program: Command): void {
     });
 
   withFeedOption(quarantine.command('dismiss'))
-    .description('close a finding that is not yours (any reason); the event stays unapplied')
+    .description('close a finding that is not yours (any reason) and every open finding of its subscription; the events stay unapplied')
     .argument('<event-id>', 'the event id (or quarantine_key of a malformed event without one)')
     .requiredOption('--reason <code>', 'why, as a short code stored in the audit trail: not_ours, operator_test, ...')
+    .option('--only-this-event', "close this finding only, leaving the subscription's other open findings open")
     .option('--json', 'print the result as one JSON line')
-    .action(async (eventId: string, options: { feed?: string; reason: string; json?: boolean }) => {
+    .action(async (eventId: string, options: { feed?: string; reason: string; onlyThisEvent?: boolean; json?: boolean }) => {
       const config = loadConfig();
       const feed = commandFeed(config, options.feed).name;
-      await refusalsAsUsage(() =>
-        withStore(config, ({ db }) => dismissQuarantined(db, feed, eventId, options.reason, { actor: osActor() })),
+      const only = options.onlyThisEvent === true;
+      const closed = await refusalsAsUsage(() =>
+        withStore(config, ({ db }) => dismissQuarantined(db, feed, eventId, options.reason, { actor: osActor() }, only)),
       );
-      if (options.json) printJson({ event_id: eventId, dismissed: true, reason: options.reason });
-      else process.stdout.write(`${terminalSafe(`dismissed ${eventId} (${options.reason})`)}\n`);
+      if (options.json) printJson({ event_id: eventId, dismissed: closed, reason: options.reason });
+      else process.stdout.write(`${terminalSafe(dismissedLine(eventId, options.reason, closed))}\n`);
     });
 }
 

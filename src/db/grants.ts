@@ -29,7 +29,7 @@ export const API_FUNCTIONS = [
   'request_reveal(text, text)',
   'show_quarantined(text, text)',
   'resolve_quarantined(text, text, text)',
-  'dismiss_quarantined(text, text, text)',
+  'dismiss_quarantined(text, text, text, boolean)',
 ] as const;
 
 /**

@@ -52,8 +52,8 @@ describe.skipIf(!hasPostgres)(`quarantine triage, rematch and import on the CLI 
   it('list shows the event name and no identity; show prints one identity and audits the read', async () => {
     const listed = await runCli(['quarantine', 'list'], env);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
-    expect(listed.stdout).toMatch(/^event_id\s+event_name\s+reason/m);
-    expect(listed.stdout).toMatch(/^e2\s+dispensed\s+unmatched/m);
+    expect(listed.stdout).toMatch(/^event_id\s+subscription_id\s+event_name\s+reason/m);
+    expect(listed.stdout).toMatch(/^e2\s+sub-x\s+dispensed\s+unmatched/m);
     expect(listed.stdout).not.toMatch(/Lovelase/);
 
     const shown = await runCli(['quarantine', 'show', 'e1'], env);
@@ -112,6 +112,25 @@ describe.skipIf(!hasPostgres)(`quarantine triage, rematch and import on the CLI 
       ['e3', 'dismissed'],
       ['e4', null],
     ]);
+  });
+
+  it('dismiss closes the open findings of the subscription (issue 27 §6), or with --only-this-event that one alone', async () => {
+    await applyEvents(
+      ['w1', 'w2', 'w3'].map((id) => ({
+        ...event(id, 'accepted', '2024-12-10T10:00:00Z', { patient_last_name: 'Nobody' }),
+        subscription_id: 'sub-w',
+      })),
+    );
+    const listed = await runCli(['quarantine', 'list'], env);
+    expect(listed.stdout).toMatch(/^w3\s+sub-w\s+accepted\s+unmatched/m);
+    const one = await runCli(['quarantine', 'dismiss', 'w1', '--reason', 'not_ours', '--only-this-event'], env);
+    expect(one).toMatchObject({ code: 0, stdout: 'dismissed w1 (not_ours)\n' });
+    const rest = await runCli(['quarantine', 'dismiss', 'w2', '--reason', 'not_ours'], env);
+    expect(rest).toMatchObject({ code: 0, stdout: 'dismissed w2 and 1 other open finding of its subscription (not_ours): 2 in all\n' });
+    expect((await audit('quarantine.dismiss')).map((a) => a.subject).filter((s) => s?.startsWith('w'))).toEqual(['w1', 'w2', 'w3']);
+    const again = await runCli(['quarantine', 'dismiss', 'w3', '--reason', 'not_ours', '--json'], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/event_id: the finding is already closed \(dismissed\)/);
   });
 
   it('import: a bad line imports nothing (exit 2); --dry-run writes nothing; --skip-bad-lines names each skipped line', async () => {

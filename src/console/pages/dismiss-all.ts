@@ -93,7 +93,7 @@ export async function dismissAll(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
           `select q.feed, q.quarantine_key from ${schema}.quarantine_open q where ${where} order by q.held_since, q.feed, q.quarantine_key limit ${batch}`,
           params as never[],
         );
-        for (const k of keys) await tx.unsafe(`select ${schema}.dismiss_quarantined($1, $2, $3)`, [k.feed, k.quarantine_key, reason]);
+        for (const k of keys) await tx.unsafe(`select ${schema}.dismiss_quarantined($1, $2, $3, true)`, [k.feed, k.quarantine_key, reason]);
         return keys.length;
       });
       dismissed += done;

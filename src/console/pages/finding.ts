@@ -146,7 +146,7 @@ export async function resolveFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
   }
 }
 
-/** POST /quarantine/:feed/:key/dismiss: dismiss_quarantined() as the user. */
+/** POST /quarantine/:feed/:key/dismiss: dismiss_quarantined() as the user, this finding only (the page shows one; the list groups by subscription). */
 export async function dismissFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const finding = await visibleFinding(c, deps);
   if (!finding) return c.html(notFoundPage(c.get('session')), 404);
@@ -158,7 +158,7 @@ export async function dismissFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
   try {
     await c
       .get('session')
-      .sql.unsafe(`select ${schemaOf(deps)}.dismiss_quarantined($1, $2, $3)`, [finding.feed, finding.quarantine_key, reason]);
+      .sql.unsafe(`select ${schemaOf(deps)}.dismiss_quarantined($1, $2, $3, true)`, [finding.feed, finding.quarantine_key, reason]);
     c.get('session').flash = `Dismissed ${finding.event_id ?? finding.quarantine_key} (${reason}).`;
     return c.redirect(`/quarantine${queryString({ feed: finding.feed })}`, 303);
   } catch (error) {

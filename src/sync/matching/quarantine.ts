@@ -20,6 +20,8 @@ export interface QuarantineEntry {
   resolution: string | null;
   /** the event's name; null for a malformed event (nothing was stored) */
   event_name: string | null;
+  /** the event's subscription (triage groups by it); null for a malformed event */
+  subscription_id: string | null;
   /** the body as received; only when asked for, because it can hold PHI */
   raw?: unknown;
 }
@@ -40,7 +42,7 @@ export async function listQuarantine(db: Db, options: ListQuarantineOptions = {}
   const rows = await queryRows<Record<string, unknown>>(
     db,
     sql`select q.event_id, q.quarantine_key, q.feed, q.reason, q.detail, q.first_seen_at, q.last_seen_at, q.seen_count, q.resolved_at,
-          q.resolution, e.name as event_name
+          q.resolution, e.name as event_name, e.subscription_id
         ${options.includeRaw ? sql`, q.raw` : sql``}
         from ${namesOf(db).quarantine} q
         left join ${namesOf(db).events} e on e.feed = q.feed and e.id = q.event_id
@@ -61,6 +63,7 @@ export async function listQuarantine(db: Db, options: ListQuarantineOptions = {}
     resolved_at: iso(r.resolved_at),
     resolution: (r.resolution as string | null) ?? null,
     event_name: (r.event_name as string | null) ?? null,
+    subscription_id: (r.subscription_id as string | null) ?? null,
     ...(options.includeRaw ? { raw: r.raw } : {}),
   }));
 }

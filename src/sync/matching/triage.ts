@@ -124,7 +124,22 @@ export async function resolveQuarantined(
   return { subscription_id: row?.subscription_id ?? '', events_applied: Number(row?.events_applied ?? 0), status: row?.status ?? null };
 }
 
-/** dismiss_quarantined(): "this event is not ours"; audited as quarantine.dismiss. */
-export async function dismissQuarantined(db: Db, feed: string, eventId: string, reason: string, by: Attribution): Promise<void> {
-  await triageCall(db, by, sql`select ${namesOf(db).qualified('dismiss_quarantined')}(${feed}::text, ${eventId}::text, ${reason}::text)`);
+/**
+ * dismiss_quarantined(): "this event is not ours", and unless onlyThisEvent every other open finding
+ * of its subscription; audited per finding as quarantine.dismiss. Returns how many findings it closed.
+ */
+export async function dismissQuarantined(
+  db: Db,
+  feed: string,
+  eventId: string,
+  reason: string,
+  by: Attribution,
+  onlyThisEvent = false,
+): Promise<number> {
+  const [row] = await triageCall<{ closed: number }>(
+    db,
+    by,
+    sql`select ${namesOf(db).qualified('dismiss_quarantined')}(${feed}::text, ${eventId}::text, ${reason}::text, ${onlyThisEvent}::boolean) as closed`,
+  );
+  return Number(row?.closed ?? 0);
 }
