@@ -6,6 +6,7 @@ import { registerFeeds } from '../db/feed-registry.js';
 import { configuredFeedNames } from '../feeds-file.js';
 import { assertSupportedServer } from '../db/server-version.js';
 import { openStoreFromConfig, storeOptions } from './store-context.js';
+import { reassignCommand } from './migrate-reassign.js';
 
 /**
  * Registers `migrate [--adopt-public]`: applies pending migrations to DATABASE_SCHEMA (run it as
@@ -16,9 +17,14 @@ export function registerMigrateCommand(program: Command): void {
     .command('migrate')
     .description('apply pending database migrations to DATABASE_SCHEMA (run as the owner role)')
     .option('--adopt-public', 'move an intake-sync 0.1 install (tables in public) into DATABASE_SCHEMA with every row, then migrate')
-    .action(async (options: { adoptPublic?: boolean }) => {
+    .option(
+      '--reassign-to <role>',
+      'hand DATABASE_SCHEMA and every object in it to this role (an install made as the superuser), audited; migrates nothing',
+    )
+    .action(async (options: { adoptPublic?: boolean; reassignTo?: string }) => {
       const config = loadConfig();
       const target = config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite';
+      if (options.reassignTo !== undefined) return reassignCommand(config, options.reassignTo, options.adoptPublic === true);
       if (options.adoptPublic) {
         const database = await openDatabase(storeOptions(config));
         try {

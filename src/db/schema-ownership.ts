@@ -14,17 +14,18 @@ const NAMED_OBJECTS = 5;
  * ForeignSchemaError naming them. A schema that does not exist yet passes (migrate creates it).
  */
 export async function assertOwnedSchema(tx: Executor, schema: string): Promise<void> {
-  const [space] = await queryRows<{ owner: string; mine: boolean }>(
+  const [space] = await queryRows<{ owner: string; mine: boolean; me: string }>(
     tx,
-    sql`select pg_get_userbyid(n.nspowner) as owner, n.nspowner = (select r.oid from pg_roles r where r.rolname = current_user) as mine
+    sql`select pg_get_userbyid(n.nspowner) as owner, current_user::text as me, n.nspowner = (select r.oid from pg_roles r where r.rolname = current_user) as mine
         from pg_namespace n where n.nspname = ${schema}::text`,
   );
   if (!space) return;
   if (!space.mine) {
     throw new ForeignSchemaError(
-      `refusing to migrate schema "${schema}": it is owned by role ${space.owner}, not by the migrating role. A schema created by ` +
-        'another role may hold code that every SQL API function would run as the owner: drop it, or have a superuser check it and ' +
-        `\`ALTER SCHEMA "${schema}" OWNER TO <the owner role>\`, then migrate as that role`,
+      `refusing to migrate schema "${schema}": it is owned by role ${space.owner}, not by the migrating role ${space.me}. A schema created by ` +
+        'another role may hold code that every SQL API function would run as the owner. If it is your own install (made as ' +
+        `${space.owner}, the superuser say), hand it and every object in it to the owner role: \`intake-sync migrate --reassign-to ${space.me}\` ` +
+        `run as ${space.owner} or a superuser (audited; docs/getting-started.md), then migrate as ${space.me}. Otherwise drop it`,
     );
   }
   const foreign = await queryRows<{ kind: string; name: string; owner: string }>(
@@ -52,7 +53,8 @@ export async function assertOwnedSchema(tx: Executor, schema: string): Promise<v
   const more = foreign.length > NAMED_OBJECTS ? ` and ${foreign.length - NAMED_OBJECTS} more` : '';
   throw new ForeignSchemaError(
     `refusing to migrate schema "${schema}": it holds objects owned by another role: ${named}${more}. Every SQL API function runs ` +
-      'as the owner and could call them: remove them (or have a superuser check them and change their owner), then migrate again',
+      "as the owner and could call them: remove them, or, if they are your own install's (made as the superuser, say), have a superuser " +
+      'hand them over with `intake-sync migrate --reassign-to <the owner role>` (audited; it refuses objects of a third role), then migrate again',
   );
 }
 
