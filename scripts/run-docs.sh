@@ -70,11 +70,17 @@ mkdir -p "$work/steps"
   echo "      Tests  0 passed | 1 failed (1)"
   exit 1
 }
+sed_args=()
 for sub in "${subs[@]}"; do sed_args+=(-e "s/\\b${sub%%=*}\\b/${sub#*=}/g"); done
 
 # a reader's terminal: no deployment variables (the demo must look like one), node 24 on PATH
+# (the machine's network settings pass: `npm install` may ask the registry)
+passed_env=()
+for name in NODE_EXTRA_CA_CERTS HTTP_PROXY HTTPS_PROXY NO_PROXY http_proxy https_proxy no_proxy; do
+  [[ -n "${!name:-}" ]] && passed_env+=("$name=${!name}")
+done
 env -i HOME="$HOME" PATH="$PATH" LANG=C.UTF-8 TERM=dumb USER="${USER:-ci}" HEALTH_PORT="$health_port" CI_DOCS_CWD="$clone" \
-  bash -c 'export -p' >"$work/state.sh"
+  "${passed_env[@]}" bash -c 'export -p' >"$work/state.sh"
 
 report_failure() { # $1 where, $2 log, $3 why
   echo "run-docs: FAILED $1: $3"
