@@ -72,7 +72,13 @@ export function extractDocSteps(markdown: string, file: string): DocStep[] {
         if (!SHELLS.has(info)) {
           throw new DocBlocksError(`${file}:${pending.line}: ci: ${pending.kind} must be followed by a sh block (found \`\`\`${info})`);
         }
-        steps.push({ kind: pending.kind, file, line: pending.line, script: `${body.join('\n')}\n`, timeoutSeconds: pending.timeoutSeconds });
+        steps.push({
+          kind: pending.kind,
+          file,
+          line: pending.line,
+          script: `${body.join('\n')}\n`,
+          timeoutSeconds: pending.timeoutSeconds,
+        });
         pending = null;
       }
       i = end;
@@ -80,7 +86,8 @@ export function extractDocSteps(markdown: string, file: string): DocStep[] {
     }
     const marker = MARKER.exec(text);
     if (marker) {
-      if (pending) throw new DocBlocksError(`${file}:${pending.line}: ci: ${pending.kind} must be followed by a sh block (found another marker)`);
+      if (pending)
+        throw new DocBlocksError(`${file}:${pending.line}: ci: ${pending.kind} must be followed by a sh block (found another marker)`);
       const parsed = parseMarker(marker[1] ?? '', file, i + 1);
       if (parsed.kind === 'stop') steps.push({ kind: 'stop', file, line: i + 1, script: '', timeoutSeconds: parsed.timeoutSeconds });
       else pending = { ...parsed, line: i + 1 };
@@ -90,6 +97,7 @@ export function extractDocSteps(markdown: string, file: string): DocStep[] {
       throw new DocBlocksError(`${file}:${pending.line}: ci: ${pending.kind} must be followed by a sh block (found text)`);
     }
   }
-  if (pending) throw new DocBlocksError(`${file}:${pending.line}: ci: ${pending.kind} must be followed by a sh block (found the end of the file)`);
+  if (pending)
+    throw new DocBlocksError(`${file}:${pending.line}: ci: ${pending.kind} must be followed by a sh block (found the end of the file)`);
   return steps;
 }
