@@ -721,6 +721,10 @@ $$;
 CREATE FUNCTION intake_sync._purge(class text, feed text, cutoff timestamp with time zone, max_rows integer) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_custom_plan'
+    SET enable_bitmapscan TO 'off'
+    SET enable_hashjoin TO 'off'
+    SET enable_mergejoin TO 'off'
     AS $$
 #variable_conflict use_variable
 DECLARE
@@ -763,8 +767,9 @@ BEGIN
     WITH picked AS (
       SELECT e.id FROM "intake_sync"."events" e
       WHERE e.feed = given_feed AND e.raw IS NOT NULL AND e.received_at < cutoff
+        -- its finding by key (quarantine_feed_key_key), one probe per event: OFFSET 0 keeps it a subplan
         AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
-                        WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL)
+                        WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL OFFSET 0)
       ORDER BY e.received_at LIMIT max_rows FOR UPDATE SKIP LOCKED
     ),
     stripped AS (
@@ -777,15 +782,17 @@ BEGIN
     WITH picked AS (
       SELECT e.id FROM "intake_sync"."events" e
       WHERE e.feed = given_feed AND e.received_at < cutoff
+        -- its finding by key (quarantine_feed_key_key), one probe per event: OFFSET 0 keeps it a subplan
         AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
-                        WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL)
+                        WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL OFFSET 0)
         -- resync and `subscriptions migrate` read the subscriptions of prescriptions still in progress
         AND (e.prescription_id IS NULL OR EXISTS (
           SELECT 1 FROM "intake_sync"."prescriptions" p
           WHERE p.id = e.prescription_id AND (p.status_rank >= 4 OR p.cancellation_requested_at IS NOT NULL)
             AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
                             WHERE m.feed = p.feed AND m.external_id = p.external_id
-                              AND m.state NOT IN ('done', 'released', 'not_sent'))))
+                              AND m.state NOT IN ('done', 'released', 'not_sent'))
+          OFFSET 0))
       ORDER BY e.received_at LIMIT max_rows FOR UPDATE SKIP LOCKED
     ),
     gone AS (DELETE FROM "intake_sync"."events" e USING picked WHERE e.feed = given_feed AND e.id = picked.id RETURNING 1)
@@ -926,6 +933,10 @@ $_$;
 CREATE FUNCTION intake_sync._purge_due(class text, feed text, cutoff timestamp with time zone) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_custom_plan'
+    SET enable_bitmapscan TO 'off'
+    SET enable_hashjoin TO 'off'
+    SET enable_mergejoin TO 'off'
     AS $$
 #variable_conflict use_variable
 DECLARE
@@ -942,19 +953,22 @@ BEGIN
   ELSIF class = 'event_bodies' THEN
     SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."events" e
     WHERE e.feed = given_feed AND e.raw IS NOT NULL AND e.received_at < cutoff
+      -- its finding by key (quarantine_feed_key_key), one probe per event: OFFSET 0 keeps it a subplan
       AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
-                      WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL);
+                      WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL OFFSET 0);
   ELSIF class = 'events' THEN
     SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."events" e
     WHERE e.feed = given_feed AND e.received_at < cutoff
+      -- its finding by key (quarantine_feed_key_key), one probe per event: OFFSET 0 keeps it a subplan
       AND NOT EXISTS (SELECT 1 FROM "intake_sync"."quarantine" q
-                      WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL)
+                      WHERE q.feed = e.feed AND q.quarantine_key = e.id AND q.resolved_at IS NULL OFFSET 0)
       AND (e.prescription_id IS NULL OR EXISTS (
         SELECT 1 FROM "intake_sync"."prescriptions" p
         WHERE p.id = e.prescription_id AND (p.status_rank >= 4 OR p.cancellation_requested_at IS NOT NULL)
           AND NOT EXISTS (SELECT 1 FROM "intake_sync"."subscription_migrations" m
                           WHERE m.feed = p.feed AND m.external_id = p.external_id
-                            AND m.state NOT IN ('done', 'released', 'not_sent'))));
+                            AND m.state NOT IN ('done', 'released', 'not_sent'))
+        OFFSET 0));
   ELSIF class = 'outbox_bodies' THEN
     SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."outbox" o
     WHERE o.feed = given_feed AND o.body IS NOT NULL AND o.state <> 'pending' AND o.completed_at < cutoff

@@ -179,57 +179,58 @@ export async function missingGrants(database: Database, role: GrantRole): Promis
   return (await missingGrantChecks(database, role)).map((c) => c.label);
 }
 
+/** One privilege of one grant of `role`, labelled as missingGrants names it. */
+interface GrantItem {
+  readonly label: string;
+  readonly kind: Grant['kind'];
+  readonly grant: Grant;
+  readonly privilege: string;
+}
+
+/** Every privilege `role` is granted, one item each: the one walk both the labels and the checks use. */
+function grantItems(role: GrantRole, schema: string): GrantItem[] {
+  return grantsFor(role).flatMap((grant) => {
+    const privileges = grant.kind === 'schema' ? ['USAGE'] : grant.kind === 'function' ? ['EXECUTE'] : grant.privileges;
+    return privileges.map((privilege) => ({ label: describe(grant, privilege, schema), kind: grant.kind, grant, privilege }));
+  });
+}
+
+/** The has_*_privilege check of one item; a missing object answers false instead of raising. */
+function privilegeCheck(item: GrantItem, schema: string): ReturnType<typeof sql> {
+  const { grant, privilege } = item;
+  if (grant.kind === 'schema') {
+    return sql`(case when to_regnamespace(${`"${schema}"`}) is null then false else has_schema_privilege(${schema}, 'USAGE') end)`;
+  }
+  if (grant.kind === 'function') {
+    const name = `"${schema}".${grant.signature}`;
+    return sql`(case when to_regprocedure(${name}) is null then false else has_function_privilege(to_regprocedure(${name}), 'EXECUTE') end)`;
+  }
+  const name = `"${schema}"."${grant.name}"`;
+  const fn = grant.kind === 'table' ? sql`has_table_privilege` : sql`has_sequence_privilege`;
+  return sql`(case when to_regclass(${name}) is null then false else ${fn}(to_regclass(${name}), ${privilege}) end)`;
+}
+
 /** The grants of `role` the connected role lacks, with the kind of object each is on. */
 async function missingGrantChecks(database: Database, role: GrantRole): Promise<{ label: string; kind: Grant['kind'] }[]> {
   const schema = database.names.schema;
-  const checks: { label: string; kind: Grant['kind']; check: ReturnType<typeof sql> }[] = [];
-  for (const grant of grantsFor(role)) {
-    if (grant.kind === 'schema') {
-      checks.push({
-        label: describe(grant, 'USAGE', schema),
-        kind: grant.kind,
-        check: sql`(case when to_regnamespace(${`"${schema}"`}) is null then false else has_schema_privilege(${schema}, 'USAGE') end)`,
-      });
-    } else if (grant.kind === 'function') {
-      const name = `"${schema}".${grant.signature}`;
-      checks.push({
-        label: describe(grant, 'EXECUTE', schema),
-        kind: grant.kind,
-        check: sql`(case when to_regprocedure(${name}) is null then false else has_function_privilege(to_regprocedure(${name}), 'EXECUTE') end)`,
-      });
-    } else {
-      const name = `"${schema}"."${grant.name}"`;
-      for (const privilege of grant.privileges) {
-        const fn = grant.kind === 'table' ? sql`has_table_privilege` : sql`has_sequence_privilege`;
-        checks.push({
-          label: describe(grant, privilege, schema),
-          kind: grant.kind,
-          check: sql`(case when to_regclass(${name}) is null then false else ${fn}(to_regclass(${name}), ${privilege}) end)`,
-        });
-      }
-    }
-  }
+  const items = grantItems(role, schema);
   // name lookups inside a schema the role may not use raise instead of answering null
   const usable = sql`(to_regnamespace(${`"${schema}"`}) is not null and has_schema_privilege(${schema}, 'USAGE'))`;
   const [row] = await queryRows<Record<string, boolean>>(
     database.db,
     sql`select ${sql.join(
-      checks.map((c, i) => sql`case when ${usable} then ${c.check} else false end as ${sql.identifier(`g${i}`)}`),
+      items.map((item, i) => sql`case when ${usable} then ${privilegeCheck(item, schema)} else false end as ${sql.identifier(`g${i}`)}`),
       sql`, `,
     )}`,
   );
-  return checks.filter((_, i) => row?.[`g${i}`] !== true).map(({ label, kind }) => ({ label, kind }));
+  return items.filter((_, i) => row?.[`g${i}`] !== true).map(({ label, kind }) => ({ label, kind }));
 }
 
 /** The labels of every grant of `role` (of one kind, if given), as missingGrants names them. */
 function grantLabels(database: Database, role: GrantRole, kind?: Grant['kind']): string[] {
-  const schema = database.names.schema;
-  return grantsFor(role).flatMap((grant) => {
-    if (kind && grant.kind !== kind) return [];
-    if (grant.kind === 'schema') return [describe(grant, 'USAGE', schema)];
-    if (grant.kind === 'function') return [describe(grant, 'EXECUTE', schema)];
-    return grant.privileges.map((privilege) => describe(grant, privilege, schema));
-  });
+  return grantItems(role, database.names.schema)
+    .filter((item) => !kind || item.kind === kind)
+    .map((item) => item.label);
 }
 
 /** Which of the documented roles the connected role looks like, judged from what it holds. */

@@ -10,6 +10,7 @@ import { identityKey, normaliseErx } from './identity-key.js';
 import { matchLockExclusive } from './match-lock.js';
 import { MATCH_LOCK_BUDGET_MS, matchLockBudgetSql, nextBatchSize, runWithinBudget } from './lock-budget.js';
 import { addRematch, rematchKeys, type RematchResult } from './rematch.js';
+import { registrationUpsertSql } from './registration-upsert-sql.js';
 
 export interface LocalPrescriptionInput {
   external_id: string;
@@ -46,6 +47,7 @@ export const REGISTER_BATCH_SIZE = 500;
  */
 export const ANALYZE_AFTER_INSERTED = 1_000;
 
+/** One input row of registrationUpsertSql, as the JSON object its jsonb_to_recordset reads. */
 function rowJson(row: LocalPrescriptionInput): string {
   const id = row.prescription_identity;
   return JSON.stringify({
@@ -122,40 +124,7 @@ async function upsertBatch(
     await tx.execute(matchLockBudgetSql(budgetMs));
     const [row] = await queryRows<{ inserted: number; updated: number; keys: string; erx_ids: string }>(
       tx,
-      sql`with input as (
-        select * from jsonb_to_recordset(${`[${batch.map(rowJson).join(',')}]`}::jsonb) as r(external_id text, patient_first_name text,
-          patient_last_name text, patient_state text, patient_dob text, prescriber_npi text, written_date text, drug_ndc text,
-          erx_message_id text, identity_key text, subscription_id text, cancellation_requested_at timestamptz)
-      ),
-      -- an update's old identity: held events it made ambiguous may now match another prescription
-      previous as (
-        select p.identity_key, p.erx_message_id from ${n.prescriptions} p join input i on i.external_id = p.external_id
-        where p.feed = ${feed}::text
-      ),
-      upserted as (
-        insert into ${n.prescriptions} as p (feed, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
-          prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at)
-        select ${feed}::text, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
-          prescriber_npi, written_date, drug_ndc, erx_message_id, identity_key, subscription_id, cancellation_requested_at
-        from input
-        on conflict (feed, external_id) do update set
-          patient_first_name = excluded.patient_first_name, patient_last_name = excluded.patient_last_name,
-          patient_state = excluded.patient_state, patient_dob = excluded.patient_dob,
-          prescriber_npi = excluded.prescriber_npi, written_date = excluded.written_date, drug_ndc = excluded.drug_ndc,
-          erx_message_id = excluded.erx_message_id, identity_key = excluded.identity_key,
-          -- an import without subscriptions must not forget the ones already created
-          subscription_id = coalesce(excluded.subscription_id, p.subscription_id),
-          cancellation_requested_at = coalesce(excluded.cancellation_requested_at, p.cancellation_requested_at),
-          updated_at = now()
-        returning (xmax = 0) as inserted
-      )
-      select (select count(*) filter (where inserted) from upserted)::int as inserted,
-        (select count(*) filter (where not inserted) from upserted)::int as updated,
-        -- as json text: the driver hands text[] back as its literal
-        (select coalesce(json_agg(distinct k), '[]')::text
-          from (select identity_key from input union all select identity_key from previous) as t(k)) as keys,
-        (select coalesce(json_agg(distinct x), '[]')::text
-          from (select erx_message_id from input union all select erx_message_id from previous) as t(x) where x is not null) as erx_ids`,
+      registrationUpsertSql(n, feed, `[${batch.map(rowJson).join(',')}]`),
     );
     // the held events these identities concern, and only those: a rematch of the whole quarantine here
     // held the lock for minutes with 100,000 held events (issue 19)

@@ -7,16 +7,18 @@ import { applyPageSql } from '../../../src/sync/apply/page-statement.js';
 import { preparePage } from '../../../src/sync/apply/prepare-page.js';
 import { pageRowsJson } from '../../../src/sync/apply/page-rows-json.js';
 import { nextHeldKeysSql } from '../../../src/sync/matching/rematch.js';
+import { registrationUpsertSql } from '../../../src/sync/matching/registration-upsert-sql.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { event } from '../../sync/fixtures.js';
+import { clearStatistics, expectIndexDriven, nestedPlans, planOf, statisticsRows } from '../helpers/plans.js';
+import { event, identity } from '../../sync/fixtures.js';
 
 // Issue 26: the statements that run under the match lock or on a page's path keep their plan on
 // tables that have never been analyzed (autovacuum off, or the first minute after a burst): 100,000
-// held events with their open findings and 20,000 prescriptions, no statistics at all. auto_explain
+// held events with their open findings and 100,000 prescriptions, no statistics at all. auto_explain
 // (superuser: LOAD) shows the plans of the statements inside the SQL functions.
 const real = await postgresReachable();
 const HELD = 100_000;
-const PRESCRIPTIONS = 20_000;
+const PRESCRIPTIONS = 100_000;
 const dialect = new PgDialect();
 let tdb: TestDatabase;
 let admin: postgres.Sql;
@@ -46,10 +48,7 @@ beforeAll(async () => {
      from generate_series(0, ${PRESCRIPTIONS - 1}) g`,
   );
   // no statistics whatever happened before (CREATE INDEX, a stray ANALYZE)
-  await admin.unsafe(
-    `delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = 'intake_sync'::regnamespace)`,
-  );
-  await admin.unsafe(`update pg_class set reltuples = -1, relpages = 0 where relnamespace = 'intake_sync'::regnamespace and relkind = 'r'`);
+  await clearStatistics(admin);
 }, 180_000);
 afterAll(async () => {
   if (!real) return;
@@ -57,25 +56,7 @@ afterAll(async () => {
   await tdb.drop();
 });
 
-/** The plans auto_explain reports for everything `statement` runs, nested statements included. */
-async function nestedPlans(statement: string, params: unknown[] = []): Promise<string[]> {
-  const plans: string[] = [];
-  const session = postgres(tdb.url as string, { max: 1, onnotice: (n) => plans.push(String(n.message)) });
-  try {
-    await session.begin(async (tx) => {
-      await tx.unsafe(`load 'auto_explain'`);
-      await tx.unsafe(`set local auto_explain.log_min_duration = 0`);
-      await tx.unsafe(`set local auto_explain.log_nested_statements = on`);
-      await tx.unsafe(`set local auto_explain.log_level = notice`);
-      await tx.unsafe(statement, params as never[]);
-      // nothing it wrote stays: every test sees the same tables
-      await tx.unsafe('rollback and chain');
-    });
-  } finally {
-    await session.end({ timeout: 5 });
-  }
-  return plans;
-}
+const url = (): string => tdb.url as string;
 
 /** EXPLAIN of a statement built in TypeScript, with the planner settings its caller pins (`settings`). */
 async function explain(statement: SQL, settings: Record<string, string> = {}): Promise<string> {
@@ -87,28 +68,16 @@ async function explain(statement: SQL, settings: Record<string, string> = {}): P
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
-/** What a plan that holds looks like: index lookups only, no bitmap walking a whole index, no full scan. */
-function expectIndexDriven(plan: string, indexes: string[]): void {
-  for (const index of indexes) expect(plan).toContain(`using ${index} on`);
-  expect(plan).not.toMatch(/Bitmap/);
-  expect(plan).not.toMatch(/Seq Scan on (events|quarantine|prescriptions)\b/);
-  // the index of held events by subscription, walked for the feed alone, was the first flip seen
-  expect(plan).not.toMatch(/events_held_subscription_idx/);
-}
-
-describe.skipIf(!real)('plans on tables without statistics (100,000 held events, 20,000 prescriptions)', () => {
+describe.skipIf(!real)('plans on tables without statistics (100,000 held events, 100,000 prescriptions)', () => {
   test('the tables really have no statistics', async () => {
-    const [row] = await admin.unsafe<{ n: number }[]>(
-      `select count(*)::int as n from pg_stats where schemaname = 'intake_sync' and tablename in ('events', 'quarantine', 'prescriptions')`,
-    );
-    expect(row?.n).toBe(0);
+    expect(await statisticsRows(admin, ['events', 'quarantine', 'prescriptions'])).toBe(0);
   });
 
   test('rematch_held over a 500-key batch: each key one lookup of the held-event index, each event one finding by its key', {
     timeout: 120_000,
   }, async () => {
     const keys = Array.from({ length: 500 }, (_, i) => `held-key-${String(i * 40).padStart(8, '0')}`);
-    const plans = await nestedPlans(`select * from intake_sync.rematch_held($1::text[], '{}'::text[], 'default')`, [keys]);
+    const plans = await nestedPlans(url(), `select * from intake_sync.rematch_held($1::text[], '{}'::text[], 'default')`, [keys]);
     const held = plans.find((p) => p.includes('held_events AS'));
     expect(held, 'the rematch statement of rematch_held').toBeDefined();
     expectIndexDriven(held as string, [
@@ -122,7 +91,9 @@ describe.skipIf(!real)('plans on tables without statistics (100,000 held events,
   });
 
   test('rematch_held by eRx id: the held-event index of eRx ids', { timeout: 120_000 }, async () => {
-    const plans = await nestedPlans(`select * from intake_sync.rematch_held('{}'::text[], $1::text[], 'default')`, [['erx-2', 'erx-4']]);
+    const plans = await nestedPlans(url(), `select * from intake_sync.rematch_held('{}'::text[], $1::text[], 'default')`, [
+      ['erx-2', 'erx-4'],
+    ]);
     const held = plans.find((p) => p.includes('held_events AS'));
     expectIndexDriven(held as string, ['events_held_erx_message_id_idx']);
   });
@@ -159,5 +130,34 @@ describe.skipIf(!real)('plans on tables without statistics (100,000 held events,
     expectIndexDriven(plan, ['events_held_identity_key_idx']);
     // walked in key order and cut at the limit, never sorted
     expect(plan).not.toMatch(/Sort Key/);
+  });
+
+  test("a registration batch's upsert: each row's old identity one lookup of the unique (feed, external_id) index", async () => {
+    // 500 rows as `prescriptions import` sends them: half already registered (their old identity is read)
+    const rows = Array.from({ length: 500 }, (_, i) => ({
+      external_id: i % 2 ? `rx-${i * 97}` : `new-${i}`,
+      patient_first_name: 'a',
+      patient_last_name: 'b',
+      identity_key: `key-${i}`,
+      erx_message_id: null,
+    }));
+    const plan = await explain(registrationUpsertSql(namesOf(tdb.database.db), 'default', JSON.stringify(rows)));
+    expectIndexDriven(plan, ['prescriptions_feed_external_id_key']);
+    // the batch's own list drives the lookups, never a walk of the feed's prescriptions joined afterwards
+    expect(plan).toMatch(/Index Cond: \(\(feed = 'default'::text\) AND \(external_id = i\.external_id\)\)/);
+    expect(plan).not.toMatch(/Hash Join|Merge Join/);
+  });
+
+  test('register_prescription: its reads of the prescription by the unique index, its rematch by the held-event index', {
+    timeout: 60_000,
+  }, async () => {
+    const plans = await nestedPlans(url(), `select * from intake_sync.register_prescription('rx-400', $1::text::jsonb, 'default')`, [
+      JSON.stringify(identity({ patient_last_name: 'Plans' })),
+    ]);
+    const previous = planOf(plans, 'SELECT p.identity_key, p.erx_message_id');
+    expectIndexDriven(previous, ['prescriptions_feed_external_id_key']);
+    expectIndexDriven(planOf(plans, 'held_events AS'), ['events_held_identity_key_idx']);
+    // and nothing it ran walked a big table
+    for (const plan of plans) expect(plan).not.toMatch(/(Seq Scan|Bitmap Heap Scan) on (events|quarantine|prescriptions)\b/);
   });
 });

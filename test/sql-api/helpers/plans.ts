@@ -1,0 +1,67 @@
+import { expect } from 'vitest';
+import postgres from 'postgres';
+
+/**
+ * Forgets every planner statistic of the schema's tables, as on a server with autovacuum off that
+ * never analyzed them (or the first minute after a burst): whatever CREATE INDEX or a stray ANALYZE
+ * left, the planner falls back to its defaults. Superuser only.
+ */
+export async function clearStatistics(admin: postgres.Sql, schema = 'intake_sync'): Promise<void> {
+  await admin.unsafe(`delete from pg_statistic where starelid in (select oid from pg_class where relnamespace = $1::regnamespace)`, [
+    schema,
+  ]);
+  await admin.unsafe(`update pg_class set reltuples = -1, relpages = 0 where relnamespace = $1::regnamespace and relkind = 'r'`, [schema]);
+}
+
+/** How many pg_stats rows the schema's `tables` have (0: the planner has nothing but its defaults). */
+export async function statisticsRows(admin: postgres.Sql, tables: readonly string[], schema = 'intake_sync'): Promise<number> {
+  const [row] = await admin.unsafe<{ n: number }[]>(
+    `select count(*)::int as n from pg_stats where schemaname = $1 and tablename = any ($2::text[])`,
+    [schema, tables as string[]],
+  );
+  return row?.n ?? -1;
+}
+
+/**
+ * The plans auto_explain reports for everything `statement` runs, the statements inside SQL functions
+ * included: the plans actually used (superuser: LOAD). Nothing the statement writes stays.
+ */
+export async function nestedPlans(url: string, statement: string, params: unknown[] = []): Promise<string[]> {
+  const plans: string[] = [];
+  const session = postgres(url, { max: 1, onnotice: (n) => plans.push(String(n.message)) });
+  try {
+    await session.begin(async (tx) => {
+      await tx.unsafe(`load 'auto_explain'`);
+      await tx.unsafe(`set local auto_explain.log_min_duration = 0`);
+      await tx.unsafe(`set local auto_explain.log_nested_statements = on`);
+      await tx.unsafe(`set local auto_explain.log_level = notice`);
+      // a plan that flipped fails here at once, not after the minutes it would take
+      await tx.unsafe(`set local statement_timeout = '30s'`);
+      await tx.unsafe(statement, params as never[]);
+      // nothing it wrote stays: every test sees the same tables
+      await tx.unsafe('rollback and chain');
+    });
+  } finally {
+    await session.end({ timeout: 5 });
+  }
+  return plans;
+}
+
+/** The one plan among `plans` whose query text contains `marker` (a CTE's name, a table's). */
+export function planOf(plans: readonly string[], marker: string): string {
+  const found = plans.filter((p) => p.includes(marker));
+  expect(found, `one plan with ${marker}`).toHaveLength(1);
+  return found[0] as string;
+}
+
+/**
+ * What a plan that holds looks like: the `indexes` named, and on the big tables neither a full scan
+ * nor a bitmap walking a whole index.
+ */
+export function expectIndexDriven(plan: string, indexes: readonly string[]): void {
+  for (const index of indexes) expect(plan).toContain(`using ${index} on`);
+  expect(plan).not.toMatch(/Bitmap/);
+  expect(plan).not.toMatch(/Seq Scan on (events|quarantine|prescriptions)\b/);
+  // the index of held events by subscription, walked for the feed alone, was the first flip seen
+  expect(plan).not.toMatch(/events_held_subscription_idx/);
+}
