@@ -6,23 +6,43 @@ export interface ShutdownOnSignalOptions {
   /** after this long the process exits anyway */
   graceMs: number;
   log: Logger;
+  /** the clock the repeat window is read from (tests inject one) */
+  now?: () => number;
+}
+
+/**
+ * One Ctrl-C in a terminal reaches every process of the foreground group: npm forwards its SIGINT to
+ * the worker, and the worker's own relaunch parent forwards its copy too, so a single press arrives
+ * two or three times within milliseconds. Copies inside this window are that same press; a signal
+ * after it is a second request and forces the exit.
+ */
+export const SAME_PRESS_MS = 1_000;
+
+/** Pure: what a signal means, given when the first one arrived (undefined: none yet). */
+export function signalMeaning(firstAt: number | undefined, now: number): 'shutdown' | 'same-press' | 'force' {
+  if (firstAt === undefined) return 'shutdown';
+  return now - firstAt < SAME_PRESS_MS ? 'same-press' : 'force';
 }
 
 /**
  * Handles SIGTERM and SIGINT for the process — the entry point is the only
  * place that does. The first signal starts a graceful shutdown (once) and the
  * command's own flow then exits normally; if that has not happened within the
- * grace period, or a second signal arrives, the process exits with code 1.
+ * grace period, or a second signal arrives (after SAME_PRESS_MS), the process exits with code 1.
  * Returns the removal of the handlers.
  */
 export function shutdownOnSignal(options: ShutdownOnSignalOptions): () => void {
-  let started = false;
+  const now = options.now ?? Date.now;
+  let firstAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (started) {
+    const meaning = signalMeaning(firstAt, now());
+    if (meaning === 'same-press') return;
+    if (meaning === 'force') {
       options.log.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
+      return;
     }
-    started = true;
+    firstAt = now();
     options.log.info({ signal, graceMs: options.graceMs }, 'shutting down: finishing the page in flight');
     const forced = setTimeout(() => {
       options.log.error({ graceMs: options.graceMs }, 'shutdown did not finish within the grace period: forcing exit');
