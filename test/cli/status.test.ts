@@ -10,7 +10,7 @@ import { composeWorker } from '../../src/sync/compose-worker.js';
 import { createFeedLeases, type FeedLeases } from '../../src/sync/leadership/lease.js';
 import { recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
-import { lagFromPage } from '../../src/cli/status-lag.js';
+import { lagFromPage } from '../../src/cli/commands/status/lag.js';
 import { describeCursorProblem } from '../../src/sync/state/cursor-problem.js';
 import { leaseApplicationName, parseLeaseApplicationName } from '../../src/sync/leadership/lease-holder-name.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import type { ApplyTimings, WorkerState } from '../state/worker-state.js';
 import {
   BacklogTracker,

@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import type { PreparedPage } from '../apply/prepare-page.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
 import type { ApplyTimings, PageCounts, WorkerState, WorkerTotals } from '../state/worker-state.js';

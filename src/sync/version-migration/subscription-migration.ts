@@ -5,7 +5,7 @@ import { namesOf } from '../../db/store-names.js';
 import type { IntakeClient } from '../../intake/client.js';
 import { NotFoundError } from '../../intake/errors/not-found-error.js';
 import { mayHaveBeenProcessed } from '../../intake/retry-policy.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import type { MigrationTarget } from './migration-target.js';
 import { sourceLockExclusive } from './source-lock.js';
 import {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/log.js';
+import { createLogger } from '../../../src/log/log.js';
 import { attachActivityLog } from '../../../src/sync/activity/activity-log.js';
 import type { CheckpointMove } from '../../../src/sync/feed-admin/checkpoint-mover.js';
 import { WorkerState, type AppliedPageRecord } from '../../../src/sync/state/worker-state.js';
