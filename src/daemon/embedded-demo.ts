@@ -6,7 +6,7 @@ import { describeTimeScale, scaledClock } from '../sandbox/clock.js';
 import { samplePrescription } from '../sandbox/fixtures.js';
 import { startSandbox } from '../sandbox/server.js';
 import { loadCheckpoint, resetCheckpoint } from '../sync/poll/checkpoint.js';
-import { recordSentPrescription } from '../sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../sync/matching/sent-prescriptions.js';
 import { registerFeeds } from '../db/feed-registry.js';
 import { feedOriginRefusal } from './demo-gate.js';
 import { DaemonError } from './errors.js';

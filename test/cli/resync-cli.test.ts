@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { composeWorker } from '../../src/sync/compose-worker.js';
-import { recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';

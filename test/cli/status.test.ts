@@ -8,7 +8,7 @@ import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { composeWorker } from '../../src/sync/compose-worker.js';
 import { createFeedLeases, type FeedLeases } from '../../src/sync/leadership/lease.js';
-import { recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { lagFromPage } from '../../src/cli/commands/status/lag.js';
 import { describeCursorProblem } from '../../src/sync/state/cursor-problem.js';

@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startProgressReporter } from '../../src/daemon/progress.js';
-import { type AppliedPageRecord, WorkerState } from '../../src/sync/state/worker-state.js';
+import { WorkerState } from '../../src/sync/state/worker-state.js';
+import type { AppliedPageRecord } from '../../src/sync/state/worker-snapshot.js';
 
 function page(received: number): AppliedPageRecord {
   return {

@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { listCheckpointResets, loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
 import { DrainIncompleteError } from '../../src/sync/poll/errors/drain-incomplete-error.js';
-import { recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { resync } from '../../src/sync/resync/resync.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';

@@ -10,7 +10,7 @@ import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
 import type { VersionListing } from '../../../src/sandbox/versions.js';
 import { composeWorker, type WorkerSettings } from '../../../src/sync/compose-worker.js';
 import { listFeedSources } from '../../../src/sync/version-migration/feed-sources.js';
-import { recordSentPrescription } from '../../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../../src/sync/matching/sent-prescriptions.js';
 import type { SyncWorker } from '../../../src/sync/leadership/leader-loop.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';

@@ -6,12 +6,8 @@ import type { Db } from '../../../db/connection.js';
 import type { IntakeClient } from '../../../intake/client.js';
 import { joinMigrationAfterSend } from '../../../sync/version-migration/migration-join.js';
 import { readPrescriptionImport, type ParsedImport } from './import-file.js';
-import {
-  listLocalPrescriptions,
-  recordedSubscriptionId,
-  registerLocalPrescriptions,
-  setSubscriptionId,
-} from '../../../sync/matching/local-prescriptions.js';
+import { listLocalPrescriptions, registerLocalPrescriptions } from '../../../sync/matching/local-prescriptions.js';
+import { recordedSubscriptionId, setSubscriptionId } from '../../../sync/matching/sent-prescriptions.js';
 import { CliUsageError } from '../../context/errors.js';
 import { parseStatusFilter } from './status-filter.js';
 import { commandFeed, currentSource, feedRemote, withFeedOption } from '../../context/feed-context.js';

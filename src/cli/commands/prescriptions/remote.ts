@@ -7,7 +7,7 @@ import type { FeedConfig } from '../../../config/feeds-file.js';
 import { recordAudit } from '../../../db/audit.js';
 import { DEFAULT_FEED } from '../../../db/feed-name.js';
 import { createLogger, type Logger } from '../../../log/log.js';
-import { markCancellationRequested, recordSentPrescription } from '../../../sync/matching/local-prescriptions.js';
+import { markCancellationRequested, recordSentPrescription } from '../../../sync/matching/sent-prescriptions.js';
 import { joinMigrationAfterSend } from '../../../sync/version-migration/migration-join.js';
 import { commandFeed, currentSource, feedClient, withFeedOption } from '../../context/feed-context.js';
 import { withStore } from '../../../daemon/store-context.js';
