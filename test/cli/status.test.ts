@@ -15,6 +15,7 @@ import { describeCursorProblem } from '../../src/sync/state/cursor-problem.js';
 import { leaseApplicationName, parseLeaseApplicationName } from '../../src/sync/leadership/lease-holder-name.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { runCli } from './helpers/run-cli.js';
+import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const MINUTE = 60_000;
 const hasPostgres = await postgresReachable();
@@ -70,16 +71,7 @@ describe.skipIf(!hasPostgres)('intake-sync status', () => {
       database: tdb.database,
       databaseUrl: tdb.url,
       client,
-      settings: {
-        feed: 'default',
-        pageLimit: 50,
-        pollIntervalMs: 20,
-        pollBackoffMaxMs: 200,
-        leaseRetryMs: 100,
-        leaseTtlMs: 10_000,
-        drainMaxFailures: 3,
-        stopWaitMs: 5_000,
-      },
+      settings: fastWorkerSettings({ pageLimit: 50 }),
       state: new WorkerState({ now: () => Date.now() }),
       log: pino({ level: 'silent' }),
     }).drain();

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { judgeNodeRuntime, SUPPORTED_NODE_MAJOR } from '../../src/daemon/node-runtime.js';
+import { runChild } from '../support/child-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -58,14 +59,11 @@ describe.skipIf(!haveOldNode)(
   `every command refuses an old Node.js (${haveOldNode ? `${OLD_NODE} is ${oldNodeMajor}` : `no Node.js below ${SUPPORTED_NODE_MAJOR} at ${OLD_NODE}`})`,
   () => {
     function runOn(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string; stdout: string }> {
-      return new Promise((resolve) => {
-        execFile(
-          OLD_NODE,
-          ['--import', 'tsx', 'src/cli/main.ts', ...args],
-          { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 },
-          (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-        );
-      });
+      return runChild(OLD_NODE, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env },
+        timeoutMs: 30_000,
+      }).then(({ code, stdout, stderr }) => ({ code: code ?? 1, stdout, stderr }));
     }
 
     it.each([[['--version']], [['status']], [['run', '--once']]])('intake-sync %j: one line, exit 2', async (args) => {
