@@ -12,7 +12,6 @@ const MAX_LINES = 300;
  * by concept. The list may only shrink: an entry back under the cap fails until it is removed.
  */
 const NOT_YET_SPLIT: Record<string, number> = {
-  'src/db/schema.ts': 344,
   'src/sandbox/store.ts': 328,
 };
 
