@@ -2,11 +2,11 @@
 // prefetch and validation overlapped, applyPage, checkpoint, lease), plus two observers: a wrapper
 // timing each GET /events, and a WorkerState listener collecting each page's apply timings.
 // Prints one JSON line with every page's timings and exits.
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { IntakeClient } from '../src/intake/client.js';
-import { createLogger } from '../src/log.js';
-import { workerSettingsFrom } from '../src/cli/worker-settings.js';
+import { createLogger } from '../src/log/log.js';
+import { workerSettingsFrom } from '../src/daemon/worker-settings.js';
 import { composeWorker } from '../src/sync/compose-worker.js';
 import { WorkerState } from '../src/sync/state/worker-state.js';
 import type { PageTiming } from './page-timings.js';

@@ -3,7 +3,7 @@ import type { PageTiming } from './page-timings.js';
 import { TIMING_PARTS } from './page-timings.js';
 import { BenchProcessError } from './bench-process-error.js';
 import { expectCleanExit, spawnNode } from './processes.js';
-import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
+import { DAEMON_NODE_FLAGS } from '../src/daemon/daemon-node-flags.js';
 import { sampleMemory } from './rss.js';
 import type { SandboxProcess } from './sandbox-process.js';
 import { summarize, type Summary } from './stats.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
+import { DAEMON_NODE_FLAGS } from '../src/daemon/daemon-node-flags.js';
 import { BenchProcessError } from './bench-process-error.js';
 import { startDelayProxy } from './delay-proxy.js';
 import { pgMessageCounter, type PgMessageCounts } from './pg-message-counter.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/log.js';
 import type { ConsoleDeps } from './context.js';
 import { AttemptLimiter, SIGN_IN_LIMIT } from './rate-limit.js';
 import { isLoopbackHost } from './server.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/log.js';
 import type { AttemptLimiter } from './rate-limit.js';
 import type { ConsoleSession, SessionStore } from './session-store.js';
 import type { DatabaseTarget } from './user-connection.js';

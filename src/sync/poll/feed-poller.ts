@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import type { IntakeClient } from '../../intake/client.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { applyPage } from '../apply/apply-page.js';
 import { preparePage } from '../apply/prepare-page.js';
 import type { WorkerState } from '../state/worker-state.js';

@@ -1,7 +1,8 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import type { PreparedPage } from '../apply/prepare-page.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
-import type { ApplyTimings, PageCounts, WorkerState, WorkerTotals } from '../state/worker-state.js';
+import type { WorkerState } from '../state/worker-state.js';
+import type { ApplyTimings, PageCounts, WorkerTotals } from '../state/worker-snapshot.js';
 import type { DelayReason } from './next-delay.js';
 
 // The shapes of one feed's poll loop: what it is handed (PollerDeps), what it reads and reports.

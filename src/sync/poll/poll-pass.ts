@@ -1,5 +1,5 @@
 import { checkpointNeedsTouch, classifyEventsFailure, eventsFailureFacts, resetToBlame, suspectsGap } from '../state/cursor-problem.js';
-import type { FailureSource } from '../state/worker-state.js';
+import type { FailureSource } from '../state/worker-snapshot.js';
 import { OversizedEventError } from './errors/oversized-event-error.js';
 import { failureOutcome } from './outcome-policy.js';
 import type { PassOutcome } from './pass-outcome.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { ResponseTooLargeError } from '../../intake/errors/response-too-large-error.js';
 import { MAX_PAGE_EVENTS, MAX_RESPONSE_BYTES_SETTING } from '../../intake/limits.js';
 import { OversizedEventError } from './errors/oversized-event-error.js';
