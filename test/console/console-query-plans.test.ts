@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prescriptionSearch } from '../../src/console/pages/prescriptions.js';
 import { filterClause, type QuarantineFilter } from '../../src/console/quarantine-filter.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 
@@ -101,6 +102,21 @@ describe.skipIf(!realServer)(`console quarantine query plans on 100k unanalyzed 
   it('the prescription page findings query reads no table sequentially', async () => {
     const query = `select feed, quarantine_key from ${SCHEMA}.quarantine_open where feed = $1 and subscription_id = $2 order by held_since limit 200`;
     expect(await plan(query, ['clinic_a', 'sub-77'])).toEqual([]);
+  });
+
+  it('the prescriptions search (external_id prefix) narrows by index through the barrier view', async () => {
+    const search = prescriptionSearch(SCHEMA, 'rx-77');
+    expect(await plan(search.text, search.params)).toEqual([]);
+    const [row] = await sql.unsafe(`explain (format json) ${search.text}`, search.params as never[]);
+    // the prefix must be an index condition, not a filter applied while walking the whole index
+    expect(JSON.stringify((row as Record<string, unknown>)['QUERY PLAN'])).toMatch(/"Index Cond":"[^"]*external_id ~>=~/);
+    const found = await sql.unsafe<{ external_id: string }[]>(search.text, search.params as never[]);
+    // the same rows as the plain LIKE alone (the range only narrows)
+    const plain = await sql.unsafe<{ external_id: string }[]>(
+      `select external_id from intake_sync.prescriptions where external_id like 'rx-77%' order by external_id, feed limit 50`,
+    );
+    expect(found).toHaveLength(50);
+    expect(found.map((r) => r.external_id)).toEqual(plain.map((r) => r.external_id));
   });
 
   it('the walker finds a sequential scan when there is one (the check can fail)', async () => {
