@@ -12,12 +12,13 @@ import { killAllChildren } from './processes.js';
 import { registerFixturePrescriptions } from './register.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
-const USAGE = 'usage: npm run bench:memory -- [--flags "plain;--max-semi-space-size=1"] [--events N] [--idle-polls N] [--drains N]';
+const USAGE = 'usage: npm run bench:memory -- [--flags="plain;--max-semi-space-size=1"] [--events N] [--idle-polls N] [--drains N]';
 const FEED = 'memory';
 
 function wholeNumber(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   const value = Number(text ?? fallback);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${name}: must be a whole number from ${min} to ${max}\n${USAGE}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`--${name}: must be a whole number from ${min} to ${max}\n${USAGE}`);
   return value;
 }
 

@@ -137,7 +137,9 @@ export function checkTargets(r: BenchResults): TargetChecks {
     wan_vs_limit: r.wan.every((w) => w.ratio_to_limit >= TARGETS.wanVsLimit),
     wan_connections: r.wan.every((w) => w.connections <= TARGETS.wanConnections),
     idle_cpu: r.idle.cpu_pct_per_5s_poll <= TARGETS.idleCpuPct,
-    idle_rss: [r.idle, r.idle_plain].every((idle) => idle.rss_mb_max <= TARGETS.idleRssMb && idleRssGrowth(idle) <= TARGETS.idleRssGrowthMb),
+    idle_rss: [r.idle, r.idle_plain].every(
+      (idle) => idle.rss_mb_max <= TARGETS.idleRssMb && idleRssGrowth(idle) <= TARGETS.idleRssGrowthMb,
+    ),
     idle_db_statements: r.idle.db_statements_per_poll <= TARGETS.idleStatementsPerPoll,
     // the 200 MB budget is for a 1M-event drain; smaller drains must stay under it too
     peak_rss: r.drains.every((d) => d.peak_rss_mb <= TARGETS.peakRssMb),

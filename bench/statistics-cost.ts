@@ -15,7 +15,8 @@ const FEED = 'statistics';
 
 function wholeNumber(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   const value = Number(text ?? fallback);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`--${name}: must be a whole number from ${min} to ${max}\n${USAGE}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`--${name}: must be a whole number from ${min} to ${max}\n${USAGE}`);
   return value;
 }
 

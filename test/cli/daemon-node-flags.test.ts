@@ -28,8 +28,12 @@ describe('the daemon is launched with DAEMON_NODE_FLAGS everywhere it is launche
     expect(args.slice(0, DAEMON_NODE_FLAGS.length)).toEqual([...DAEMON_NODE_FLAGS]);
   });
 
-  test('the bench drain worker', () => {
-    expect(read('bench/drain.ts')).toContain("spawnNode('drain worker', [...DAEMON_NODE_FLAGS, workerEntry]");
+  test('the bench drain worker and idle daemon, unless a bench names other flags', () => {
+    for (const file of ['bench/drain.ts', 'bench/idle.ts']) {
+      const text = read(file);
+      expect(text).toContain('nodeFlags: readonly string[] = DAEMON_NODE_FLAGS');
+      expect(text).toMatch(/spawnNode\('(drain worker|daemon \(idle\))', \[\.\.\.nodeFlags, /);
+    }
   });
 });
 
