@@ -168,6 +168,9 @@ async function main() {
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   report(result.import.seconds, importGaps, result.rematch.seconds, rematchGaps, quiet, stillDraining);
+  const hold = (summary: Record<string, unknown>) => (typeof summary.longestLockHeldMs === 'number' ? summary.longestLockHeldMs : 'n/a');
+  log(`longest match-lock hold: import ${hold(imported.summary)} ms, rematch ${hold(rematched.summary)} ms`);
+  log(`pages applied by the daemon: during the import ${importGaps.pages}, during the rematch ${rematchGaps.pages}`);
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
