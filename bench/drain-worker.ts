@@ -55,11 +55,22 @@ state.subscribe({
   },
 });
 
+// BENCH_STATISTICS_MS (bench/statistics-cost.ts): `off` runs no statistics task; `default` (or unset) the
+// daemon's; a number runs it from the drain's start at that interval (its worst case on a drain)
+const statisticsOverride = process.env.BENCH_STATISTICS_MS;
+const settings = workerSettingsFrom(config);
+if (statisticsOverride === 'off') delete settings.statistics;
+else if (statisticsOverride !== undefined && statisticsOverride !== 'default') {
+  const intervalMs = Number(statisticsOverride);
+  if (!Number.isInteger(intervalMs) || intervalMs < 100) throw new Error('BENCH_STATISTICS_MS: must be off or a whole number of ms >= 100');
+  settings.statistics = { intervalMs, startDelayMs: 0 };
+}
+
 const worker = composeWorker({
   database,
   databaseUrl: config.DATABASE_URL,
   client: timedClient,
-  settings: workerSettingsFrom(config),
+  settings,
   state,
   log,
   clock,

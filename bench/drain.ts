@@ -47,8 +47,14 @@ export function summarizePages(pages: readonly PageTiming[]): DrainResult['per_p
  * Drains the sandbox feed into `databaseUrl` in a child process (the compiled bench/drain-worker.ts),
  * sampling the child's /proc status so the peak RSS is the worker's alone.
  */
-export async function runDrain(workerEntry: string, sandbox: SandboxProcess, databaseUrl: string, feed: string): Promise<DrainResult> {
-  const worker = spawnNode('drain worker', [...DAEMON_NODE_FLAGS, workerEntry], {
+export async function runDrain(
+  workerEntry: string,
+  sandbox: SandboxProcess,
+  databaseUrl: string,
+  feed: string,
+  nodeFlags: readonly string[] = DAEMON_NODE_FLAGS,
+): Promise<DrainResult> {
+  const worker = spawnNode('drain worker', [...nodeFlags, workerEntry], {
     ...process.env,
     DATABASE_URL: databaseUrl,
     INTAKE_API_BASE_URL: sandbox.baseUrl,

@@ -28,8 +28,12 @@ describe('the daemon is launched with DAEMON_NODE_FLAGS everywhere it is launche
     expect(args.slice(0, DAEMON_NODE_FLAGS.length)).toEqual([...DAEMON_NODE_FLAGS]);
   });
 
-  test('the bench drain worker', () => {
-    expect(read('bench/drain.ts')).toContain("spawnNode('drain worker', [...DAEMON_NODE_FLAGS, workerEntry]");
+  test('the bench drain worker and idle daemon, unless a bench names other flags', () => {
+    for (const file of ['bench/drain.ts', 'bench/idle.ts']) {
+      const text = read(file);
+      expect(text).toContain('nodeFlags: readonly string[] = DAEMON_NODE_FLAGS');
+      expect(text).toMatch(/spawnNode\('(drain worker|daemon \(idle\))', \[\.\.\.nodeFlags, /);
+    }
   });
 });
 
@@ -45,8 +49,28 @@ describe('relaunchArgv: `run` started any other way (npx, a global install) rest
       [node, '--import', 'tsx', ...DAEMON_NODE_FLAGS, 'main.js', 'run', '--once'],
     ],
     ['a global option before the command', [], ['--no-color', 'run'], {}, [node, ...DAEMON_NODE_FLAGS, 'main.js', '--no-color', 'run']],
-    ['the flag given, another size', ['--max-semi-space-size=8'], ['run'], {}, undefined],
-    ['the flag in NODE_OPTIONS', [], ['run'], { NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=4' }, undefined],
+    ['the flags given, another size', ['--max-semi-space-size=8', '--optimize-for-size', '--no-maglev'], ['run'], {}, undefined],
+    [
+      'one flag given: only the others are added',
+      ['--max-semi-space-size=8'],
+      ['run'],
+      {},
+      [node, '--max-semi-space-size=8', '--optimize-for-size', '--no-maglev', 'main.js', 'run'],
+    ],
+    [
+      "a flag turned the other way (--maglev) is the operator's choice",
+      ['--max-semi-space-size=1', '--optimize-for-size', '--maglev'],
+      ['run'],
+      {},
+      undefined,
+    ],
+    [
+      'the flags in NODE_OPTIONS',
+      [],
+      ['run'],
+      { NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=4 --optimize-for-size --no-maglev' },
+      undefined,
+    ],
     ['already relaunched', [], ['run'], { [RELAUNCHED_ENV]: '1' }, undefined],
     ['a short-lived command', [], ['status'], {}, undefined],
     ['no command', [], ['--version'], {}, undefined],
