@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { composeConsole } from '../console/compose.js';
 import { startConsole } from '../console/server.js';
+import { ssoSettings } from '../console/sso/settings.js';
 import { createLogger } from '../log.js';
 import { CliUsageError } from './errors.js';
 import { shutdownOnSignal } from './signals.js';
@@ -26,6 +27,7 @@ export function registerConsoleCommand(program: Command): void {
           caFile: config.DATABASE_CA_FILE,
           host: config.CONSOLE_HOST,
           idleTimeoutMs: config.CONSOLE_IDLE_TIMEOUT,
+          sso: ssoSettings(config),
         },
         log,
       );
