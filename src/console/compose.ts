@@ -29,6 +29,9 @@ export function composeConsole(settings: ConsoleSettings, log: Logger, now: () =
     now,
     log,
     connect: (role, password) => connectAsRole(target, role, password),
-    sso: settings.sso && { settings: settings.sso, connect: (role, actor) => connectAsMappedRole(target, settings.sso as SsoSettings, role, actor) },
+    sso: settings.sso && {
+      settings: settings.sso,
+      connect: (role, actor) => connectAsMappedRole(target, settings.sso as SsoSettings, role, actor),
+    },
   };
 }

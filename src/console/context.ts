@@ -15,7 +15,9 @@ export interface ConsoleDeps {
   /** opens a signed-in role's connection (user-connection.ts; tests may count calls) */
   connect: (role: string, password: string) => Promise<import('postgres').Sql>;
   /** SSO mode (CONSOLE_TRUSTED_HEADER): the proxy's settings and how to connect as a mapped role */
-  sso?: { settings: import('./sso/settings.js').SsoSettings; connect: (role: string, actor: string) => Promise<import('postgres').Sql> } | undefined;
+  sso?:
+    | { settings: import('./sso/settings.js').SsoSettings; connect: (role: string, actor: string) => Promise<import('postgres').Sql> }
+    | undefined;
 }
 
 /** Hono's per-request variables of the console. */

@@ -23,9 +23,12 @@ describe('CONSOLE_TRUSTED_PROXIES', () => {
     expect(isTrustedPeer(list, '2001:db8::1')).toBe(false);
     expect(isTrustedPeer(list, undefined)).toBe(false);
   });
-  test.each(['', ' , ', '10.0.0.300', '10.0.0.0/33', 'fd00::/129', 'proxy.local', '10.0.0.0/8/1', '10.0.0.0/x'])('refuses %j naming the setting', (value) => {
-    expect(() => parseTrustedProxies(value)).toThrow(/^CONSOLE_TRUSTED_PROXIES: /);
-  });
+  test.each(['', ' , ', '10.0.0.300', '10.0.0.0/33', 'fd00::/129', 'proxy.local', '10.0.0.0/8/1', '10.0.0.0/x'])(
+    'refuses %j naming the setting',
+    (value) => {
+      expect(() => parseTrustedProxies(value)).toThrow(/^CONSOLE_TRUSTED_PROXIES: /);
+    },
+  );
 });
 
 describe('CONSOLE_ROLE_MAP_FILE', () => {
@@ -52,7 +55,12 @@ describe('CONSOLE_ROLE_MAP_FILE', () => {
 });
 
 describe('the SSO mode fails closed at startup, naming the setting', () => {
-  const ok = { CONSOLE_TRUSTED_HEADER: 'X-Forwarded-Email', CONSOLE_TRUSTED_PROXIES: '127.0.0.1', CONSOLE_ROLE_MAP_FILE: mapFile, CONSOLE_LOGIN_ROLE: 'console_login' };
+  const ok = {
+    CONSOLE_TRUSTED_HEADER: 'X-Forwarded-Email',
+    CONSOLE_TRUSTED_PROXIES: '127.0.0.1',
+    CONSOLE_ROLE_MAP_FILE: mapFile,
+    CONSOLE_LOGIN_ROLE: 'console_login',
+  };
   test('unset header: password mode; a valid set: the SSO mode', () => {
     expect(ssoSettings({})).toBeUndefined();
     const s = ssoSettings(ok);

@@ -21,7 +21,11 @@ interface Reply {
 }
 
 /** One HTTP request over a real socket from `localAddress` (127.0.0.1 or 127.0.0.2: Linux routes 127/8 to lo). */
-function send(url: string, path: string, opts: { localAddress: string; headers?: Record<string, string>; method?: string; form?: Record<string, string> }): Promise<Reply> {
+function send(
+  url: string,
+  path: string,
+  opts: { localAddress: string; headers?: Record<string, string>; method?: string; form?: Record<string, string> },
+): Promise<Reply> {
   const body = opts.form ? new URLSearchParams(opts.form).toString() : undefined;
   return new Promise((resolve, reject) => {
     const req = request(
@@ -38,7 +42,12 @@ function send(url: string, path: string, opts: { localAddress: string; headers?:
           text += chunk;
         });
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: text, location: res.headers.location, cookies: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0] ?? '') }),
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text,
+            location: res.headers.location,
+            cookies: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0] ?? ''),
+          }),
         );
       },
     );
@@ -60,7 +69,10 @@ describe('console SSO mode (trusted header) over real sockets', () => {
     await world.owner.unsafe(`create role "${login}" login password '${password}' noinherit`);
     await world.owner.unsafe(`grant "${world.roles.a}", "${world.roles.b}" to "${login}"`);
     dir = mkdtempSync(join(tmpdir(), 'console-sso-'));
-    writeFileSync(join(dir, 'roles.map'), `# who is which role\nalice@clinic-a.example = ${world.roles.a}\nbob@clinic-b.example = ${world.roles.b}\n`);
+    writeFileSync(
+      join(dir, 'roles.map'),
+      `# who is which role\nalice@clinic-a.example = ${world.roles.a}\nbob@clinic-b.example = ${world.roles.b}\n`,
+    );
     const settings = ssoSettings({
       CONSOLE_TRUSTED_HEADER: HEADER,
       CONSOLE_TRUSTED_PROXIES: '127.0.0.1, ::1/128',
@@ -69,7 +81,10 @@ describe('console SSO mode (trusted header) over real sockets', () => {
       CONSOLE_LOGIN_PASSWORD: password,
     });
     const url = world.tdb.url as string;
-    const deps = composeConsole({ databaseUrl: url, schema: 'intake_sync', host: '127.0.0.1', idleTimeoutMs: 15 * 60_000, sso: settings }, createLogger({ level: 'silent' }));
+    const deps = composeConsole(
+      { databaseUrl: url, schema: 'intake_sync', host: '127.0.0.1', idleTimeoutMs: 15 * 60_000, sso: settings },
+      createLogger({ level: 'silent' }),
+    );
     sso = await startConsole(deps, '127.0.0.1', 0);
   }, 60_000);
 
@@ -88,7 +103,11 @@ describe('console SSO mode (trusted header) over real sockets', () => {
     const form = await send(sso.url, '/sign-in', { localAddress: '127.0.0.1', headers });
     expect(form.status).toBe(200);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
-    const posted = await send(sso.url, '/sign-in', { localAddress: '127.0.0.1', headers: { ...headers, cookie: form.cookies.join('; ') }, form: { _csrf: csrf } });
+    const posted = await send(sso.url, '/sign-in', {
+      localAddress: '127.0.0.1',
+      headers: { ...headers, cookie: form.cookies.join('; ') },
+      form: { _csrf: csrf },
+    });
     expect(posted.status).toBe(303);
     const session = posted.cookies.find((c) => c.startsWith('console_session='));
     expect(session).toBeDefined();
@@ -108,9 +127,17 @@ describe('console SSO mode (trusted header) over real sockets', () => {
     expect(page.status).toBe(200);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
     // CSRF still enforced: without the token, nothing is dismissed
-    const bare = await send(sso.url, `/quarantine/${FEED_A}/evt-a5/dismiss`, { localAddress: '127.0.0.1', headers, form: { reason: 'duplicate' } });
+    const bare = await send(sso.url, `/quarantine/${FEED_A}/evt-a5/dismiss`, {
+      localAddress: '127.0.0.1',
+      headers,
+      form: { reason: 'duplicate' },
+    });
     expect(bare.status).toBe(403);
-    const done = await send(sso.url, `/quarantine/${FEED_A}/evt-a5/dismiss`, { localAddress: '127.0.0.1', headers, form: { _csrf: csrf, reason: 'duplicate' } });
+    const done = await send(sso.url, `/quarantine/${FEED_A}/evt-a5/dismiss`, {
+      localAddress: '127.0.0.1',
+      headers,
+      form: { _csrf: csrf, reason: 'duplicate' },
+    });
     expect(done.status).toBe(303);
     const rows = await world.owner<{ actor: string; on_behalf_of: string | null }[]>`
       select actor, on_behalf_of from intake_sync.audit_entries where action = 'quarantine.dismiss' and subject = 'evt-a5'`;
@@ -140,7 +167,7 @@ describe('console SSO mode (trusted header) over real sockets', () => {
     expect((await send(sso.url, '/sign-in', { localAddress: '127.0.0.1' })).status).toBe(403);
   });
 
-  test("a session belongs to its identity: another header ends it; sign-out needs a click to sign in again", async () => {
+  test('a session belongs to its identity: another header ends it; sign-out needs a click to sign in again', async () => {
     const cookie = await signIn('alice@clinic-a.example');
     const other = await send(sso.url, '/', { localAddress: '127.0.0.1', headers: { [HEADER]: 'bob@clinic-b.example', cookie } });
     expect(other.status).toBe(303);

@@ -38,13 +38,26 @@ export async function handleSsoSignIn(c: Context<ConsoleEnv>, deps: ConsoleDeps,
   try {
     sql = await sso.connect(who.role, who.identity);
   } catch (error) {
-    deps.log.warn({ event: 'console.sign_in.failed', code: (error as { code?: string }).code, role: who.role }, 'console SSO sign-in failed');
-    return c.html(layout({ title: 'Sign in', body: html`<p class="error" role="alert">The database refused the console's login role for your mapped role.</p>` }).text, 503);
+    deps.log.warn(
+      { event: 'console.sign_in.failed', code: (error as { code?: string }).code, role: who.role },
+      'console SSO sign-in failed',
+    );
+    return c.html(
+      layout({
+        title: 'Sign in',
+        body: html`<p class="error" role="alert">The database refused the console's login role for your mapped role.</p>`,
+      }).text,
+      503,
+    );
   }
   const session = deps.store.create(who.role, sql, who.identity);
   if (!session) {
     await sql.end({ timeout: 1 }).catch(() => {});
-    return c.html(layout({ title: 'Sign in', body: html`<p class="error" role="alert">The console has too many open sessions; try again later.</p>` }).text, 503);
+    return c.html(
+      layout({ title: 'Sign in', body: html`<p class="error" role="alert">The console has too many open sessions; try again later.</p>` })
+        .text,
+      503,
+    );
   }
   deps.log.info({ event: 'console.sign_in', role: who.role, mode: 'trusted_header' }, 'console sign-in');
   setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, secure: deps.secureCookies, sameSite: 'Strict', path: '/' });

@@ -22,7 +22,8 @@ export function parseTrustedProxies(value: string, variable = 'CONSOLE_TRUSTED_P
       continue;
     }
     const prefix = /^\d{1,3}$/.test(bits) ? Number(bits) : Number.NaN;
-    if (!(prefix >= 0 && prefix <= (family === 4 ? 32 : 128))) throw new Error(`${variable}: "${entry.slice(0, 64)}" has a bad prefix length`);
+    if (!(prefix >= 0 && prefix <= (family === 4 ? 32 : 128)))
+      throw new Error(`${variable}: "${entry.slice(0, 64)}" has a bad prefix length`);
     list.addSubnet(address, prefix, type);
   }
   return list;
