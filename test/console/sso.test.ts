@@ -62,6 +62,7 @@ describe('console SSO mode (trusted header) over real sockets', () => {
   let dir: string;
   let login: string;
   const password = 'login-pw-sso29';
+  let offset = 0;
 
   beforeAll(async () => {
     world = await createConsoleWorld('console_sso');
@@ -84,6 +85,7 @@ describe('console SSO mode (trusted header) over real sockets', () => {
     const deps = composeConsole(
       { databaseUrl: url, schema: 'intake_sync', host: '127.0.0.1', idleTimeoutMs: 15 * 60_000, sso: settings },
       createLogger({ level: 'silent' }),
+      () => Date.now() + offset,
     );
     sso = await startConsole(deps, '127.0.0.1', 0);
   }, 60_000);
@@ -175,5 +177,17 @@ describe('console SSO mode (trusted header) over real sockets', () => {
     // the old session is gone even for alice
     const again = await send(sso.url, '/', { localAddress: '127.0.0.1', headers: { [HEADER]: 'alice@clinic-a.example', cookie } });
     expect(again.location).toBe('/sign-in');
+  });
+
+  test('idle logoff holds in this mode: the header alone does not sign the user back in', async () => {
+    const cookie = await signIn('alice@clinic-a.example');
+    const headers = { [HEADER]: 'alice@clinic-a.example', cookie };
+    expect((await send(sso.url, '/', { localAddress: '127.0.0.1', headers })).status).toBe(200);
+    offset += 15 * 60_000;
+    const idle = await send(sso.url, '/', { localAddress: '127.0.0.1', headers });
+    expect(idle.status).toBe(303);
+    expect(idle.location).toBe('/sign-in?ended=idle');
+    const page = await send(sso.url, '/sign-in?ended=idle', { localAddress: '127.0.0.1', headers });
+    expect(page.body).toContain('signed out after a period without activity');
   });
 });
