@@ -164,6 +164,15 @@ export const envSchema = z
       .prefault('15m')
       .refine((ms) => ms !== null && ms >= 60_000 && ms <= 12 * 3_600_000, { message: 'must be a duration from 1m to 12h (not forever)' })
       .transform((ms) => ms as number),
+    /** `intake-sync console` SSO mode (docs/console.md): the identity header a trusted proxy sets; checked by console/sso/settings.ts */
+    CONSOLE_TRUSTED_HEADER: z.string().max(64).optional(),
+    /** the proxies (IPs/CIDRs) whose CONSOLE_TRUSTED_HEADER is believed */
+    CONSOLE_TRUSTED_PROXIES: z.string().max(4096).optional(),
+    /** `identity = role` lines mapping the header's identity to a PostgreSQL role */
+    CONSOLE_ROLE_MAP_FILE: z.string().max(4096).optional(),
+    /** the console's own login role in SSO mode (a member of every mapped role; never DATABASE_URL's) */
+    CONSOLE_LOGIN_ROLE: z.string().max(63).optional(),
+    CONSOLE_LOGIN_PASSWORD: z.string().max(1024).optional(),
     /** embedded sandbox only: how many times faster than real time it runs */
     SANDBOX_TIME_SCALE: z.coerce.number().positive().max(100_000).default(300),
     /**

@@ -5,6 +5,7 @@ import { startConsole } from '../../../console/server.js';
 import { createLogger } from '../../../log/log.js';
 import { CliUsageError } from '../../context/errors.js';
 import { shutdownOnSignal } from '../../../daemon/signals.js';
+import { ssoSettings } from '../../../console/sso/settings.js';
 
 const SHUTDOWN_GRACE_MS = 5_000;
 
@@ -26,6 +27,7 @@ export function registerConsoleCommand(program: Command): void {
           caFile: config.DATABASE_CA_FILE,
           host: config.CONSOLE_HOST,
           idleTimeoutMs: config.CONSOLE_IDLE_TIMEOUT,
+          sso: ssoSettings(config),
         },
         log,
       );
