@@ -20,6 +20,8 @@ function untouchableDeps(): { deps: ConsoleDeps; touched: string[] } {
     );
   const deps = new Proxy({} as ConsoleDeps, {
     get(_target, property) {
+      // the password sign-in mode: no SSO settings (test/console/sso.test.ts has the other)
+      if (property === 'sso') return undefined;
       return trap(String(property));
     },
   });
