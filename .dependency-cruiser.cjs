@@ -1,5 +1,7 @@
 // The import rules of src/ (CONTRIBUTING.md, "Layout"). `npm run lint:imports` checks them in CI,
-// so the layering cannot drift back. Inside src/sync, top to bottom:
+// so the layering cannot drift back (test/layout/import-rules.test.ts plants upward imports to prove it).
+// The rooms, top to bottom: cli -> daemon -> {ops, console, api, sandbox} and config -> sync -> db, intake -> log, lib;
+// nothing imports cli, only cli imports daemon. Inside src/sync, top to bottom:
 //   compose-worker -> outbox -> {version-migration, resync, leadership, retention, statistics, activity} -> poll -> {apply, feed-admin} -> {matching, state}
 // A folder may import its own files and any folder below it, never one above or beside it
 // (siblings on one level stay independent).
@@ -55,7 +57,7 @@ module.exports = {
       comment: "src/intake is the operator's contract: both sides import it, it imports only lib and the logger type",
       severity: 'error',
       from: { path: '^src/intake/' },
-      to: { path: '^src/', pathNot: '^src/(intake|lib)/|^src/log\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(intake|lib)/|^src/log/log\\.ts$' },
     },
     {
       name: 'sandbox-not-vendor',
@@ -73,10 +75,10 @@ module.exports = {
     },
     {
       name: 'sync-takes-settings',
-      comment: 'src/sync is handed its settings: it never reads config, feeds files, the CLI, the ops server or the public API',
+      comment: 'src/sync is handed its settings: it never reads config, feeds files, the daemon, the CLI, the ops server or the public API',
       severity: 'error',
       from: { path: '^src/sync/' },
-      to: { path: '^src/(config\\.ts|feeds-file\\.ts|cli/|ops/|api/|sandbox/|index\\.ts)' },
+      to: { path: '^src/(config/|cli/|daemon/|ops/|api/|sandbox/|index\\.ts)' },
     },
     {
       name: 'api-without-worker',
@@ -90,14 +92,56 @@ module.exports = {
       comment: 'the health server reads state; it never builds workers or commands',
       severity: 'error',
       from: { path: '^src/ops/' },
-      to: { path: '^src/(cli/|sync/compose-worker\\.ts)' },
+      to: { path: '^src/(cli/|daemon/|sync/compose-worker\\.ts)' },
     },
     {
-      name: 'only-cli-builds-workers',
-      comment: 'only src/cli wires running workers',
+      name: 'only-daemon-builds-workers',
+      comment: 'only src/daemon wires running workers',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(cli/|sync/compose-worker\\.ts)' },
+      from: { path: '^src/', pathNot: '^src/(daemon/|sync/compose-worker\\.ts)' },
       to: { path: '^src/sync/compose-worker\\.ts$' },
+    },
+    {
+      name: 'cli-is-the-top',
+      comment: 'src/cli is the front door: it imports any room, and no other room imports it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'daemon-never-imports-cli',
+      comment: 'src/daemon runs the worker for any launcher: it never imports the CLI (its errors carry their exit code)',
+      severity: 'error',
+      from: { path: '^src/daemon/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'only-cli-runs-the-daemon',
+      comment: 'src/daemon is started by the CLI: nothing below it (sync, ops, db, config, console...) imports it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|daemon)/' },
+      to: { path: '^src/daemon/' },
+    },
+    {
+      name: 'console-stands-apart',
+      comment: 'the operator console (its own server, people signed in as database roles) never imports the CLI, the daemon, the worker, ops or the simulator',
+      severity: 'error',
+      from: { path: '^src/console/' },
+      to: { path: '^src/(cli|daemon|sync|ops|sandbox)/' },
+    },
+    {
+      name: 'config-below-the-runners',
+      comment: 'src/config reads the environment and the feeds file; it imports only the vocabulary below it (db names, intake, lib, sync constants)',
+      severity: 'error',
+      from: { path: '^src/config/' },
+      to: { path: '^src/(cli|daemon|console|ops|api|sandbox)/|^src/index\\.ts$' },
+    },
+    {
+      name: 'log-stands-alone',
+      comment: 'src/log (the logger, its redaction and unique keys) imports nothing of ours but lib, so every room may log',
+      severity: 'error',
+      from: { path: '^src/log/' },
+      to: { path: '^src/', pathNot: '^src/(log|lib)/' },
     },
     {
       name: 'src-not-test',

@@ -2,11 +2,11 @@
 // prefetch and validation overlapped, applyPage, checkpoint, lease), plus two observers: a wrapper
 // timing each GET /events, and a WorkerState listener collecting each page's apply timings.
 // Prints one JSON line with every page's timings and exits.
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { IntakeClient } from '../src/intake/client.js';
-import { createLogger } from '../src/log.js';
-import { workerSettingsFrom } from '../src/cli/worker-settings.js';
+import { createLogger } from '../src/log/log.js';
+import { workerSettingsFrom } from '../src/daemon/worker-settings.js';
 import { composeWorker } from '../src/sync/compose-worker.js';
 import { WorkerState } from '../src/sync/state/worker-state.js';
 import type { PageTiming } from './page-timings.js';
@@ -55,11 +55,22 @@ state.subscribe({
   },
 });
 
+// BENCH_STATISTICS_MS (bench/statistics-cost.ts): `off` runs no statistics task; `default` (or unset) the
+// daemon's; a number runs it from the drain's start at that interval (its worst case on a drain)
+const statisticsOverride = process.env.BENCH_STATISTICS_MS;
+const settings = workerSettingsFrom(config);
+if (statisticsOverride === 'off') delete settings.statistics;
+else if (statisticsOverride !== undefined && statisticsOverride !== 'default') {
+  const intervalMs = Number(statisticsOverride);
+  if (!Number.isInteger(intervalMs) || intervalMs < 100) throw new Error('BENCH_STATISTICS_MS: must be off or a whole number of ms >= 100');
+  settings.statistics = { intervalMs, startDelayMs: 0 };
+}
+
 const worker = composeWorker({
   database,
   databaseUrl: config.DATABASE_URL,
   client: timedClient,
-  settings: workerSettingsFrom(config),
+  settings,
   state,
   log,
   clock,

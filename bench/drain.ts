@@ -3,7 +3,7 @@ import type { PageTiming } from './page-timings.js';
 import { TIMING_PARTS } from './page-timings.js';
 import { BenchProcessError } from './bench-process-error.js';
 import { expectCleanExit, spawnNode } from './processes.js';
-import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
+import { DAEMON_NODE_FLAGS } from '../src/daemon/daemon-node-flags.js';
 import { sampleMemory } from './rss.js';
 import type { SandboxProcess } from './sandbox-process.js';
 import { summarize, type Summary } from './stats.js';
@@ -47,8 +47,14 @@ export function summarizePages(pages: readonly PageTiming[]): DrainResult['per_p
  * Drains the sandbox feed into `databaseUrl` in a child process (the compiled bench/drain-worker.ts),
  * sampling the child's /proc status so the peak RSS is the worker's alone.
  */
-export async function runDrain(workerEntry: string, sandbox: SandboxProcess, databaseUrl: string, feed: string): Promise<DrainResult> {
-  const worker = spawnNode('drain worker', [...DAEMON_NODE_FLAGS, workerEntry], {
+export async function runDrain(
+  workerEntry: string,
+  sandbox: SandboxProcess,
+  databaseUrl: string,
+  feed: string,
+  nodeFlags: readonly string[] = DAEMON_NODE_FLAGS,
+): Promise<DrainResult> {
+  const worker = spawnNode('drain worker', [...nodeFlags, workerEntry], {
     ...process.env,
     DATABASE_URL: databaseUrl,
     INTAKE_API_BASE_URL: sandbox.baseUrl,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
+import { DAEMON_NODE_FLAGS } from '../src/daemon/daemon-node-flags.js';
 import { BenchProcessError } from './bench-process-error.js';
 import { startDelayProxy } from './delay-proxy.js';
 import { pgMessageCounter, type PgMessageCounts } from './pg-message-counter.js';
@@ -53,6 +53,8 @@ export async function measureIdle(
   databaseUrl: string,
   polls: number,
   pollIntervalMs: number,
+  /** the V8 flags the daemon is started with: the daemon's own, or none (a plain start, which relaunches itself with them) */
+  nodeFlags: readonly string[] = DAEMON_NODE_FLAGS,
 ): Promise<IdleResult> {
   const counts: PgMessageCounts = { simpleQueries: 0, executes: 0 };
   const database = new URL(databaseUrl);
@@ -63,7 +65,7 @@ export async function measureIdle(
   viaDbProxy.port = String(dbProxy.port);
   const viaOperatorProxy = new URL(sandbox.baseUrl);
   viaOperatorProxy.port = String(operator.port);
-  const daemon = spawnNode('daemon (idle)', [...DAEMON_NODE_FLAGS, cliEntry, 'run'], {
+  const daemon = spawnNode('daemon (idle)', [...nodeFlags, cliEntry, 'run'], {
     ...process.env,
     DATABASE_URL: viaDbProxy.toString(),
     INTAKE_API_BASE_URL: viaOperatorProxy.toString().replace(/\/$/, ''),

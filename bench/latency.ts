@@ -5,7 +5,7 @@ import { IntakeClient } from '../src/intake/client.js';
 import { samplePrescription } from '../src/sandbox/fixtures.js';
 import { SANDBOX_STEP_MS } from '../src/sandbox/rules.js';
 import { BenchProcessError } from './bench-process-error.js';
-import { DAEMON_NODE_FLAGS } from '../src/cli/daemon-node-flags.js';
+import { DAEMON_NODE_FLAGS } from '../src/daemon/daemon-node-flags.js';
 import { spawnNode } from './processes.js';
 import { registerFixturePrescriptions } from './register.js';
 import { DEFAULT_FEED } from '../src/db/feed-name.js';

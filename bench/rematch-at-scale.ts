@@ -1,4 +1,6 @@
-// `npm run bench:rematch`: issue 19's rematch-at-scale measurement. 100,000 held unmatched events and the
+// `npm run bench:rematch`: issue 19's rematch-at-scale measurement, realistic by default (issue 26): 100,000 events
+// drained through the feed by the daemon before their prescriptions exist (held unmatched, no ANALYZE by the
+// bench; `--seeded`: inserted by a script and analyzed, the old setup), and the
 // daemon (`intake-sync run`, compiled as dist ships it) draining another backlog of the same database; then
 // `prescriptions import` of 20,000 lines (10% matching held events) and `rematch` of every held event, each
 // as its own CLI process. Reports their wall times, the longest stretch without a page applied during each
@@ -28,8 +30,13 @@ const { values } = parseArgs({
     import: { type: 'string', default: '20000' },
     'drain-events': { type: 'string', default: '600000' },
     keep: { type: 'boolean', default: false },
+    // the old setup: held events inserted by a script, then ANALYZE (never sees missing statistics)
+    seeded: { type: 'boolean', default: false },
   },
 });
+const SEEDED = values.seeded === true;
+/** Realistic mode: the held events are the simulator's fixtures 0..HELD/4-1, the feed's first events. */
+const HELD_FROM_REALISTIC = 0;
 const HELD = Number(values.held);
 const IMPORT = Number(values.import);
 const DRAIN_EVENTS = Number(values['drain-events']);
@@ -65,16 +72,29 @@ async function main() {
   compiled = await compileDrainWorker();
   db = await createBenchDatabase(serverUrl, stamp);
   sandbox = await startSandboxProcess('rematch');
-  log(`seeding a backlog of ${DRAIN_EVENTS.toLocaleString('en-US')} events and registering its prescriptions`);
-  const seeded = await sandbox.seed(Math.ceil(DRAIN_EVENTS / 4), 'rx');
-  await registerFixturePrescriptions(db.database.db, 'rx', 0, seeded.prescriptions, FEED);
-  log(`inserting ${HELD.toLocaleString('en-US')} held unmatched events`);
-  await insertHeldEvents(db.sql, FEED, HELD);
+  const heldPrescriptions = Math.ceil(HELD / 4);
+  const heldFrom = SEEDED ? undefined : HELD_FROM_REALISTIC;
+  let seeded: { prescriptions: number; events: number };
+  if (SEEDED) {
+    log(`seeding a backlog of ${DRAIN_EVENTS.toLocaleString('en-US')} events and registering its prescriptions`);
+    seeded = await sandbox.seed(Math.ceil(DRAIN_EVENTS / 4), 'rx');
+    await registerFixturePrescriptions(db.database.db, 'rx', 0, seeded.prescriptions, FEED);
+    log(`inserting ${HELD.toLocaleString('en-US')} held unmatched events (and analyzing them)`);
+    await insertHeldEvents(db.sql, FEED, HELD);
+  } else {
+    // one seed: fixtures 0..heldPrescriptions-1 come first in the feed and nobody registers them, so the
+    // daemon drains them through the real page path into quarantine (held); the rest is the backlog it
+    // keeps draining during the import and the rematch. No ANALYZE: statistics are what the server has.
+    log(`seeding ${HELD.toLocaleString('en-US')} events to be held, then a backlog of ${DRAIN_EVENTS.toLocaleString('en-US')}`);
+    const all = await sandbox.seed(heldPrescriptions + Math.ceil(DRAIN_EVENTS / 4), 'rx');
+    await registerFixturePrescriptions(db.database.db, 'rx', heldPrescriptions, all.prescriptions, FEED);
+    seeded = { prescriptions: all.prescriptions - heldPrescriptions, events: all.events - heldPrescriptions * 4 };
+  }
   dir = await mkdtemp(join(tmpdir(), 'bench-rematch-'));
   const file = join(dir, 'import.ndjson');
   await writeFile(
     file,
-    `${importLines(IMPORT, IMPORT / 10)
+    `${importLines(IMPORT, IMPORT / 10, heldFrom)
       .map((l) => JSON.stringify(l))
       .join('\n')}\n`,
   );
@@ -93,6 +113,17 @@ async function main() {
   const watcher = watchPages(db.sql, FEED);
   log('starting the daemon');
   daemon = spawnNode('daemon', [compiled.cliEntry, 'run'], env);
+  const heldFromFeed = performance.now();
+  if (!SEEDED) {
+    log(`waiting for the daemon to hold ${HELD.toLocaleString('en-US')} unmatched events`);
+    for (;;) {
+      const [row] = await db.sql<{ n: number }[]>`
+        select count(*)::int as n from intake_sync.quarantine where feed = ${FEED} and reason = 'unmatched'`;
+      if ((row?.n ?? 0) >= HELD) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  const heldSeconds = (performance.now() - heldFromFeed) / 1000;
   while (watcher.pages() < 20) await new Promise((resolve) => setTimeout(resolve, 50));
   const quietFrom = performance.now();
   await new Promise((resolve) => setTimeout(resolve, 5_000));
@@ -106,7 +137,7 @@ async function main() {
   // a hand-made row): only a rematch finds them
   const hidden = [];
   for (let i = IMPORT / 10; i < IMPORT / 5; i++) {
-    const identity = heldIdentity(i);
+    const identity = heldIdentity(i, heldFrom);
     hidden.push({ external_id: `hidden-rx-${i}`, key: identityKey(identity) });
   }
   await db.sql`insert into intake_sync.prescriptions (feed, external_id, patient_first_name, patient_last_name, patient_state,
@@ -124,7 +155,9 @@ async function main() {
   await daemon.stop();
 
   const result = {
+    mode: SEEDED ? 'seeded (inserted, analyzed)' : 'realistic (through the feed, no ANALYZE)',
     held_events: HELD,
+    held_through_feed_seconds: SEEDED ? null : round(heldSeconds),
     import_lines: IMPORT,
     drain_backlog_events: seeded.events,
     drain_still_running_after_rematch: stillDraining,
@@ -135,6 +168,9 @@ async function main() {
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   report(result.import.seconds, importGaps, result.rematch.seconds, rematchGaps, quiet, stillDraining);
+  const hold = (summary: Record<string, unknown>) => (typeof summary.longestLockHeldMs === 'number' ? summary.longestLockHeldMs : 'n/a');
+  log(`longest match-lock hold: import ${hold(imported.summary)} ms, rematch ${hold(rematched.summary)} ms`);
+  log(`pages applied by the daemon: during the import ${importGaps.pages}, during the rematch ${rematchGaps.pages}`);
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;

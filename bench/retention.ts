@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { namesOf } from '../src/db/store-names.js';
 import { sleepUnlessAborted } from '../src/lib/loop-sleep.js';
 import { identityOf, samplePrescription } from '../src/sandbox/fixtures.js';
@@ -17,7 +17,7 @@ import { registerLocalPrescriptions } from '../src/sync/matching/local-prescript
 import { loadCheckpoint } from '../src/sync/poll/checkpoint.js';
 import { purgePass } from '../src/sync/retention/purge-pass.js';
 import type { RetentionPolicy } from '../src/sync/retention/retention-classes.js';
-import { RETENTION_BATCH, retentionPolicyFrom } from '../src/cli/worker-settings.js';
+import { RETENTION_BATCH, retentionPolicyFrom } from '../src/daemon/worker-settings.js';
 import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases, type BenchDatabase } from './database.js';
 
 const DAY = 86_400_000;

@@ -146,6 +146,10 @@ async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, wor
   const idle = await withDatabase(serverUrl, `${stamp}_idle`, args.keep, (db) =>
     withSandbox('idle', (sandbox) => measureIdle(worker.cliEntry, sandbox, db.url, args.idlePolls, args.idlePollIntervalMs)),
   );
+  log('idle again, the daemon started plain (no V8 flags: it relaunches itself with its own)');
+  const idlePlain = await withDatabase(serverUrl, `${stamp}_idle_plain`, args.keep, (db) =>
+    withSandbox('idle-plain', (sandbox) => measureIdle(worker.cliEntry, sandbox, db.url, args.idlePolls, args.idlePollIntervalMs, [])),
+  );
   log(`match time per page, 10k then ${args.matchLarge.toLocaleString('en-US')} local prescriptions`);
   const match = await withDatabase(serverUrl, `${stamp}_match`, args.keep, (db) =>
     withSandbox('match', (sandbox) =>
@@ -156,7 +160,7 @@ async function measureAll(args: BenchArgs, serverUrl: string, stamp: string, wor
   const latency = await withDatabase(serverUrl, `${stamp}_latency`, args.keep, (db) =>
     withSandbox('latency', (sandbox) => measureLatency(worker.cliEntry, sandbox, db, args.latencyRounds, args.pollIntervalMs)),
   );
-  return { machine, drains, many_feeds: manyFeeds, ceiling, naive, wan, idle, match, latency };
+  return { machine, drains, many_feeds: manyFeeds, ceiling, naive, wan, idle, idle_plain: idlePlain, match, latency };
 }
 
 async function main(): Promise<void> {

@@ -52,14 +52,27 @@ export const wanFeed = (rttMs: number): string => `wan-${rttMs}`;
  * round trip (half each way) and one round trip per new connection, with the daemon's own worker
  * (runDrain). The proxy counts the worker's connections and times the operator's answers.
  */
-export async function measureWan(workerEntry: string, sandbox: SandboxProcess, databaseUrl: string, rttMs: number): Promise<WanResult> {
+export async function measureWan(
+  workerEntry: string,
+  sandbox: SandboxProcess,
+  databaseUrl: string,
+  rttMs: number,
+  /** the worker's V8 flags; default the daemon's (DAEMON_NODE_FLAGS) */
+  nodeFlags?: readonly string[],
+): Promise<WanResult> {
   const upstream = new URL(sandbox.baseUrl);
   const proxy = await startDelayProxy(Number(upstream.port), rttMs);
   let drain: DrainResult;
   try {
     const viaProxy = new URL(sandbox.baseUrl);
     viaProxy.port = String(proxy.port);
-    drain = await runDrain(workerEntry, { ...sandbox, baseUrl: viaProxy.toString().replace(/\/$/, '') }, databaseUrl, wanFeed(rttMs));
+    drain = await runDrain(
+      workerEntry,
+      { ...sandbox, baseUrl: viaProxy.toString().replace(/\/$/, '') },
+      databaseUrl,
+      wanFeed(rttMs),
+      nodeFlags,
+    );
   } finally {
     await proxy.close();
   }

@@ -3031,6 +3031,12 @@ CREATE INDEX outbox_overdue_idx ON intake_sync.outbox USING btree (feed, kind, c
 CREATE INDEX prescriptions_external_id_idx ON intake_sync.prescriptions USING btree (external_id);
 
 --
+-- Name: prescriptions_external_id_pattern_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX prescriptions_external_id_pattern_idx ON intake_sync.prescriptions USING btree (external_id text_pattern_ops);
+
+--
 -- Name: prescriptions_feed_erx_message_id_idx; Type: INDEX; Schema: intake_sync
 --
 

@@ -11,8 +11,12 @@ const NAMES = ['accepted', 'ordered', 'dispensed', 'delivered'] as const;
 const HELD_FROM = 50_000_000;
 const UNMATCHED_FROM = 60_000_000;
 
-/** The identity of held fixture i: what an import line must carry to match its events. */
-export const heldIdentity = (i: number) => sampleIdentity(HELD_FROM + i);
+/**
+ * The identity of held fixture i: what an import line must carry to match its events. Seeded mode
+ * inserts them from HELD_FROM on; the realistic mode's held events are the simulator's fixtures 0..n
+ * (`from` 0), drained before anyone registered them.
+ */
+export const heldIdentity = (i: number, from = HELD_FROM) => sampleIdentity(from + i);
 
 /**
  * Inserts `count` held events (a drain that ran before their prescriptions were registered: each
@@ -65,15 +69,16 @@ export async function insertHeldEvents(sql: postgres.Sql, feed: string, count: n
 }
 
 /**
- * The import file's lines: `matching` prescriptions carrying held identities 0..matching-1, the rest
+ * The import file's lines: `matching` prescriptions carrying held identities 0..matching-1 (counted from
+ * `heldFrom`, see heldIdentity), the rest
  * identities no held event has (prefix 'imp').
  */
-export function importLines(total: number, matching: number): LocalPrescriptionInput[] {
+export function importLines(total: number, matching: number, heldFrom = HELD_FROM): LocalPrescriptionInput[] {
   const lines: LocalPrescriptionInput[] = [];
   for (let i = 0; i < total; i++) {
     lines.push(
       i < matching
-        ? { external_id: `held-rx-${i}`, prescription_identity: heldIdentity(i) }
+        ? { external_id: `held-rx-${i}`, prescription_identity: heldIdentity(i, heldFrom) }
         : { external_id: `imp-rx-${i}`, prescription_identity: sampleIdentity(UNMATCHED_FROM + i) },
     );
   }

@@ -1,23 +1,23 @@
 import type { Command } from 'commander';
-import { registerAuditCommands } from './audit.js';
-import { registerChangesCommands } from './changes.js';
-import { registerCheckpointCommands } from './checkpoint.js';
-import { registerConsoleCommand } from './console.js';
-import { registerDoctorCommand } from './doctor.js';
-import { registerEventsCommands } from './events.js';
-import { registerEventsSkipCommand } from './events-skip.js';
-import { registerGrantsCommand } from './grants.js';
-import { registerMigrateCommand } from './migrate.js';
-import { registerPrescriptionLocalCommands } from './prescriptions-local.js';
-import { registerPrescriptionRemoteCommands } from './prescriptions-remote.js';
-import { registerPrescriptionOverdueCommand } from './prescriptions-overdue.js';
-import { registerQuarantineCommands, registerRematchCommand } from './quarantine.js';
-import { registerPurgeCommand } from './purge.js';
-import { registerResyncCommand } from './resync.js';
-import { registerRunCommand } from './run.js';
-import { registerSandboxCommand } from './sandbox.js';
-import { registerStatusCommand } from './status.js';
-import { registerSubscriptionsCommands } from './subscriptions.js';
+import { registerAuditCommands } from './commands/audit/audit.js';
+import { registerChangesCommands } from './commands/changes/changes.js';
+import { registerCheckpointCommands } from './commands/checkpoint/checkpoint.js';
+import { registerConsoleCommand } from './commands/console/console.js';
+import { registerDoctorCommand } from './commands/doctor/doctor.js';
+import { registerEventsCommands } from './commands/events/events.js';
+import { registerEventsSkipCommand } from './commands/events/skip.js';
+import { registerGrantsCommand } from './commands/grants/grants.js';
+import { registerMigrateCommand } from './commands/migrate/migrate.js';
+import { registerPrescriptionLocalCommands } from './commands/prescriptions/local.js';
+import { registerPrescriptionRemoteCommands } from './commands/prescriptions/remote.js';
+import { registerPrescriptionOverdueCommand } from './commands/prescriptions/overdue.js';
+import { registerQuarantineCommands, registerRematchCommand } from './commands/quarantine/quarantine.js';
+import { registerPurgeCommand } from './commands/purge/purge.js';
+import { registerResyncCommand } from './commands/resync/resync.js';
+import { registerRunCommand } from './commands/run/run.js';
+import { registerSandboxCommand } from './commands/sandbox/sandbox.js';
+import { registerStatusCommand } from './commands/status/status.js';
+import { registerSubscriptionsCommands } from './commands/subscriptions/subscriptions.js';
 
 /**
  * Wires every command group. The `prescriptions` group is shared: remote

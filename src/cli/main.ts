@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { judgeNodeRuntime, UNSUPPORTED_NODE_OVERRIDE } from './node-runtime.js';
-import { relaunchWithDaemonFlags } from './daemon-node-flags.js';
+import { judgeNodeRuntime, UNSUPPORTED_NODE_OVERRIDE } from '../daemon/node-runtime.js';
+import { relaunchWithDaemonFlags } from '../daemon/daemon-node-flags.js';
 
 // first: an unsupported Node.js is refused before anything else loads or runs
 const runtime = judgeNodeRuntime(process.versions.node, process.env[UNSUPPORTED_NODE_OVERRIDE]);
@@ -13,7 +13,7 @@ if (runtime.warning) process.stderr.write(`${runtime.warning}\n`);
 relaunchWithDaemonFlags();
 const { Command, CommanderError } = await import('commander');
 const { registerCommands } = await import('./commands.js');
-const { reportCliError } = await import('./errors.js');
+const { reportCliError } = await import('./context/errors.js');
 const { VERSION } = await import('../version.js');
 
 const program = new Command()

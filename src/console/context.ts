@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/log.js';
 import type { AttemptLimiter } from './rate-limit.js';
 import type { ConsoleSession, SessionStore } from './session-store.js';
 import type { DatabaseTarget } from './user-connection.js';
@@ -14,6 +14,10 @@ export interface ConsoleDeps {
   log: Logger;
   /** opens a signed-in role's connection (user-connection.ts; tests may count calls) */
   connect: (role: string, password: string) => Promise<import('postgres').Sql>;
+  /** SSO mode (CONSOLE_TRUSTED_HEADER): the proxy's settings and how to connect as a mapped role */
+  sso?:
+    | { settings: import('./sso/settings.js').SsoSettings; connect: (role: string, actor: string) => Promise<import('postgres').Sql> }
+    | undefined;
 }
 
 /** Hono's per-request variables of the console. */

@@ -14,6 +14,8 @@ import { notFoundPage, problemPage } from './pages/not-found.js';
 import { prescriptionPage, prescriptionsPage } from './pages/prescriptions.js';
 import { quarantinePage } from './pages/quarantine.js';
 import { handleSignIn, SESSION_COOKIE, showSignIn } from './pages/sign-in.js';
+import { proxiedIdentity, refusedPage } from './sso/gate.js';
+import { handleSsoSignIn, showSsoSignIn } from './sso/sign-in.js';
 
 /** Every response's headers: nothing cached, nothing framed, nothing loaded from elsewhere, no script. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -39,14 +41,24 @@ export function consoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get('/healthz', (c) => c.text('ok', 200));
   app.get('/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/favicon.ico', (c) => c.body(null, 404));
-  app.get('/sign-in', (c) =>
-    showSignIn(c, deps, c.req.query('ended') === 'idle' ? 'You were signed out after a period without activity.' : undefined),
-  );
-  app.post('/sign-in', (c) => handleSignIn(c, deps));
+  app.get('/sign-in', (c) => {
+    const ended = c.req.query('ended') === 'idle' ? 'You were signed out after a period without activity.' : undefined;
+    return deps.sso ? showSsoSignIn(c, deps, deps.sso.settings, ended) : showSignIn(c, deps, ended);
+  });
+  app.post('/sign-in', (c) => (deps.sso ? handleSsoSignIn(c, deps, deps.sso) : handleSignIn(c, deps)));
 
   // everything else: a live session, and a matching CSRF token on every POST
   app.use('*', async (c, next) => {
+    // SSO mode: every request must come from a trusted proxy with a mapped identity
+    const who = deps.sso ? proxiedIdentity(c, deps.sso.settings) : undefined;
+    if (who && 'refused' in who) return refusedPage(c, who.refused);
     const found = await deps.store.use(getCookie(c, SESSION_COOKIE));
+    if (who && typeof found === 'object' && found.identity !== who.identity) {
+      // another person behind the same browser, or the proxy's user changed: this session is not theirs
+      await deps.store.end(found.id);
+      deleteCookie(c, SESSION_COOKIE, { path: '/' });
+      return c.redirect('/sign-in', 303);
+    }
     if (found === undefined || found === 'expired') {
       deleteCookie(c, SESSION_COOKIE, { path: '/' });
       if (c.req.method === 'POST') return c.text('Forbidden: not signed in', 403);

@@ -8,6 +8,8 @@ export interface ConsoleSession {
   csrf: string;
   sql: postgres.Sql;
   lastSeenAt: number;
+  /** SSO mode: the proxy's identity this session was created for (a later request must carry the same) */
+  identity?: string | undefined;
   /** a one-time message for the next page (what an action did); never patient data */
   flash?: string | undefined;
 }
@@ -37,9 +39,9 @@ export class SessionStore {
   ) {}
 
   /** Starts a session for a role whose connection has just been proven; refuses past maxSessions. */
-  create(role: string, sql: postgres.Sql): ConsoleSession | undefined {
+  create(role: string, sql: postgres.Sql, identity?: string): ConsoleSession | undefined {
     if (this.#sessions.size >= this.maxSessions) return undefined;
-    const session: ConsoleSession = { id: newToken(), role, csrf: newToken(), sql, lastSeenAt: this.now() };
+    const session: ConsoleSession = { id: newToken(), role, csrf: newToken(), sql, lastSeenAt: this.now(), identity };
     this.#sessions.set(session.id, session);
     return session;
   }

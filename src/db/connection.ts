@@ -7,9 +7,16 @@ import type postgres from 'postgres';
 import { attachPageClient, closePageClients } from './page-client.js';
 import { type ClientTls, createPostgresClient } from './postgres-client.js';
 import { replaceableClient } from './replaceable-client.js';
-import * as schema from './schema.js';
+import * as changes from './schema/changes.js';
+import * as events from './schema/events.js';
+import * as feeds from './schema/feeds.js';
+import * as outbox from './schema/outbox.js';
+import * as storeSchema from './schema/store-schema.js';
 import { DEFAULT_TRANSACTION_TIMEOUTS, type TransactionTimeouts, timeoutStartupParameters } from './transaction-timeouts.js';
 import { attachStoreNames, storeNames, type StoreNames } from './store-names.js';
+
+/** Every table of the store, as drizzle is handed them (src/db/schema/, one file per concept). */
+const schema = { ...storeSchema, ...events, ...feeds, ...changes, ...outbox };
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -58,7 +65,7 @@ export interface OpenDatabaseOptions {
 
 /** Opens Postgres (when a URL is given) or embedded PGlite. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  const names = storeNames(options.schema ?? schema.DEFAULT_SCHEMA);
+  const names = storeNames(options.schema ?? storeSchema.DEFAULT_SCHEMA);
   if (options.url) {
     const idleInTransactionTimeoutMs = options.idleInTransactionTimeoutMs ?? 30_000;
     const pooled = options.pooled === true;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SCHEMA } from './schema.js';
+import { DEFAULT_SCHEMA } from './schema/store-schema.js';
 
 /** drizzle/ sits two levels above both src/db and dist/db. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));

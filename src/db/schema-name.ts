@@ -1,4 +1,4 @@
-import { DEFAULT_SCHEMA } from './schema.js';
+import { DEFAULT_SCHEMA } from './schema/store-schema.js';
 
 export { DEFAULT_SCHEMA };
 

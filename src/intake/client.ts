@@ -50,6 +50,8 @@ export interface IntakeClientOptions {
 /** Per-call options: `signal` aborts the request in flight and any retry wait. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /** called once a request of this call is written to the socket (the first attempt's, usually); a hint, see request-sent.ts */
+  onSent?: () => void;
 }
 
 /** createPrescription's options: the call's signal, and how it continues an earlier send (the outbox). */
@@ -222,7 +224,17 @@ export class IntakeClient {
   #call<T>(mode: RetryMode, call: CallOptions, request: Omit<TransportRequest<T>, 'signal'>): Promise<T> {
     const signal = this.#signalFor(call);
     const context = { method: request.method, path: request.path };
-    return this.#runner.run(mode, context, () => this.#transport.send({ ...request, signal }), signal);
+    const onSent = call.onSent;
+    let reported = false;
+    // once per call, whichever attempt goes out first
+    const sent = onSent
+      ? () => {
+          if (reported) return;
+          reported = true;
+          onSent();
+        }
+      : undefined;
+    return this.#runner.run(mode, context, () => this.#transport.send({ ...request, signal, ...(sent ? { onSent: sent } : {}) }), signal);
   }
 
   #signalFor(call: CallOptions): AbortSignal | undefined {

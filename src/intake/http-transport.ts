@@ -1,3 +1,4 @@
+import { whenSent } from './request-sent.js';
 import ky, { type KyInstance } from 'ky';
 import { z } from 'zod';
 import { coerceError } from './errors/coerce-error.js';
@@ -19,6 +20,8 @@ export interface TransportRequest<T> {
   readonly json?: unknown;
   readonly schema: z.ZodType<T>;
   readonly signal?: AbortSignal;
+  /** called once the request's headers are written to the socket (request-sent.ts), when that is reported */
+  readonly onSent?: () => void;
 }
 
 export interface TransportOptions {
@@ -41,11 +44,15 @@ export class HttpTransport {
   readonly #maxResponseBytes: number;
   /** host:port of the base URL, for network errors (never its path or credentials) */
   readonly #host: string;
+  /** the base URL as ky prefixes it (with a trailing slash), to name a request for request-sent.ts */
+  readonly #prefix: string;
 
   constructor(options: TransportOptions) {
     this.#timeoutMs = options.timeoutMs;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#host = operatorHost(options.baseUrl);
+    const base = String(options.baseUrl);
+    this.#prefix = base.endsWith('/') ? base : `${base}/`;
     this.#ky = ky.create({
       prefixUrl: options.baseUrl,
       retry: 0,
@@ -92,6 +99,7 @@ export class HttpTransport {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     let read: ReadResponse;
+    const forget = request.onSent ? whenSent(this.#urlOf(request), request.onSent) : undefined;
     try {
       const response = await this.#ky(request.path.slice(1), {
         method: request.method,
@@ -110,8 +118,17 @@ export class HttpTransport {
       if (request.signal?.aborted) throw coerceError(request.signal.reason);
       if (timeout.aborted) throw new RequestTimeoutError(context, this.#timeoutMs, { cause: error });
       throw asNetworkError(context, error, this.#host);
+    } finally {
+      forget?.();
     }
     return interpretResponse(context, read, request.schema, Date.now());
+  }
+
+  // the URL ky builds: the prefix and path joined as strings, the query from URLSearchParams
+  #urlOf(request: Pick<TransportRequest<unknown>, 'path' | 'searchParams'>): URL {
+    const url = new URL(`${this.#prefix}${request.path.slice(1)}`);
+    if (request.searchParams) url.search = new URLSearchParams(request.searchParams as Record<string, string>).toString();
+    return url;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { WorkerRole, WorkerSnapshot } from '../sync/state/worker-state.js';
+import type { WorkerRole, WorkerSnapshot } from '../sync/state/worker-snapshot.js';
 import { evaluateLiveness } from './liveness.js';
 import { evaluateReadiness, type ReadinessThresholds } from './readiness.js';
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/log.js';
 import type { WorkerState } from '../sync/state/worker-state.js';
 import { evaluateFeedsLiveness, evaluateFeedsReadiness, type FeedSnapshot } from './feeds-health.js';
 import { evaluateLiveness } from './liveness.js';

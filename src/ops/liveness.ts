@@ -1,4 +1,4 @@
-import type { WorkerSnapshot } from '../sync/state/worker-state.js';
+import type { WorkerSnapshot } from '../sync/state/worker-snapshot.js';
 
 /** /healthz: alive unless the loop died — backing off, standby and a parked 401 are all alive. */
 export function evaluateLiveness(snapshot: WorkerSnapshot): { alive: boolean; reason: string | null } {

@@ -1,6 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { feedLagSeconds } from '../sync/state/feed-lag.js';
-import type { WorkerSnapshot, WorkerState } from '../sync/state/worker-state.js';
+import type { WorkerState } from '../sync/state/worker-state.js';
+import type { WorkerSnapshot } from '../sync/state/worker-snapshot.js';
 
 interface FeedGaugeOptions {
   pollIntervalMs: number;

@@ -2,7 +2,8 @@ import { registerOverdueMetric, type OverdueSource } from './metrics-overdue.js'
 import { registerCursorGauge } from './metrics-cursor-gauge.js';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { QUARANTINE_REASONS } from '../sync/matching/quarantine.js';
-import { UPSTREAM_FAILURE_REASONS, type WorkerState } from '../sync/state/worker-state.js';
+import type { WorkerState } from '../sync/state/worker-state.js';
+import { UPSTREAM_FAILURE_REASONS } from '../sync/state/worker-snapshot.js';
 import { registerFeedGauges } from './metrics-feed-gauges.js';
 import { registerBuildInfo } from './metrics-build-info.js';
 import { registerProvidedGauges, type OutboxSource, type QuarantineSource } from './metrics-provided-gauges.js';

@@ -1,5 +1,5 @@
 import { describeCursorProblem } from '../sync/state/cursor-problem.js';
-import type { WorkerSnapshot } from '../sync/state/worker-state.js';
+import type { WorkerSnapshot } from '../sync/state/worker-snapshot.js';
 
 export interface ReadinessThresholds {
   /** the leader's last successful poll may be at most this old */

@@ -1,7 +1,7 @@
 import { describeLeaseHolder } from './leadership/lease-holder.js';
 import type { Database } from '../db/connection.js';
 import type { IntakeClient } from '../intake/client.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/log.js';
 import { createFeedLease, type FeedLease } from './leadership/lease.js';
 import { OutboxLoop } from './outbox/delivery-loop.js';
 import { listFeedSources, loadCurrentPosition, loadDrainingPosition, retireSource } from './version-migration/feed-sources.js';

@@ -16,6 +16,7 @@ interface Overrides {
   wanConnections?: number;
   idleCpu?: number;
   idleRss?: [number, number, number];
+  idlePlainRss?: [number, number, number];
   idleStatements?: number;
   manyFeeds?: number;
   manyFeedsRss?: number;
@@ -63,6 +64,23 @@ function wan(rttMs: number, ratio: number, connections: number) {
   };
 }
 
+function idle(rssStart: number, rssEnd: number, rssMax: number, overrides: Overrides): BenchResults['idle'] {
+  return {
+    poll_interval_ms: 1_000,
+    polls: 120,
+    seconds: 120,
+    cpu_seconds: 0.24,
+    cpu_pct: 0.2,
+    cpu_pct_per_5s_poll: overrides.idleCpu ?? 0.04,
+    rss_mb_start: rssStart,
+    rss_mb_end: rssEnd,
+    rss_mb_max: rssMax,
+    db_statements_per_poll: overrides.idleStatements ?? 1.5,
+    db_simple_queries: 60,
+    db_executes: 120,
+  };
+}
+
 function results(overrides: Overrides = {}): BenchResults {
   const [rssStart, rssEnd, rssMax] = overrides.idleRss ?? [60, 60.5, 61];
   return {
@@ -95,20 +113,8 @@ function results(overrides: Overrides = {}): BenchResults {
     ceiling: { pages: 1_600, events: 400_000, seconds: 10, events_per_s: overrides.ceiling ?? 40_000, pages_per_s: 160 },
     naive: { events: 5_000, seconds: 10, events_per_s: overrides.naive ?? 500 },
     wan: [wan(50, overrides.wanRatio ?? 0.95, overrides.wanConnections ?? 1), wan(150, 0.97, 1)],
-    idle: {
-      poll_interval_ms: 1_000,
-      polls: 120,
-      seconds: 120,
-      cpu_seconds: 0.24,
-      cpu_pct: 0.2,
-      cpu_pct_per_5s_poll: overrides.idleCpu ?? 0.04,
-      rss_mb_start: rssStart,
-      rss_mb_end: rssEnd,
-      rss_mb_max: rssMax,
-      db_statements_per_poll: overrides.idleStatements ?? 1.5,
-      db_simple_queries: 60,
-      db_executes: 120,
-    },
+    idle: idle(rssStart, rssEnd, rssMax, overrides),
+    idle_plain: idle(...(overrides.idlePlainRss ?? [62, 62.5, 63]), overrides),
     match: {
       probe_events: 10_000,
       match_ms_per_page_10k: flat(overrides.match10k ?? 2),
@@ -133,6 +139,7 @@ describe('checkTargets', () => {
     ['a WAN drain on 3 connections', { wanConnections: 3 }, { wan_connections: false }],
     ['idle CPU over 0.5 % per 5 s poll', { idleCpu: 0.51 }, { idle_cpu: false }],
     ['idle RSS over 100 MB', { idleRss: [99, 100, 100.1] as [number, number, number] }, { idle_rss: false }],
+    ['the plain start idling over 100 MB', { idlePlainRss: [99, 100, 100.1] as [number, number, number] }, { idle_rss: false }],
     ['idle RSS growing over the window', { idleRss: [60, 62.5, 62.5] as [number, number, number] }, { idle_rss: false }],
     ['over 2 statements per empty poll', { idleStatements: 2.01 }, { idle_db_statements: false }],
     ['RSS over 200 MB', { rss: 200.1 }, { peak_rss: false }],
@@ -188,6 +195,7 @@ describe('summaryLine', () => {
       idle_cpu_pct_per_5s_poll: 0.04,
       idle_rss_mb: 61,
       idle_rss_growth_mb: 0.5,
+      idle_plain_rss_mb: 63,
       idle_db_statements_per_poll: 1.5,
       match_ms_per_page_10k: 2,
       match_ms_per_page_1m: 2.4,

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditFilterOf } from '../../src/cli/audit.js';
-import { parseSince } from '../../src/cli/audit-since.js';
+import { auditFilterOf } from '../../src/cli/commands/audit/audit.js';
+import { parseSince } from '../../src/cli/commands/audit/since.js';
 import { recordAudit } from '../../src/db/audit.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { cliBudget, runCli } from './helpers/run-cli.js';

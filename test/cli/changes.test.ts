@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { formatChangeLine } from '../../src/cli/changes.js';
+import { formatChangeLine } from '../../src/cli/commands/changes/changes.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../process/helpers/wait-for.js';
 import { spawnCli, type WorkerProcess } from '../process/helpers/worker-process.js';

@@ -2,11 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../src/cli/errors.js';
-import { parseLimit } from '../../src/cli/events.js';
-import { prescriptionFileSchema } from '../../src/cli/prescriptions-remote.js';
-import { readJsonFile } from '../../src/cli/read-json-file.js';
-import { subscriptionFileSchema } from '../../src/cli/subscriptions.js';
+import { CliUsageError } from '../../src/cli/context/errors.js';
+import { parseLimit } from '../../src/cli/commands/events/events.js';
+import { prescriptionFileSchema } from '../../src/cli/commands/prescriptions/remote.js';
+import { readJsonFile } from '../../src/cli/context/read-json-file.js';
+import { subscriptionFileSchema } from '../../src/cli/commands/subscriptions/subscriptions.js';
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
 
 const identity = {

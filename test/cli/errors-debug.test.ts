@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { debugTrace } from '../../src/cli/errors.js';
+import { debugTrace } from '../../src/cli/context/errors.js';
 
 describe('INTAKE_SYNC_DEBUG traces', () => {
   it("print names, codes and frames of the cause chain, never a failed query's parameters", () => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parsePrescriptionImport, readPrescriptionImport } from '../../src/cli/prescriptions-import-file.js';
+import { parsePrescriptionImport, readPrescriptionImport } from '../../src/cli/commands/prescriptions/import-file.js';
 import { identity } from '../sync/fixtures.js';
 
 const line = (value: unknown) => JSON.stringify(value);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { dismissedLine } from '../../src/cli/quarantine-dismissed-line.js';
+import { dismissedLine } from '../../src/cli/commands/quarantine/quarantine-dismissed-line.js';
 
 describe('dismissedLine', () => {
   test.each([

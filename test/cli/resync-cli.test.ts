@@ -8,11 +8,12 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { composeWorker } from '../../src/sync/compose-worker.js';
-import { recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { runCli } from './helpers/run-cli.js';
+import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const MINUTE = 60_000;
 const hasPostgres = await postgresReachable();
@@ -39,16 +40,7 @@ describe.skipIf(!hasPostgres)('resync --dry-run and the expired-cursor guard', (
       database: tdb.database,
       databaseUrl: tdb.url,
       client,
-      settings: {
-        feed: 'default',
-        pageLimit: 3,
-        pollIntervalMs: 20,
-        pollBackoffMaxMs: 200,
-        leaseRetryMs: 100,
-        leaseTtlMs: 10_000,
-        drainMaxFailures: 3,
-        stopWaitMs: 5_000,
-      },
+      settings: fastWorkerSettings(),
       state,
       log: pino({ level: 'silent' }),
     }).drain();

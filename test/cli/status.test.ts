@@ -8,13 +8,14 @@ import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { composeWorker } from '../../src/sync/compose-worker.js';
 import { createFeedLeases, type FeedLeases } from '../../src/sync/leadership/lease.js';
-import { recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
-import { lagFromPage } from '../../src/cli/status-lag.js';
+import { lagFromPage } from '../../src/cli/commands/status/lag.js';
 import { describeCursorProblem } from '../../src/sync/state/cursor-problem.js';
 import { leaseApplicationName, parseLeaseApplicationName } from '../../src/sync/leadership/lease-holder-name.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { runCli } from './helpers/run-cli.js';
+import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const MINUTE = 60_000;
 const hasPostgres = await postgresReachable();
@@ -70,16 +71,7 @@ describe.skipIf(!hasPostgres)('intake-sync status', () => {
       database: tdb.database,
       databaseUrl: tdb.url,
       client,
-      settings: {
-        feed: 'default',
-        pageLimit: 50,
-        pollIntervalMs: 20,
-        pollBackoffMaxMs: 200,
-        leaseRetryMs: 100,
-        leaseTtlMs: 10_000,
-        drainMaxFailures: 3,
-        stopWaitMs: 5_000,
-      },
+      settings: fastWorkerSettings({ pageLimit: 50 }),
       state: new WorkerState({ now: () => Date.now() }),
       log: pino({ level: 'silent' }),
     }).drain();

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import postgres from 'postgres';
-import { grantsScript } from '../../src/cli/grants.js';
+import { grantsScript } from '../../src/cli/commands/grants/grants.js';
 import { composeConsole } from '../../src/console/compose.js';
 import type { ConsoleDeps } from '../../src/console/context.js';
 import { type RunningConsole, startConsole } from '../../src/console/server.js';
 import { registerFeeds } from '../../src/db/feed-registry.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { applyPage } from '../../src/sync/apply/apply-page.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';

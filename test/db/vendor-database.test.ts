@@ -18,20 +18,12 @@ import { catalogSnapshot } from '../helpers/catalog-snapshot.js';
 import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
 import { waitFor } from '../process/helpers/wait-for.js';
+import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const reachable = await postgresReachable();
 const FIVE_MINUTES = 5 * 60_000;
 const silent = pino({ level: 'silent' });
-const settings: WorkerSettings = {
-  feed: 'default',
-  pageLimit: 3,
-  pollIntervalMs: 20,
-  pollBackoffMaxMs: 200,
-  leaseRetryMs: 100,
-  leaseTtlMs: 10_000,
-  drainMaxFailures: 3,
-  stopWaitMs: 5_000,
-};
+const settings: WorkerSettings = fastWorkerSettings();
 
 /**
  * What a prescriber application's database already holds: tables named like ours, with other

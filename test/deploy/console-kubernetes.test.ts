@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { envSchema, loadConfig } from '../../src/config.js';
+import { envSchema, loadConfig } from '../../src/config/config.js';
 import { envList, exampleSecrets, resolvedEnv } from './helpers/container-env.js';
 
 const root = new URL('../../', import.meta.url);

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { decideRunMode } from '../../src/cli/demo-gate.js';
-import { loadConfig } from '../../src/config.js';
-import { configuredFeedNames, resolveFeeds } from '../../src/feeds-file.js';
+import { decideRunMode } from '../../src/daemon/demo-gate.js';
+import { loadConfig } from '../../src/config/config.js';
+import { configuredFeedNames, resolveFeeds } from '../../src/config/feeds-file.js';
 import { imageEnv, resolvedEnv } from './helpers/container-env.js';
 import { findExecutable, skipReason } from './helpers/tools.js';
 

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { decideRunMode } from '../../src/cli/demo-gate.js';
-import { envSchema, loadConfig } from '../../src/config.js';
+import { decideRunMode } from '../../src/daemon/demo-gate.js';
+import { envSchema, loadConfig } from '../../src/config/config.js';
 import { startHealthServer, type HealthServer } from '../../src/ops/health-server.js';
 import { createSyncMetrics } from '../../src/ops/metrics.js';
 import { defaultMaxPollAgeMs } from '../../src/ops/readiness.js';
@@ -85,7 +85,7 @@ describe('deploy/kubernetes against the code', () => {
 
   it('every environment variable is one the config knows, and the configuration parses as the image runs it', () => {
     for (const c of [container, job.spec.template.spec.containers[0] as Obj]) {
-      for (const { name } of envList(c)) expect(knownVariables.has(name), `${name} is not in src/config.ts`).toBe(true);
+      for (const { name } of envList(c)) expect(knownVariables.has(name), `${name} is not in src/config/config.ts`).toBe(true);
     }
     // the Deployment's environment on top of the image's, parsed by the daemon's own schema
     const config = loadConfig({ ...imageEnv(), ...resolvedEnv(container) });

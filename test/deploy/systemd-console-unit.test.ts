@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { envSchema, loadConfig } from '../../src/config.js';
+import { envSchema, loadConfig } from '../../src/config/config.js';
 
 const read = (name: string) => readFileSync(new URL(`../../deploy/systemd/${name}`, import.meta.url), 'utf8');
 
@@ -64,7 +64,7 @@ describe('deploy/systemd/intake-sync-console.service', () => {
     const env: Record<string, string> = {};
     for (const assignment of assignments) {
       const [name = '', value = ''] = assignment.split('=');
-      if (name !== 'NODE_ENV') expect(known.has(name), `${name} is not in src/config.ts`).toBe(true);
+      if (name !== 'NODE_ENV') expect(known.has(name), `${name} is not in src/config/config.ts`).toBe(true);
       env[name] = value;
     }
     expect(env.CONSOLE_HOST).toBe('127.0.0.1');

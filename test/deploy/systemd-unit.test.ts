@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DAEMON_NODE_FLAGS } from '../../src/cli/daemon-node-flags.js';
-import { envSchema } from '../../src/config.js';
+import { DAEMON_NODE_FLAGS } from '../../src/daemon/daemon-node-flags.js';
+import { envSchema } from '../../src/config/config.js';
 import { findExecutable, skipReason } from './helpers/tools.js';
 
 const UNIT = new URL('../../deploy/systemd/intake-sync.service', import.meta.url);
@@ -66,7 +66,7 @@ describe('deploy/systemd/intake-sync.service', () => {
     const known = new Set(Object.keys((envSchema as unknown as { shape: Record<string, unknown> }).shape));
     for (const assignment of (service.get('Environment') ?? []).flatMap((v) => v.split(/\s+/))) {
       const name = assignment.split('=')[0] ?? '';
-      if (name !== 'NODE_ENV') expect(known.has(name), `${name} is not in src/config.ts`).toBe(true);
+      if (name !== 'NODE_ENV') expect(known.has(name), `${name} is not in src/config/config.ts`).toBe(true);
     }
     for (const [key, value] of Object.entries({
       NoNewPrivileges: 'yes',

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { envSchema } from '../../src/config.js';
-import { feedEntrySchema } from '../../src/feeds-file.js';
+import { envSchema } from '../../src/config/config.js';
+import { feedEntrySchema } from '../../src/config/feeds-file.js';
 import { REPO, read, section, tableRows } from './helpers/markdown.js';
 
 // docs/configuration.md is the reference of every variable: this keeps it true to the zod schema
-// (src/config.ts) and to the FEEDS_FILE reader, so a variable cannot be added, renamed or given
+// (src/config/config.ts) and to the FEEDS_FILE reader, so a variable cannot be added, renamed or given
 // another default without the page saying so.
 const page = read('docs/configuration.md').text;
 
@@ -32,7 +32,7 @@ const variables = Object.keys(envSchema.shape).sort();
 const rows = documented(page, /^[A-Z][A-Z0-9_]*$/);
 
 describe('docs/configuration.md and the environment schema', () => {
-  it('lists every variable of src/config.ts once', () => {
+  it('lists every variable of src/config/config.ts once', () => {
     const missing = variables.filter((key) => !rows.has(key));
     const repeated = [...rows].filter(([, at]) => at.length > 1).map(([key]) => key);
     expect(missing, 'variables with no row in docs/configuration.md').toEqual([]);
@@ -41,7 +41,7 @@ describe('docs/configuration.md and the environment schema', () => {
 
   it('lists nothing the schema does not read', () => {
     const unknown = [...rows.keys()].filter((key) => !variables.includes(key));
-    expect(unknown, 'rows naming a variable src/config.ts does not have').toEqual([]);
+    expect(unknown, 'rows naming a variable src/config/config.ts does not have').toEqual([]);
   });
 
   it.each(variables)('%s: the default column says the default', (key) => {

@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { postgresReachable } from '../helpers/db.js';
-import { CheckpointSampler, expectCheckpointSound } from './harness/checkpoint-sampler.js';
+import { expectCheckpointSound } from './harness/checkpoint-sampler.js';
 import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
 import { FeedPositions } from './harness/feed-positions.js';
 import { expectNoLeaks } from './harness/leaks.js';
-import { expectedFromFeed } from './harness/oracle.js';
 import { runSeed, seededRandom } from './harness/rng.js';
 import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { importPrescriptions, openScenario, readFeedAndPrescriptions } from './harness/scenario-kit.js';
+import { openScenario } from './harness/scenario-kit.js';
+import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 import { readCheckpoint, snapshotStore } from './harness/store.js';
 import { recordSkip, runScenario } from './harness/trials.js';
 import { waitFor } from './harness/wait-for.js';
@@ -41,19 +41,16 @@ describe.skipIf(!available)(SCENARIO, () => {
       console.info(`[${SCENARIO}] seed ${seed} (replay with FAULTS_SEED=${seed})`);
       const kit = await openScenario('kill9');
       try {
-        const seeded = await kit.sandbox.admin.seed({ count: PRESCRIPTIONS, reject_every: REJECT_EVERY, prefix: 'k9' });
-        const prepared = await readFeedAndPrescriptions(kit, 'after', 'k9');
+        const start = await prepareDrain(kit, { count: PRESCRIPTIONS, rejectEvery: REJECT_EVERY, prefix: 'k9' });
+        const { seeded, prepared, expected, db } = start;
         expect(prepared.feed.length).toBeGreaterThanOrEqual(50_000);
         expect(seeded).toMatchObject({ prescriptions: PRESCRIPTIONS, events: prepared.feed.length });
 
         // the oracle: computed from the feed itself, cross-checked against the sandbox's schedule
-        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
         const statuses = Object.values(expected.prescriptions).map((p) => p.status);
         expect(statuses.filter((s) => s === 'rejected')).toHaveLength(PRESCRIPTIONS / REJECT_EVERY);
         expect(statuses.filter((s) => s === 'delivered')).toHaveLength(PRESCRIPTIONS - PRESCRIPTIONS / REJECT_EVERY);
 
-        const db = await kit.database('main');
-        await importPrescriptions(kit, db, prepared);
         await kit.sandbox.admin.setFaults({
           ...TRANSPORT_CALM,
           latencyMs: UPSTREAM_LATENCY_MS,
@@ -65,14 +62,7 @@ describe.skipIf(!available)(SCENARIO, () => {
           wrongShapeRate: 0.01,
           seed,
         });
-        const sampler = new CheckpointSampler(
-          db.sql,
-          'default',
-          prepared.feed,
-          new FeedPositions(kit.sandbox, prepared.feed),
-          new Set(Object.keys(expected.events)),
-        );
-        sampler.start();
+        const sampler = startCheckpointSampler(kit, start);
 
         let kills = 0;
         let midDrainKills = 0;

@@ -1,19 +1,18 @@
 import { describe, expect, test } from 'vitest';
 import { postgresReachable } from '../helpers/db.js';
-import { CheckpointSampler, expectCheckpointSound } from './harness/checkpoint-sampler.js';
+import { expectCheckpointSound } from './harness/checkpoint-sampler.js';
 import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
-import { FeedPositions } from './harness/feed-positions.js';
 import { metricValue } from './harness/health.js';
 import { expectNoLeaks } from './harness/leaks.js';
-import { expectedFromFeed } from './harness/oracle.js';
 import { startRecordingProxy, type RecordedRequest, type RecordingProxy } from './harness/recording-proxy.js';
 import { runSeed } from './harness/rng.js';
 import { TRANSPORT_CALM, type FaultSettings } from './harness/sandbox-admin.js';
-import { importPrescriptions, openScenario, readFeedAndPrescriptions } from './harness/scenario-kit.js';
+import { openScenario } from './harness/scenario-kit.js';
 import { readCheckpoint, snapshotStore } from './harness/store.js';
 import { recordSkip, runScenario } from './harness/trials.js';
 import { waitFor } from './harness/wait-for.js';
 import { startWorker, stopWorker, waitUntilLive, type WorkerSetup } from './harness/worker.js';
+import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 
 const SCENARIO = '2. upstream 5xx/HTML, 429 Retry-After, timeouts, resets, truncated and wrong-shape pages';
 const SIGTERM_SCENARIO = '2b. SIGTERM during a backoff exits within 1 s';
@@ -44,24 +43,14 @@ describe.skipIf(!available)('2. upstream faults', () => {
       const kit = await openScenario('upstream');
       let proxy: RecordingProxy | undefined;
       try {
-        await kit.sandbox.admin.seed({ count: 1_500, reject_every: 7, prefix: 'up' });
-        const prepared = await readFeedAndPrescriptions(kit, 'after', 'up');
-        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
-        const db = await kit.database('main');
-        await importPrescriptions(kit, db, prepared);
+        const start = await prepareDrain(kit, { count: 1_500, rejectEvery: 7, prefix: 'up' });
+        const { expected, db } = start;
         proxy = await startRecordingProxy(kit.sandbox.baseUrl);
         const setup: WorkerSetup = {
           ...kit.setup(db, { HTTP_TIMEOUT_MS: String(HTTP_TIMEOUT_MS) }),
           api: { ...kit.sandbox, baseUrl: proxy.baseUrl },
         };
-        const sampler = new CheckpointSampler(
-          db.sql,
-          'default',
-          prepared.feed,
-          new FeedPositions(kit.sandbox, prepared.feed),
-          new Set(Object.keys(expected.events)),
-        );
-        sampler.start();
+        const sampler = startCheckpointSampler(kit, start);
 
         // every fault alone at rate 1 from the very first request: nothing may be applied
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, ...SOLO_FAULTS[0]?.faults, seed });

@@ -2,18 +2,17 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { postgresReachable } from '../helpers/db.js';
-import { CheckpointSampler, expectCheckpointSound } from './harness/checkpoint-sampler.js';
+import { expectCheckpointSound } from './harness/checkpoint-sampler.js';
 import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
-import { FeedPositions } from './harness/feed-positions.js';
 import { expectNoLeaks } from './harness/leaks.js';
-import { expectedFromFeed } from './harness/oracle.js';
 import { PostgresOutage } from './harness/postgres-outage.js';
 import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { importPrescriptions, openScenario, readFeedAndPrescriptions, type ScenarioDatabase } from './harness/scenario-kit.js';
+import { openScenario, type ScenarioDatabase } from './harness/scenario-kit.js';
 import { readCheckpoint, snapshotStore } from './harness/store.js';
 import { recordSkip, runScenario } from './harness/trials.js';
 import { waitFor } from './harness/wait-for.js';
 import { assertRunning, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from './harness/worker.js';
+import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 
 const SCENARIO = '3. Postgres goes away mid-drain (backends terminated, connections refused)';
 const RESTART_SCENARIO = '3b. Postgres server restarted mid-drain';
@@ -30,22 +29,12 @@ describe.skipIf(!available)('3. Postgres goes away', () => {
       const kit = await openScenario('pgaway');
       let outage: PostgresOutage | undefined;
       try {
-        await kit.sandbox.admin.seed({ count: 4_000, reject_every: 8, prefix: 'pg' });
-        const prepared = await readFeedAndPrescriptions(kit, 'after', 'pg');
-        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
-        const db = await kit.database('main');
-        await importPrescriptions(kit, db, prepared);
+        const start = await prepareDrain(kit, { count: 4_000, rejectEvery: 8, prefix: 'pg' });
+        const { expected, db } = start;
         outage = new PostgresOutage(db.name);
         // slow pages keep the drain going while the database is taken away
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 120 });
-        const sampler = new CheckpointSampler(
-          db.sql,
-          'default',
-          prepared.feed,
-          new FeedPositions(kit.sandbox, prepared.feed),
-          new Set(Object.keys(expected.events)),
-        );
-        sampler.start();
+        const sampler = startCheckpointSampler(kit, start);
         const worker = await startWorker(kit.setup(db, { READY_MAX_FAILURES: '2' }));
         await waitUntilLive(worker);
 
@@ -107,11 +96,8 @@ describe.skipIf(!available)('3. Postgres goes away', () => {
     await runScenario(RESTART_SCENARIO, async (trial) => {
       const kit = await openScenario('pgrestart');
       try {
-        await kit.sandbox.admin.seed({ count: 2_000, reject_every: 8, prefix: 'pr' });
-        const prepared = await readFeedAndPrescriptions(kit, 'after', 'pr');
-        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
-        const db = await kit.database('main');
-        await importPrescriptions(kit, db, prepared);
+        const start = await prepareDrain(kit, { count: 2_000, rejectEvery: 8, prefix: 'pr' });
+        const { expected, db } = start;
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 120 });
         const worker = await startWorker(kit.setup(db));
         await waitUntilLive(worker);

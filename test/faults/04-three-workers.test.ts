@@ -1,18 +1,17 @@
 import { describe, expect, test } from 'vitest';
 import { postgresReachable } from '../helpers/db.js';
-import { CheckpointSampler, expectCheckpointSound } from './harness/checkpoint-sampler.js';
+import { expectCheckpointSound } from './harness/checkpoint-sampler.js';
 import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
-import { FeedPositions } from './harness/feed-positions.js';
 import { FleetMonitor } from './harness/fleet-monitor.js';
 import { expectNoLeaks } from './harness/leaks.js';
-import { expectedFromFeed } from './harness/oracle.js';
 import { PostgresOutage } from './harness/postgres-outage.js';
 import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { importPrescriptions, openScenario, readFeedAndPrescriptions } from './harness/scenario-kit.js';
+import { openScenario } from './harness/scenario-kit.js';
 import { snapshotStore } from './harness/store.js';
 import { recordSkip, runScenario } from './harness/trials.js';
 import { waitFor } from './harness/wait-for.js';
 import { startWorker, stopWorker, waitUntilLive, type WorkerProcess } from './harness/worker.js';
+import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 
 const SCENARIO = '4. three workers on one feed: kill -9 and SIGSTOP of the leader';
 const LEASE_RETRY_MS = 250;
@@ -32,21 +31,11 @@ describe.skipIf(!available)(SCENARIO, () => {
       let monitor: FleetMonitor | undefined;
       let outage: PostgresOutage | undefined;
       try {
-        await kit.sandbox.admin.seed({ count: 4_000, reject_every: 6, prefix: 'fl' });
-        const prepared = await readFeedAndPrescriptions(kit, 'after', 'fl');
-        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
-        const db = await kit.database('main');
+        const start = await prepareDrain(kit, { count: 4_000, rejectEvery: 6, prefix: 'fl' });
+        const { expected, db } = start;
         outage = new PostgresOutage(db.name);
-        await importPrescriptions(kit, db, prepared);
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 100 });
-        const sampler = new CheckpointSampler(
-          db.sql,
-          'default',
-          prepared.feed,
-          new FeedPositions(kit.sandbox, prepared.feed),
-          new Set(Object.keys(expected.events)),
-        );
-        sampler.start();
+        const sampler = startCheckpointSampler(kit, start);
         const env = { LEASE_RETRY_MS: String(LEASE_RETRY_MS), LEASE_TTL_MS: String(LEASE_TTL_MS) };
         const workers = [
           await startWorker(kit.setup(db, env)),

@@ -6,14 +6,14 @@ import { compareSnapshots, describeDivergence, isExact } from './harness/compare
 import { FeedPositions } from './harness/feed-positions.js';
 import { metricValue } from './harness/health.js';
 import { expectNoLeaks, secretNeedles } from './harness/leaks.js';
-import { expectedFromFeed } from './harness/oracle.js';
 import { startRecordingProxy, type RecordingProxy } from './harness/recording-proxy.js';
 import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { importPrescriptions, openScenario, readFeedAndPrescriptions } from './harness/scenario-kit.js';
+import { openScenario } from './harness/scenario-kit.js';
 import { readCheckpoint, snapshotStore } from './harness/store.js';
 import { recordSkip, runScenario } from './harness/trials.js';
 import { waitFor } from './harness/wait-for.js';
 import { startWorker, stopWorker, waitUntilLive, type WorkerSetup } from './harness/worker.js';
+import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 
 const SCENARIO = '6. 401 mid-run (credential revoked), then a restart with the rotated secret';
 /** how long the stopped worker is watched for requests and checkpoint movement */
@@ -29,21 +29,11 @@ describe.skipIf(!available)(SCENARIO, () => {
       const kit = await openScenario('unauth');
       let proxy: RecordingProxy | undefined;
       try {
-        await kit.sandbox.admin.seed({ count: 3_000, reject_every: 5, prefix: 'ua' });
-        const prepared = await readFeedAndPrescriptions(kit, 'after', 'ua');
-        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
-        const db = await kit.database('main');
-        await importPrescriptions(kit, db, prepared);
+        const start = await prepareDrain(kit, { count: 3_000, rejectEvery: 5, prefix: 'ua' });
+        const { prepared, expected, db } = start;
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 80 });
         proxy = await startRecordingProxy(kit.sandbox.baseUrl);
-        const sampler = new CheckpointSampler(
-          db.sql,
-          'default',
-          prepared.feed,
-          new FeedPositions(kit.sandbox, prepared.feed),
-          new Set(Object.keys(expected.events)),
-        );
-        sampler.start();
+        const sampler = startCheckpointSampler(kit, start);
         const setup: WorkerSetup = { ...kit.setup(db), api: { ...kit.sandbox, baseUrl: proxy.baseUrl } };
         const worker = await startWorker(setup);
         await waitUntilLive(worker);

@@ -1,17 +1,16 @@
 import { describe, expect, test } from 'vitest';
 import { postgresReachable } from '../helpers/db.js';
-import { CheckpointSampler, expectCheckpointSound } from './harness/checkpoint-sampler.js';
+import { expectCheckpointSound } from './harness/checkpoint-sampler.js';
 import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
-import { FeedPositions } from './harness/feed-positions.js';
 import { expectNoLeaks } from './harness/leaks.js';
-import { expectedFromFeed } from './harness/oracle.js';
 import { PostgresOutage } from './harness/postgres-outage.js';
 import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { importPrescriptions, openScenario, readFeedAndPrescriptions, type ScenarioDatabase } from './harness/scenario-kit.js';
+import { openScenario, type ScenarioDatabase } from './harness/scenario-kit.js';
 import { readCheckpoint, snapshotStore } from './harness/store.js';
 import { recordSkip, runScenario } from './harness/trials.js';
 import { waitFor } from './harness/wait-for.js';
 import { assertRunning, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from './harness/worker.js';
+import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 
 const SCENARIO = "13. connections killed as they start: storms of pg_terminate_backend on the daemon's starting backends mid-drain";
 const STORMS = 4;
@@ -35,22 +34,12 @@ describe.skipIf(!available)('13. connect storm', () => {
       const kit = await openScenario('connstorm');
       let outage: PostgresOutage | undefined;
       try {
-        await kit.sandbox.admin.seed({ count: 3_000, reject_every: 8, prefix: 'cs' });
-        const prepared = await readFeedAndPrescriptions(kit, 'after', 'cs');
-        const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
-        const db = await kit.database('main');
-        await importPrescriptions(kit, db, prepared);
+        const start = await prepareDrain(kit, { count: 3_000, rejectEvery: 8, prefix: 'cs' });
+        const { expected, db } = start;
         outage = new PostgresOutage(db.name);
         // slow pages keep the drain going through every storm
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, latencyMs: 120 });
-        const sampler = new CheckpointSampler(
-          db.sql,
-          'default',
-          prepared.feed,
-          new FeedPositions(kit.sandbox, prepared.feed),
-          new Set(Object.keys(expected.events)),
-        );
-        sampler.start();
+        const sampler = startCheckpointSampler(kit, start);
         const worker = await startWorker(kit.setup(db, { READY_MAX_FAILURES: '2' }));
         await waitUntilLive(worker);
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateFeedsLiveness, evaluateFeedsReadiness, processRole } from '../../src/ops/feeds-health.js';
-import { emptyTotals, type WorkerRole, type WorkerSnapshot } from '../../src/sync/state/worker-state.js';
+import { emptyTotals } from '../../src/sync/state/worker-totals.js';
+import type { WorkerRole, WorkerSnapshot } from '../../src/sync/state/worker-snapshot.js';
 
 const NOW = 1_000_000;
 const thresholds = { maxPollAgeMs: 60_000, maxFailures: 5 };

@@ -8,7 +8,8 @@ import { upstreamFailureReason } from '../../src/sync/state/failure-reason.js';
 import { feedLagSeconds } from '../../src/sync/state/feed-lag.js';
 import { preparePage } from '../../src/sync/apply/prepare-page.js';
 import { event } from '../sync/fixtures.js';
-import { WorkerState, type AppliedPageRecord } from '../../src/sync/state/worker-state.js';
+import { WorkerState } from '../../src/sync/state/worker-state.js';
+import type { AppliedPageRecord } from '../../src/sync/state/worker-snapshot.js';
 
 const context = { method: 'GET', path: '/events' };
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateLiveness } from '../../src/ops/liveness.js';
 import { defaultMaxPollAgeMs, evaluateReadiness } from '../../src/ops/readiness.js';
-import { emptyTotals, type WorkerSnapshot } from '../../src/sync/state/worker-state.js';
+import { emptyTotals } from '../../src/sync/state/worker-totals.js';
+import type { WorkerSnapshot } from '../../src/sync/state/worker-snapshot.js';
 
 const NOW = 1_000_000;
 const thresholds = { maxPollAgeMs: 60_000, maxFailures: 5 };

@@ -9,23 +9,16 @@ import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { listCheckpointResets, loadCheckpoint, resetCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
-import { listLocalPrescriptions, recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
+import { listLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from './helpers/wait-for.js';
+import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const FIVE_MINUTES = 5 * 60_000;
 const silent = pino({ level: 'silent' });
-const settings: WorkerSettings = {
-  feed: 'default',
-  pageLimit: 2,
-  pollIntervalMs: 20,
-  pollBackoffMaxMs: 200,
-  leaseRetryMs: 100,
-  leaseTtlMs: 10_000,
-  drainMaxFailures: 3,
-  stopWaitMs: 5_000,
-};
+const settings: WorkerSettings = fastWorkerSettings({ pageLimit: 2 });
 
 describe('worker end to end: sandbox → Postgres', () => {
   let test: TestDatabase;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAEMON_NODE_FLAGS } from '../../src/cli/daemon-node-flags.js';
+import { DAEMON_NODE_FLAGS } from '../../src/daemon/daemon-node-flags.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
@@ -28,7 +28,7 @@ const DEMO_ONLY = [
   /drizzle-orm\/pglite/,
   /\/src\/sandbox\/server\./,
   /\/src\/sandbox\/store\./,
-  /\/src\/cli\/embedded-demo\./,
+  /\/src\/daemon\/embedded-demo\./,
 ];
 
 /**

@@ -11,24 +11,16 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { listCheckpointResets, loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
 import { DrainIncompleteError } from '../../src/sync/poll/errors/drain-incomplete-error.js';
-import { recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { resync } from '../../src/sync/resync/resync.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from './helpers/wait-for.js';
+import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const MINUTE = 60_000;
 const silent = pino({ level: 'silent' });
-const settings: WorkerSettings = {
-  feed: 'default',
-  pageLimit: 3,
-  pollIntervalMs: 20,
-  pollBackoffMaxMs: 200,
-  leaseRetryMs: 100,
-  leaseTtlMs: 10_000,
-  drainMaxFailures: 3,
-  stopWaitMs: 5_000,
-};
+const settings: WorkerSettings = fastWorkerSettings();
 const hasPostgres = await postgresReachable();
 
 /** One operator (its own sandbox and clock, 60-minute retention, 400 on an expired iterator) and one store. */

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleIdentity, samplePrescription } from '../../src/sandbox/fixtures.js';
-import { recordSentPrescription, registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
+import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { postgresReachable } from '../helpers/db.js';
 import {
   cliProcess,

@@ -5,7 +5,7 @@ import { RequestTimeoutError } from '../../src/intake/errors/request-timeout-err
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import type { VersionListing } from '../../src/sandbox/versions.js';
 import { listFeedSources } from '../../src/sync/version-migration/feed-sources.js';
-import { recordSentPrescription } from '../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { resolveMigrationTarget } from '../../src/sync/version-migration/migration-target.js';
 import { migrateSubscriptions } from '../../src/sync/version-migration/subscription-migration.js';
 import { postgresReachable } from '../helpers/db.js';

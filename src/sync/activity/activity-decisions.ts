@@ -1,4 +1,4 @@
-import type { QuarantineCounts } from '../state/worker-state.js';
+import type { QuarantineCounts } from '../state/worker-snapshot.js';
 
 // What the daemon says about its own activity, decided here as pure steps (`now` passed in);
 // activity-log.ts only feeds them the worker state's events and writes the lines.

@@ -1,5 +1,6 @@
-import type { Logger } from '../../log.js';
-import type { ApplyTimings, WorkerState } from '../state/worker-state.js';
+import type { Logger } from '../../log/log.js';
+import type { WorkerState } from '../state/worker-state.js';
+import type { ApplyTimings } from '../state/worker-snapshot.js';
 import {
   BacklogTracker,
   type KnownPosition,

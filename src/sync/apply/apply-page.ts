@@ -4,7 +4,7 @@ import type { Db } from '../../db/connection.js';
 import { applyPageSql, matchLockSharedSql, type ApplyPageRow } from './page-statement.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { MatchLockTimeoutError } from './errors/match-lock-timeout-error.js';
-import type { ApplyTimings } from '../state/worker-state.js';
+import type { ApplyTimings } from '../state/worker-snapshot.js';
 import { inPipelinedTransaction } from '../../db/page-transaction.js';
 import { preparePage, type PreparedPage } from './prepare-page.js';
 import { applyPageInParts } from './apply-page-in-parts.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { summarizeFailure } from '../state/failure-summary.js';
 import type { FeedLease } from './lease.js';
 import type { DrainSummary, PollLoop } from '../poll/poller.js';

@@ -5,7 +5,7 @@ import { FEED_NAME_PATTERN } from '../../db/feed-name.js';
 import { type ClientTls, createPostgresClient } from '../../db/postgres-client.js';
 import { storeNames } from '../../db/store-names.js';
 import { DEFAULT_TRANSACTION_TIMEOUTS, type TransactionTimeouts, timeoutStartupParameters } from '../../db/transaction-timeouts.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import type { FeedLease } from './feed-lease.js';
 import { ownLeaseApplicationName } from './lease-holder-name.js';
 import { leaseSql } from './lease-sql.js';

@@ -2,7 +2,7 @@ import { sql as drizzleSql } from 'drizzle-orm';
 import { queryRows, type Database } from '../../db/connection.js';
 import type { ClientTls } from '../../db/postgres-client.js';
 import type { TransactionTimeouts } from '../../db/transaction-timeouts.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { LeaseSession } from './lease-session.js';
 import type { FeedLease } from './feed-lease.js';
 

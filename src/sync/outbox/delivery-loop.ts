@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { summarizeFailure } from '../state/failure-summary.js';
 import { deliverRow, type OutboxDeliveryDeps } from './delivery.js';
 import { dueRows } from './store.js';

@@ -3,8 +3,8 @@ import type { IntakeClient } from '../../intake/client.js';
 import { schemaIssuesFrom } from '../../intake/errors/schema-issues.js';
 import { MAX_API_BODY_BYTES } from '../../intake/limits.js';
 import { prescriptionRequestSchema } from '../../intake/prescription.js';
-import type { Logger } from '../../log.js';
-import { markCancellationRequested, recordSentPrescription } from '../matching/local-prescriptions.js';
+import type { Logger } from '../../log/log.js';
+import { markCancellationRequested, recordSentPrescription } from '../matching/sent-prescriptions.js';
 import { cancelPrecondition, outcomeOfError, rowAfter, type DeliveryOutcome, type OutboxBackoff } from './decisions.js';
 import { claimAttempt, failUnsent, sendBody, settleRow, type Claim, type DueRow } from './store.js';
 

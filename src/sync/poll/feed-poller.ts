@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import type { IntakeClient } from '../../intake/client.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { applyPage } from '../apply/apply-page.js';
 import { preparePage } from '../apply/prepare-page.js';
 import type { WorkerState } from '../state/worker-state.js';
@@ -60,10 +60,13 @@ export function createFeedPoller(wiring: FeedPollerWiring, source?: SourceReadin
   return new Poller({
     // a page over MAX_RESPONSE_BYTES is asked again with a smaller limit, down to 1 (shrinking-fetch.ts)
     fetchPage: shrinkingFetch(
-      ({ iterator, limit }, signal) => client.listEvents({ ...(iterator === null ? {} : { iterator }), limit }, { signal }),
+      ({ iterator, limit, onSent }, signal) =>
+        client.listEvents({ ...(iterator === null ? {} : { iterator }), limit }, { signal, ...(onSent ? { onSent } : {}) }),
       settings.pageLimit,
       wiring.log,
     ),
+    // the client reports when a request is written (request-sent.ts): a page is validated after its prefetch left
+    fetchReportsSent: true,
     // a prefetched page is validated as it arrives, while the previous one commits
     preparePage,
     applyPage: (page) => applyPage(db, { feed, ...page, ...readFrom, matchLockWait }),

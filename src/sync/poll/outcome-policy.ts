@@ -4,7 +4,7 @@ import { CheckpointConflictError } from '../apply/errors/checkpoint-conflict-err
 import { describeCursorProblem } from '../state/cursor-problem.js';
 import { upstreamFailureReason } from '../state/failure-reason.js';
 import { summarizeFailure } from '../state/failure-summary.js';
-import type { FailureSource } from '../state/worker-state.js';
+import type { FailureSource } from '../state/worker-snapshot.js';
 import { DrainIncompleteError } from './errors/drain-incomplete-error.js';
 import type { DelayReason } from './next-delay.js';
 import type { PassOutcome } from './pass-outcome.js';

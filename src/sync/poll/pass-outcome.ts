@@ -1,5 +1,5 @@
 import type { CursorProblemKind, ResetHint } from '../state/cursor-problem.js';
-import type { FailureSource } from '../state/worker-state.js';
+import type { FailureSource } from '../state/worker-snapshot.js';
 
 /** How one pass of the poll loop ended; the loop decides its next wait from it. */
 export type PassOutcome =

@@ -1,7 +1,8 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import type { PreparedPage } from '../apply/prepare-page.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
-import type { ApplyTimings, PageCounts, WorkerState, WorkerTotals } from '../state/worker-state.js';
+import type { WorkerState } from '../state/worker-state.js';
+import type { ApplyTimings, PageCounts, WorkerTotals } from '../state/worker-snapshot.js';
 import type { DelayReason } from './next-delay.js';
 
 // The shapes of one feed's poll loop: what it is handed (PollerDeps), what it reads and reports.
@@ -31,7 +32,14 @@ export interface LoadedCheckpoint {
 
 /** Everything the loop needs, handed in so tests can fake each piece. */
 export interface PollerDeps {
-  fetchPage(request: { iterator: string | null }, signal: AbortSignal): Promise<FetchedPage>;
+  /** `onSent`, when given, is called once the request is written to the socket (see fetchReportsSent) */
+  fetchPage(request: { iterator: string | null; onSent?: () => void }, signal: AbortSignal): Promise<FetchedPage>;
+  /**
+   * fetchPage calls `onSent` when its request leaves: the loop then starts a page's validation and
+   * statement only once the next page's request is on the wire, not one event-loop turn after asking
+   * for it (a request takes several turns to be written). Without it the loop yields one turn.
+   */
+  fetchReportsSent?: boolean;
   /**
    * Validates a fetched page's events (preparePage) as the page arrives, when the loop is busy applying
    * the previous one. A page the loop was waiting for is passed on unprepared instead: the next fetch is

@@ -1,5 +1,5 @@
 import { checkpointNeedsTouch, classifyEventsFailure, eventsFailureFacts, resetToBlame, suspectsGap } from '../state/cursor-problem.js';
-import type { FailureSource } from '../state/worker-state.js';
+import type { FailureSource } from '../state/worker-snapshot.js';
 import { OversizedEventError } from './errors/oversized-event-error.js';
 import { failureOutcome } from './outcome-policy.js';
 import type { PassOutcome } from './pass-outcome.js';
@@ -84,9 +84,10 @@ export async function runPass(deps: PollerDeps, memory: PassMemory, pipeline: Pr
     if (!page.meta.done && advanced) {
       if (!prefetch) {
         prefetch = pipeline.fetch(page.meta.iterator, stop);
-        // the request is only built and written after some promise turns: let it leave before this page's
-        // validation and statement take the thread (over a 50 ms network that was 4 ms late per page)
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // the request is written several event-loop turns after it is asked for: let it leave before this
+        // page's validation and statement take the thread (one turn was not enough: over a 50 ms network
+        // the request still left 2.5 ms late per page, behind the validation). Without a report, one turn.
+        await (prefetch.sent ? sentOrCap(prefetch.sent) : new Promise<void>((resolve) => setImmediate(resolve)));
       }
     } else if (prefetch) {
       prefetch.abort.abort();
@@ -130,6 +131,21 @@ export async function runPass(deps: PollerDeps, memory: PassMemory, pipeline: Pr
     // same iterator but new events: ask again at once; a repeat that brings nothing is no-progress
     pending = prefetch ?? pipeline.fetch(iterator, stop);
   }
+}
+
+/**
+ * The longest a page waits for its prefetch to be written: a request still opening its connection (a
+ * handshake per round trip) or queued is not worth holding the page's commit for.
+ */
+const SENT_WAIT_CAP_MS = 10;
+
+function sentOrCap(sent: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const cap = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, SENT_WAIT_CAP_MS);
+    timer.unref();
+  });
+  return Promise.race([sent, cap]).finally(() => clearTimeout(timer));
 }
 
 // best effort: without the reset history the advice stays the generic one

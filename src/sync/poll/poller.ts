@@ -1,6 +1,6 @@
 import { StoppableLoop } from '../../lib/stoppable-loop.js';
 import { summarizeFailure } from '../state/failure-summary.js';
-import { combineTotals } from '../state/worker-state.js';
+import { combineTotals } from '../state/worker-totals.js';
 import type { DelayReason } from './next-delay.js';
 import { OutcomePolicy } from './outcome-policy.js';
 import { runPass } from './poll-pass.js';

@@ -7,6 +7,11 @@ export interface PendingFetch {
   iterator: string | null;
   startedAt: number;
   result: Promise<Settled<FetchedPage>>;
+  /**
+   * Resolves once the request is written to the socket, or has settled without being reported; undefined
+   * when fetchPage does not report it (PollerDeps.fetchReportsSent)
+   */
+  sent: Promise<void> | undefined;
   /** aborts this request and the one chained after it */
   abort: AbortController;
   /** the request for the page after this one, sent as soon as this one arrived while the pass was busy */
@@ -33,7 +38,7 @@ export class PrefetchPipeline {
   /** bumped at every pass: a request of an earlier pass, answering late, chains nothing */
   private passNumber = 0;
 
-  constructor(private readonly deps: Pick<PollerDeps, 'fetchPage' | 'preparePage' | 'clock'>) {}
+  constructor(private readonly deps: Pick<PollerDeps, 'fetchPage' | 'preparePage' | 'clock' | 'fetchReportsSent'>) {}
 
   /** Starts a pass's requests: whatever an earlier pass left in flight chains nothing more. */
   beginPass(): void {
@@ -61,10 +66,14 @@ export class PrefetchPipeline {
       startedAt: this.deps.clock.now(),
       abort,
       result: Promise.resolve({ ok: false, error: undefined }),
+      sent: undefined,
     };
     const prepare = this.deps.preparePage;
+    let markSent: (() => void) | undefined;
+    if (this.deps.fetchReportsSent) handle.sent = new Promise<void>((resolve) => (markSent = resolve));
+    const request = markSent ? { iterator, onSent: markSent } : { iterator };
     // settled at once so a prefetch that fails while a page commits is never an unhandled rejection
-    handle.result = this.deps.fetchPage({ iterator }, signal).then(
+    handle.result = this.deps.fetchPage(request, signal).then(
       (value): Settled<FetchedPage> => {
         // the pass is waiting for this page: it sends the next request itself, then validates
         if (this.awaitingFetch) return { ok: true, value };
@@ -84,6 +93,8 @@ export class PrefetchPipeline {
       },
       (error: unknown): Settled<FetchedPage> => ({ ok: false, error }),
     );
+    // a request that failed before it was written (or was never reported) is "sent" when it settles
+    if (markSent) void handle.result.then(markSent);
     return handle;
   }
 }

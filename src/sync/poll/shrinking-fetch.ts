@@ -1,11 +1,14 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { ResponseTooLargeError } from '../../intake/errors/response-too-large-error.js';
 import { MAX_PAGE_EVENTS, MAX_RESPONSE_BYTES_SETTING } from '../../intake/limits.js';
 import { OversizedEventError } from './errors/oversized-event-error.js';
 import type { FetchedPage } from './poll-loop.js';
 
 /** One GET /events at an explicit limit. */
-export type FetchAtLimit = (request: { iterator: string | null; limit: number }, signal: AbortSignal) => Promise<FetchedPage>;
+export type FetchAtLimit = (
+  request: { iterator: string | null; limit: number; onSent?: () => void },
+  signal: AbortSignal,
+) => Promise<FetchedPage>;
 
 /**
  * The poller's fetchPage over `fetchAt`, shrinking the page when a response is too large: a body over
@@ -18,13 +21,13 @@ export function shrinkingFetch(
   fetchAt: FetchAtLimit,
   pageLimit: number,
   log?: Pick<Logger, 'warn'>,
-): (request: { iterator: string | null }, signal: AbortSignal) => Promise<FetchedPage> {
+): (request: { iterator: string | null; onSent?: () => void }, signal: AbortSignal) => Promise<FetchedPage> {
   let next = pageLimit;
-  return async ({ iterator }, signal) => {
+  return async ({ iterator, onSent }, signal) => {
     let limit = next;
     for (;;) {
       try {
-        const page = await fetchAt({ iterator, limit }, signal);
+        const page = await fetchAt({ iterator, limit, ...(onSent ? { onSent } : {}) }, signal);
         if (page.events.length > MAX_PAGE_EVENTS) {
           throw new ResponseTooLargeError(
             { method: 'GET', path: '/events' },

@@ -6,9 +6,9 @@ import { namesOf } from '../../db/store-names.js';
 import type { IntakeClient } from '../../intake/client.js';
 import { NotFoundError } from '../../intake/errors/not-found-error.js';
 import type { PrescriptionIdentity } from '../../intake/identity.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { resetCheckpoint } from '../poll/checkpoint.js';
-import { setSubscriptionId } from '../matching/local-prescriptions.js';
+import { setSubscriptionId } from '../matching/sent-prescriptions.js';
 import { identityFromRow } from '../matching/identity-row.js';
 import { STATUS_RANKS } from '../matching/status-rank.js';
 

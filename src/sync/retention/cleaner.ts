@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { namesOf } from '../../db/store-names.js';
 import { formatDuration } from '../../lib/duration.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { summarizeFailure } from '../state/failure-summary.js';
 import { nextPassDelay, shortRetentions } from './decisions.js';
 import { purgePass, recordPass, type BatchSettings, type PassResult } from './purge-pass.js';

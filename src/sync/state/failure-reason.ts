@@ -1,4 +1,4 @@
-import type { UpstreamFailureReason } from './worker-state.js';
+import type { UpstreamFailureReason } from './worker-snapshot.js';
 
 /**
  * The metric label for a failed request to the operator. Decided from the error's class name and

@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { namesOf } from '../../db/store-names.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
 import { StoppableLoop } from '../../lib/stoppable-loop.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { summarizeFailure } from '../state/failure-summary.js';
 import { nextStatisticsDelay, tablesDue } from './decisions.js';
 import { analyzeTable, readTableActivity } from './table-activity.js';

@@ -1,9 +1,9 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../log/log.js';
 import { summarizeFailure } from '../state/failure-summary.js';
 import type { DrainSummary, PollLoop } from '../poll/poller.js';
 import type { PlannedSource } from './source-plan.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
-import { combineTotals, emptyTotals } from '../state/worker-state.js';
+import { combineTotals, emptyTotals } from '../state/worker-totals.js';
 
 /** The sources of one term, as loaded: what to read and the fingerprint a later load is compared with. */
 export interface SourceSet {

@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runChild } from '../../support/child-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -31,16 +31,14 @@ export function runCli(args: readonly string[], env: Record<string, string>): Pr
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith('INTAKE_') && !key.startsWith('HTTP_TIMEOUT')),
   );
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: REPO_ROOT, env: { ...inherited, LOG_LEVEL: 'warn', ...env }, timeout: CLI_COMMAND_BUDGET_MS },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        const killed = error?.killed ? `\n(killed: past its budget of ${CLI_COMMAND_BUDGET_MS} ms)` : '';
-        resolve({ code, stdout, stderr: stderr + killed });
-      },
-    );
-  });
+  return runChild(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...inherited, LOG_LEVEL: 'warn', ...env } as Record<string, string>,
+    timeoutMs: CLI_COMMAND_BUDGET_MS,
+  }).then(({ code, stdout, stderr, timedOut }) => ({
+    // killed by a signal counts as a failure (1), as a shell would not report 0
+    code: code ?? 1,
+    stdout,
+    stderr: stderr + (timedOut ? `\n(killed: past its budget of ${CLI_COMMAND_BUDGET_MS} ms)` : ''),
+  }));
 }

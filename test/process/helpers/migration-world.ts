@@ -10,11 +10,12 @@ import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
 import type { VersionListing } from '../../../src/sandbox/versions.js';
 import { composeWorker, type WorkerSettings } from '../../../src/sync/compose-worker.js';
 import { listFeedSources } from '../../../src/sync/version-migration/feed-sources.js';
-import { recordSentPrescription } from '../../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../../src/sync/matching/sent-prescriptions.js';
 import type { SyncWorker } from '../../../src/sync/leadership/leader-loop.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { spawnCli, stopProcesses, type WorkerProcess } from './worker-process.js';
+import { fastWorkerSettings } from '../../support/fast-settings.js';
 
 // What the API version migration tests share: a simulator serving two versions, a test database, a
 // worker reading the feed's sources, CLI processes, and the operator's truth read from the simulator.
@@ -27,16 +28,7 @@ export const FEED = 'default';
 const silent = pino({ level: 'silent' });
 
 /** Fast polls and a long lease: the tests wait on observable state, never on these timings. */
-export const migrationWorkerSettings: WorkerSettings = {
-  feed: FEED,
-  pageLimit: 3,
-  pollIntervalMs: 20,
-  pollBackoffMaxMs: 200,
-  leaseRetryMs: 100,
-  leaseTtlMs: 10_000,
-  drainMaxFailures: 3,
-  stopWaitMs: 5_000,
-};
+export const migrationWorkerSettings: WorkerSettings = fastWorkerSettings({ feed: FEED });
 
 export interface MigrationWorld {
   clock: ManualClock;

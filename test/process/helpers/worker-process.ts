@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { spawnChild } from '../../support/child-process.js';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -15,24 +16,17 @@ export interface WorkerProcess {
 
 /** Starts the CLI as a separate process with `env` on top of a minimal environment. */
 export function spawnCli(args: string[], env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const started = spawnChild(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: REPO,
     // no inherited INTAKE_* / DATABASE_URL from the developer's shell
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
   });
   return {
-    child,
-    stdout: () => out,
+    child: started.process,
+    stdout: started.stdout,
     logs: () =>
-      err
+      started
+        .stderr()
         .split('\n')
         .filter((line) => line.trim() !== '')
         .map((line) => {
@@ -42,7 +36,7 @@ export function spawnCli(args: string[], env: Record<string, string>): WorkerPro
             return { raw: line };
           }
         }),
-    exited,
+    exited: started.exited.then(({ code, signal }) => code ?? signal ?? -1),
   };
 }
 

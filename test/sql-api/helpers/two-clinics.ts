@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { grantsScript } from '../../../src/cli/grants.js';
+import { grantsScript } from '../../../src/cli/commands/grants/grants.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 

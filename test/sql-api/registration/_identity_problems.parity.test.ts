@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { z } from 'zod';
 import { prescriptionIdentitySchema } from '../../../src/intake/identity.js';
-import { importLineSchema } from '../../../src/cli/prescriptions-import-file.js';
+import { importLineSchema } from '../../../src/cli/commands/prescriptions/import-file.js';
 import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { identity, truncateStore } from '../../sync/fixtures.js';

@@ -1,9 +1,10 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { createLogger } from '../../../src/log.js';
+import { createLogger } from '../../../src/log/log.js';
 import { attachActivityLog } from '../../../src/sync/activity/activity-log.js';
 import type { CheckpointMove } from '../../../src/sync/feed-admin/checkpoint-mover.js';
-import { WorkerState, type AppliedPageRecord } from '../../../src/sync/state/worker-state.js';
+import { WorkerState } from '../../../src/sync/state/worker-state.js';
+import type { AppliedPageRecord } from '../../../src/sync/state/worker-snapshot.js';
 
 function setup(level: string, whoMoved: () => Promise<CheckpointMove | undefined> = async () => undefined) {
   const lines: Array<Record<string, unknown>> = [];

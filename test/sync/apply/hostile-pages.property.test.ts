@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { queryRows, type Db } from '../../../src/db/connection.js';
 import { IntakeClient } from '../../../src/intake/client.js';
-import { createLogger } from '../../../src/log.js';
+import { createLogger } from '../../../src/log/log.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { preparePage } from '../../../src/sync/apply/prepare-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { queryRows, type Db } from '../../../src/db/connection.js';
-import { prescriptions } from '../../../src/db/schema.js';
+import { prescriptions } from '../../../src/db/schema/events.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { decideMatch, matchEvent, type EventIdentity, type LocalIdentity, type MatchOutcome } from './match-rule.js';

@@ -6,9 +6,9 @@ import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import {
   ANALYZE_AFTER_INSERTED,
   listLocalPrescriptions,
-  recordSentPrescription,
   registerLocalPrescriptions,
 } from '../../../src/sync/matching/local-prescriptions.js';
+import { recordSentPrescription } from '../../../src/sync/matching/sent-prescriptions.js';
 import { listQuarantine } from '../../../src/sync/matching/quarantine.js';
 import { rematch, type RematchBatch } from '../../../src/sync/matching/rematch.js';
 import { previewRematch } from '../../../src/sync/matching/rematch-preview.js';

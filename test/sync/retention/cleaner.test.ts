@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { queryRows } from '../../../src/db/connection.js';
-import { createLogger } from '../../../src/log.js';
+import { createLogger } from '../../../src/log/log.js';
 import { RetentionCleaner } from '../../../src/sync/retention/cleaner.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { DAY, policy } from './helpers.js';

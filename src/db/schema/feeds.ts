@@ -1,0 +1,103 @@
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, boolean, integer, interval, jsonb, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { intakeSync } from './store-schema.js';
+
+// Each feed's position and its sources: the checkpoint, its manual moves, the API versions it reads,
+// a version migration's progress, and the overdue deadlines.
+
+/** One row per feed: where to read next, and a version every write compares-and-sets. */
+export const feedCheckpoints = intakeSync.table('feed_checkpoints', {
+  feed: text('feed').primaryKey(),
+  iterator: text('iterator'),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  pagesApplied: bigint('pages_applied', { mode: 'number' }).notNull().default(0),
+  eventsApplied: bigint('events_applied', { mode: 'number' }).notNull().default(0),
+  eventsQuarantined: bigint('events_quarantined', { mode: 'number' }).notNull().default(0),
+});
+
+/** Audit trail of manual checkpoint moves (replay). */
+export const checkpointResets = intakeSync.table('checkpoint_resets', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  feed: text('feed').notNull(),
+  fromIterator: text('from_iterator'),
+  toIterator: text('to_iterator'),
+  resetBy: text('reset_by').notNull(),
+  resetAt: timestamp('reset_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * The operator base URLs a feed reads while it moves to another API version (0008). No rows: the
+ * feed reads its configured base_url and its one checkpoint, as before. With rows, the `current`
+ * source's position is the feed's checkpoint (feed_checkpoints: `checkpoint show/reset`, resync,
+ * health and metrics stay about it); a `draining` source keeps its own position here (iterator,
+ * version: the same compare-and-set as a checkpoint) until it is `retired`.
+ */
+export const feedSources = intakeSync.table(
+  'feed_sources',
+  {
+    feed: text('feed').notNull(),
+    baseUrl: text('base_url').notNull(),
+    apiVersion: text('api_version').notNull(),
+    /** 'current' | 'draining' | 'retired' */
+    state: text('state').notNull(),
+    /** a draining source's read position (null = its beginning); unused while current */
+    iterator: text('iterator'),
+    version: bigint('version', { mode: 'number' }).notNull().default(0),
+    pagesApplied: bigint('pages_applied', { mode: 'number' }).notNull().default(0),
+    eventsApplied: bigint('events_applied', { mode: 'number' }).notNull().default(0),
+    /** draining: when `subscriptions migrate` had cancelled every old subscription (the source may then retire) */
+    migrationCompletedAt: timestamp('migration_completed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    drainingSince: timestamp('draining_since', { withTimezone: true }),
+    retiredAt: timestamp('retired_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'feed_sources_pk', columns: [t.feed, t.baseUrl] }),
+    // one current source per feed: the one new prescriptions and subscriptions go to
+    uniqueIndex('feed_sources_one_current_key').on(t.feed).where(sql`state = 'current'`),
+  ],
+);
+
+/**
+ * `subscriptions migrate` progress, one row per prescription and target version (0008): each
+ * state is committed before the request it announces, so a rerun resumes where a crash stopped.
+ */
+export const subscriptionMigrations = intakeSync.table(
+  'subscription_migrations',
+  {
+    feed: text('feed').notNull(),
+    externalId: text('external_id').notNull(),
+    targetVersion: text('target_version').notNull(),
+    /** the subscriptions to cancel once the new one exists (json array of ids) */
+    oldSubscriptionIds: jsonb('old_subscription_ids').notNull(),
+    newSubscriptionId: text('new_subscription_id'),
+    /** 'pending' | 'creating' (a POST may have been sent) | 'created' | 'awaiting_old_subscription' | 'released' | 'not_sent' | 'done' */
+    state: text('state').notNull().default('pending'),
+    /** a POST was sent again after an unknown outcome: the operator may hold a second new subscription */
+    duplicatePossible: boolean('duplicate_possible').notNull().default(false),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'subscription_migrations_pk', columns: [t.feed, t.externalId, t.targetVersion] })],
+);
+
+/**
+ * Each feed's stage deadlines (OVERDUE_* and FEEDS_FILE `overdue`), written by the daemon at start
+ * so overdue_prescriptions can read them (0019). A stage without a row (or `off`) is never overdue.
+ */
+export const feedDeadlines = intakeSync.table(
+  'feed_deadlines',
+  {
+    feed: text('feed').notNull(),
+    /** sent | accepted | ordered | dispensed | cancel_requested */
+    stage: text('stage').notNull(),
+    /** null: `off` */
+    deadline: interval('deadline'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.feed, t.stage] })],
+);

@@ -1,0 +1,47 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, boolean, index, integer, jsonb, text, timestamp } from 'drizzle-orm/pg-core';
+import { intakeSync } from './store-schema.js';
+
+// Sends and cancellations an application asked for, delivered by the leader.
+
+/**
+ * Requests to the operator written in the vendor's transaction (send_prescription,
+ * cancel_prescription) and delivered by the leader; rows of one external_id go in id order.
+ */
+export const outbox = intakeSync.table(
+  'outbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** the feed whose credentials deliver it (0005) */
+    feed: text('feed').notNull().default('default'),
+    externalId: text('external_id').notNull(),
+    /** 'send' | 'cancel' */
+    kind: text('kind').notNull(),
+    /** the `prescription` object of POST /prescriptions (send only) */
+    body: jsonb('body'),
+    /** 'pending' | 'delivered' | 'failed' */
+    state: text('state').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** a request may have reached the operator: reconcile before sending again */
+    inDoubt: boolean('in_doubt').notNull().default(false),
+    lastError: text('last_error'),
+    /** HTTP status of the final answer, when there was one */
+    responseStatus: integer('response_status'),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * the base URL its request went through, fixed at its first claim from the feed's current source (0009): a
+     * send through a source that is draining afterwards joins that migration's set (subscription-migration.ts)
+     */
+    sentThrough: text('sent_through'),
+  },
+  (t) => [
+    // overdue_prescriptions' `sent` and `cancel_requested` stages start at a delivery (0019)
+    index('outbox_overdue_idx').on(t.feed, t.kind, t.completedAt).where(sql`state = 'delivered'`),
+    index('outbox_feed_pending_idx').on(t.feed, t.externalId, t.id).where(sql`state = 'pending'`),
+    index('outbox_feed_external_id_idx').on(t.feed, t.externalId, t.id),
+  ],
+);

@@ -1,0 +1,75 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { cruise, type ICruiseResult, type IConfiguration } from 'dependency-cruiser';
+import { afterEach, describe, expect, it } from 'vitest';
+
+// The rooms' import rules (.dependency-cruiser.cjs) must fail on an upward import, not merely pass on
+// today's tree: each case plants one import into a small tree shaped like src/ and cruises it with the
+// repo's own rules, resolving `.js` specifiers to `.ts` files as the real tree does (tsconfig NodeNext).
+const rules = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as IConfiguration;
+
+const TSCONFIG = JSON.stringify({
+  compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2023', strict: true },
+  include: ['src'],
+});
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** Writes `src/<from>.ts` importing `src/<to>.ts` (both made) and returns the names of the rules it breaks. */
+async function brokenRules(from: string, to: string): Promise<string[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'import-rules-'));
+  dirs.push(dir);
+  const write = async (path: string, text: string) => {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  };
+  await write('tsconfig.json', TSCONFIG);
+  await write(`src/${to}.ts`, 'export const planted = 1;\n');
+  const depth = from.split('/').length - 1;
+  const specifier = `${'../'.repeat(depth) || './'}${to}.js`;
+  await write(`src/${from}.ts`, `import { planted } from '${specifier}';\nexport const uses = planted;\n`);
+  const { output } = await cruise(['src'], {
+    baseDir: dir,
+    validate: true,
+    ruleSet: { forbidden: rules.forbidden ?? [] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  });
+  const result = output as ICruiseResult;
+  // the planted import must have been resolved, or no rule could see it
+  const planted = result.modules.find((module) => module.source === `src/${from}.ts`);
+  expect(planted?.dependencies.map((dependency) => dependency.resolved)).toEqual([`src/${to}.ts`]);
+  return [...new Set(result.summary.violations.map((violation) => violation.rule.name))].sort();
+}
+
+describe('the import rules of the rooms', () => {
+  it.each([
+    ['daemon imports the CLI', 'daemon/run', 'cli/context/errors', ['cli-is-the-top', 'daemon-never-imports-cli']],
+    ['the console imports the CLI', 'console/compose', 'cli/context/output', ['cli-is-the-top', 'console-stands-apart']],
+    ['the console imports the daemon', 'console/compose', 'daemon/signals', ['console-stands-apart', 'only-cli-runs-the-daemon']],
+    ['config imports the daemon', 'config/config', 'daemon/store-context', ['config-below-the-runners', 'only-cli-runs-the-daemon']],
+    ['config imports the CLI', 'config/feeds-file', 'cli/context/feed-context', ['cli-is-the-top', 'config-below-the-runners']],
+    ['the logger imports config', 'log/log', 'config/config', ['log-stands-alone']],
+    ['the worker imports the daemon', 'sync/poll/poller', 'daemon/worker-settings', ['only-cli-runs-the-daemon', 'sync-takes-settings']],
+    ['ops imports the daemon', 'ops/health-server', 'daemon/run', ['only-cli-runs-the-daemon', 'ops-reads-state']],
+    ['a feed worker is built outside the daemon', 'ops/metrics', 'sync/compose-worker', ['only-daemon-builds-workers', 'ops-reads-state']],
+  ])('%s: refused', async (_label, from, to, expected) => {
+    expect(await brokenRules(from, to)).toEqual(expected);
+  });
+
+  it.each([
+    ['the CLI imports the daemon', 'cli/commands/run/run', 'daemon/run'],
+    ['the CLI imports its context', 'cli/commands/checkpoint/checkpoint', 'cli/context/operator'],
+    ['the daemon imports config', 'daemon/run', 'config/config'],
+    ['the daemon builds a worker', 'daemon/feed-workers', 'sync/compose-worker'],
+    ['config imports the logger', 'config/config', 'log/log'],
+    ['the console imports the logger', 'console/compose', 'log/log'],
+  ])('%s: allowed', async (_label, from, to) => {
+    expect(await brokenRules(from, to)).toEqual([]);
+  });
+});

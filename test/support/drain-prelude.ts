@@ -1,0 +1,48 @@
+import { CheckpointSampler } from '../faults/harness/checkpoint-sampler.js';
+import { FeedPositions } from '../faults/harness/feed-positions.js';
+import { expectedFromFeed } from '../faults/harness/oracle.js';
+import {
+  importPrescriptions,
+  readFeedAndPrescriptions,
+  type PreparedFeed,
+  type ScenarioDatabase,
+  type ScenarioKit,
+} from '../faults/harness/scenario-kit.js';
+
+/** What a drain scenario starts from: the seeded feed, its oracle, and a database with the matching prescriptions. */
+export interface DrainStart {
+  /** the sandbox's answer to the seed (counts of prescriptions and events) */
+  seeded: unknown;
+  prepared: PreparedFeed;
+  /** the store the feed must end in, computed from the feed itself */
+  expected: ReturnType<typeof expectedFromFeed>;
+  /** the worker's database ('main'), its prescriptions imported */
+  db: ScenarioDatabase;
+}
+
+/**
+ * The prelude of a drain scenario: seed `count` prescriptions (every `rejectEvery`-th rejected) under
+ * `prefix`, read the feed back after its first event, compute the oracle, and import the matching
+ * prescriptions into a fresh 'main' database. Faults are the scenario's own: none is set here.
+ */
+export async function prepareDrain(kit: ScenarioKit, seed: { count: number; rejectEvery: number; prefix: string }): Promise<DrainStart> {
+  const seeded = await kit.sandbox.admin.seed({ count: seed.count, reject_every: seed.rejectEvery, prefix: seed.prefix });
+  const prepared = await readFeedAndPrescriptions(kit, 'after', seed.prefix);
+  const expected = expectedFromFeed(prepared.feed, prepared.prescriptions);
+  const db = await kit.database('main');
+  await importPrescriptions(kit, db, prepared);
+  return { seeded, prepared, expected, db };
+}
+
+/** Starts sampling the feed's checkpoint in `db` against the feed and the oracle's events (stop it at the end). */
+export function startCheckpointSampler(kit: ScenarioKit, { db, prepared, expected }: DrainStart): CheckpointSampler {
+  const sampler = new CheckpointSampler(
+    db.sql,
+    'default',
+    prepared.feed,
+    new FeedPositions(kit.sandbox, prepared.feed),
+    new Set(Object.keys(expected.events)),
+  );
+  sampler.start();
+  return sampler;
+}
