@@ -92,12 +92,16 @@ async function main(): Promise<void> {
       );
       return percentile(times, 95);
     };
-    console.log(`bench:overdue: ${total} prescriptions on ${FEEDS.length} feeds, seeded in ${(seedMs / 1000).toFixed(1)} s; load average ${loadavg()[0]?.toFixed(1)}`);
+    console.log(
+      `bench:overdue: ${total} prescriptions on ${FEEDS.length} feeds, seeded in ${(seedMs / 1000).toFixed(1)} s; load average ${loadavg()[0]?.toFixed(1)}`,
+    );
     console.log('| statistics | scrapes | p50 ms | p95 ms | max ms | overdue |');
     console.log('| --- | --- | --- | --- | --- | --- |');
     const explain = async () => {
       if (!process.argv.includes('--explain')) return;
-      const plan = await db.sql.unsafe('explain (analyze, costs off) select feed, stage, count(*) from intake_sync.overdue_prescriptions group by feed, stage');
+      const plan = await db.sql.unsafe(
+        'explain (analyze, costs off) select feed, stage, count(*) from intake_sync.overdue_prescriptions group by feed, stage',
+      );
       for (const row of plan) console.log(String(Object.values(row)[0]));
     };
     await explain();
