@@ -498,6 +498,22 @@ CREATE FUNCTION intake_sync._js_whitespace() RETURNS text
     AS $$ SELECT E'\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff'::text $$;
 
 --
+-- Name: _mark_outbox_answered(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._mark_outbox_answered() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  UPDATE "intake_sync"."outbox" o SET "answered_at" = pg_catalog.now()
+  WHERE o."feed" = NEW."feed" AND o."external_id" = NEW."external_id" AND o."answered_at" IS NULL
+    AND (o."kind" = 'send' OR (o."kind" = 'cancel' AND NEW."status_rank" >= 4));
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: _match_prescription(text, text, text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -1144,6 +1160,24 @@ BEGIN
       USING ERRCODE = '25000',
         HINT = 'its snapshot must be taken after it holds the match lock, or events applied meanwhile would stay held; call it in a READ COMMITTED transaction';
   END IF;
+END
+$$;
+
+--
+-- Name: _stamp_answered_request(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._stamp_answered_request() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM "intake_sync"."prescriptions" p
+      WHERE p."feed" = NEW."feed" AND p."external_id" = NEW."external_id"
+        AND p."status_rank" >= CASE WHEN NEW."kind" = 'cancel' THEN 4 ELSE 1 END) THEN
+    NEW."answered_at" := pg_catalog.now();
+  END IF;
+  RETURN NEW;
 END
 $$;
 
@@ -2256,7 +2290,8 @@ CREATE TABLE intake_sync.feed_deadlines (
     feed text NOT NULL,
     stage text NOT NULL,
     deadline interval,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT feed_deadlines_stage_check CHECK ((stage = ANY (ARRAY['sent'::text, 'accepted'::text, 'ordered'::text, 'dispensed'::text, 'cancel_requested'::text])))
 );
 
 --
@@ -2304,6 +2339,7 @@ CREATE TABLE intake_sync.outbox (
     feed text DEFAULT 'default'::text NOT NULL,
     sent_through text,
     body_sha256 text,
+    answered_at timestamp with time zone,
     CONSTRAINT outbox_kind_check CHECK ((kind = ANY (ARRAY['send'::text, 'cancel'::text]))),
     CONSTRAINT outbox_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
 );
@@ -2475,13 +2511,18 @@ WITH (fillfactor='70');
 --
 
 CREATE VIEW intake_sync.overdue_prescriptions WITH (security_barrier='true') AS
- WITH stages AS (
-         SELECT p.feed,
+ SELECT s.feed,
+    s.external_id,
+    s.stage,
+    s.since,
+    ((now() - s.since) - d.deadline) AS overdue_by
+   FROM (intake_sync.feed_deadlines d
+     CROSS JOIN LATERAL ( SELECT p.feed,
             p.external_id,
             p.status AS stage,
             p.status_occurred_at AS since
            FROM intake_sync.prescriptions p
-          WHERE (((p.status_rank >= 1) AND (p.status_rank <= 3)) AND (NOT (EXISTS ( SELECT 1
+          WHERE ((d.stage = ANY (ARRAY['accepted'::text, 'ordered'::text, 'dispensed'::text])) AND (p.feed = d.feed) AND (p.status = d.stage) AND ((p.status_rank >= 1) AND (p.status_rank <= 3)) AND (p.status_occurred_at < (now() - d.deadline)) AND (NOT (EXISTS ( SELECT 1
                    FROM intake_sync.outbox c
                   WHERE ((c.feed = p.feed) AND (c.external_id = p.external_id) AND (c.kind = 'cancel'::text) AND (c.state = 'delivered'::text))))))
         UNION ALL
@@ -2490,7 +2531,7 @@ CREATE VIEW intake_sync.overdue_prescriptions WITH (security_barrier='true') AS
             'sent'::text,
             o.completed_at
            FROM intake_sync.outbox o
-          WHERE ((o.kind = 'send'::text) AND (o.state = 'delivered'::text) AND (NOT (EXISTS ( SELECT 1
+          WHERE ((d.stage = 'sent'::text) AND (o.feed = d.feed) AND (o.kind = 'send'::text) AND (o.state = 'delivered'::text) AND (o.answered_at IS NULL) AND (o.completed_at < (now() - d.deadline)) AND (NOT (EXISTS ( SELECT 1
                    FROM intake_sync.prescriptions p
                   WHERE ((p.feed = o.feed) AND (p.external_id = o.external_id) AND (p.status_rank >= 1))))) AND (NOT (EXISTS ( SELECT 1
                    FROM intake_sync.outbox c
@@ -2501,19 +2542,11 @@ CREATE VIEW intake_sync.overdue_prescriptions WITH (security_barrier='true') AS
             'cancel_requested'::text,
             min(o.completed_at) AS min
            FROM intake_sync.outbox o
-          WHERE ((o.kind = 'cancel'::text) AND (o.state = 'delivered'::text) AND (NOT (EXISTS ( SELECT 1
+          WHERE ((d.stage = 'cancel_requested'::text) AND (o.feed = d.feed) AND (o.kind = 'cancel'::text) AND (o.state = 'delivered'::text) AND (o.answered_at IS NULL) AND (o.completed_at < (now() - d.deadline)) AND (NOT (EXISTS ( SELECT 1
                    FROM intake_sync.prescriptions p
                   WHERE ((p.feed = o.feed) AND (p.external_id = o.external_id) AND (p.status_rank >= 4))))))
-          GROUP BY o.feed, o.external_id
-        )
- SELECT s.feed,
-    s.external_id,
-    s.stage,
-    s.since,
-    ((now() - s.since) - d.deadline) AS overdue_by
-   FROM (stages s
-     JOIN intake_sync.feed_deadlines d ON (((d.feed = s.feed) AND (d.stage = s.stage))))
-  WHERE ((d.deadline IS NOT NULL) AND (s.since IS NOT NULL) AND ((s.since + d.deadline) < now()) AND ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (s.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[]))));
+          GROUP BY o.feed, o.external_id) s)
+  WHERE ((d.deadline IS NOT NULL) AND ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (d.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[]))));
 
 --
 -- Name: VIEW overdue_prescriptions; Type: COMMENT; Schema: intake_sync
@@ -2989,6 +3022,12 @@ CREATE INDEX events_prescription_id_idx ON intake_sync.events USING btree (presc
 CREATE UNIQUE INDEX feed_sources_one_current_key ON intake_sync.feed_sources USING btree (feed) WHERE (state = 'current'::text);
 
 --
+-- Name: outbox_awaiting_answer_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX outbox_awaiting_answer_idx ON intake_sync.outbox USING btree (feed, kind, completed_at) WHERE ((state = 'delivered'::text) AND (answered_at IS NULL));
+
+--
 -- Name: outbox_body_kept_idx; Type: INDEX; Schema: intake_sync
 --
 
@@ -3017,12 +3056,6 @@ CREATE INDEX outbox_feed_pending_idx ON intake_sync.outbox USING btree (feed, ex
 --
 
 CREATE UNIQUE INDEX outbox_one_live_send_idx ON intake_sync.outbox USING btree (feed, external_id) WHERE ((kind = 'send'::text) AND (state = ANY (ARRAY['pending'::text, 'delivered'::text])));
-
---
--- Name: outbox_overdue_idx; Type: INDEX; Schema: intake_sync
---
-
-CREATE INDEX outbox_overdue_idx ON intake_sync.outbox USING btree (feed, kind, completed_at) WHERE (state = 'delivered'::text);
 
 --
 -- Name: prescriptions_external_id_idx; Type: INDEX; Schema: intake_sync
@@ -3121,10 +3154,28 @@ CREATE INDEX subscription_links_prescription_id_idx ON intake_sync.subscription_
 CREATE CONSTRAINT TRIGGER change_commits_stamp AFTER INSERT ON intake_sync.change_commits DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION intake_sync.stamp_change_commit();
 
 --
+-- Name: outbox outbox_answered_request; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER outbox_answered_request BEFORE INSERT ON intake_sync.outbox FOR EACH ROW WHEN ((new.answered_at IS NULL)) EXECUTE FUNCTION intake_sync._stamp_answered_request();
+
+--
 -- Name: prescriptions prescriptions_inserted_status; Type: TRIGGER; Schema: intake_sync
 --
 
 CREATE TRIGGER prescriptions_inserted_status AFTER INSERT ON intake_sync.prescriptions FOR EACH ROW WHEN ((new.status IS NOT NULL)) EXECUTE FUNCTION intake_sync.record_inserted_status();
+
+--
+-- Name: prescriptions prescriptions_outbox_answered; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER prescriptions_outbox_answered AFTER UPDATE OF status_rank ON intake_sync.prescriptions FOR EACH ROW WHEN ((((old.status_rank < 1) AND (new.status_rank >= 1)) OR ((old.status_rank < 4) AND (new.status_rank >= 4)))) EXECUTE FUNCTION intake_sync._mark_outbox_answered();
+
+--
+-- Name: prescriptions prescriptions_outbox_answered_insert; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER prescriptions_outbox_answered_insert AFTER INSERT ON intake_sync.prescriptions FOR EACH ROW WHEN ((new.status_rank >= 1)) EXECUTE FUNCTION intake_sync._mark_outbox_answered();
 
 --
 -- Name: prescriptions prescriptions_status_changes; Type: TRIGGER; Schema: intake_sync
@@ -3285,6 +3336,12 @@ REVOKE ALL ON FUNCTION intake_sync._js_upper_unicode(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION intake_sync._js_whitespace() FROM PUBLIC;
 
 --
+-- Name: FUNCTION _mark_outbox_answered(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._mark_outbox_answered() FROM PUBLIC;
+
+--
 -- Name: FUNCTION _match_prescription(event_identity_key text, event_erx_message_id text, event_feed text); Type: ACL; Schema: intake_sync
 --
 
@@ -3391,6 +3448,12 @@ REVOKE ALL ON FUNCTION intake_sync._require_identifier(argument text, value text
 --
 
 REVOKE ALL ON FUNCTION intake_sync._require_read_committed(caller text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _stamp_answered_request(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._stamp_answered_request() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _stamp_terminal_at(); Type: ACL; Schema: intake_sync

@@ -7,17 +7,30 @@
 --   cancel_requested  the outbox's delivery of the cancellation, while no terminal status has arrived
 -- A requested cancellation replaces the status stage. Identifiers, stages and times only (no PHI).
 -- A barrier view showing the calling role's feeds only, like prescription_status.
+--
+-- Read at every scrape (intake_sync_prescriptions_overdue), so each branch is driven from the feed's
+-- deadline row into an index range that holds only what can be overdue, whatever the statistics:
+-- the status stages walk prescriptions_overdue_idx up to now() - deadline; `sent` and
+-- `cancel_requested` walk outbox_awaiting_answer_idx, the delivered requests not answered yet
+-- (answered_at, stamped by _mark_outbox_answered), never a vendor's whole history of sends. The
+-- NOT EXISTS checks stay the definition; answered_at only narrows what they are asked of.
 CREATE OR REPLACE VIEW "intake_sync"."overdue_prescriptions" WITH (security_barrier) AS
-WITH stages AS (
+SELECT s.feed, s.external_id, s.stage, s.since, (pg_catalog.now() - s.since - d.deadline) AS overdue_by
+FROM "intake_sync"."feed_deadlines" d
+CROSS JOIN LATERAL (
   SELECT p.feed, p.external_id, p.status AS stage, p.status_occurred_at AS since
   FROM "intake_sync"."prescriptions" p
-  WHERE p.status_rank BETWEEN 1 AND 3
+  WHERE d.stage IN ('accepted', 'ordered', 'dispensed')
+    AND p.feed = d.feed AND p.status = d.stage AND p.status_rank BETWEEN 1 AND 3
+    AND p.status_occurred_at < pg_catalog.now() - d.deadline
     AND NOT EXISTS (SELECT 1 FROM "intake_sync"."outbox" c
       WHERE c.feed = p.feed AND c.external_id = p.external_id AND c.kind = 'cancel' AND c.state = 'delivered')
   UNION ALL
   SELECT o.feed, o.external_id, 'sent', o.completed_at
   FROM "intake_sync"."outbox" o
-  WHERE o.kind = 'send' AND o.state = 'delivered'
+  WHERE d.stage = 'sent'
+    AND o.feed = d.feed AND o.kind = 'send' AND o.state = 'delivered' AND o.answered_at IS NULL
+    AND o.completed_at < pg_catalog.now() - d.deadline
     AND NOT EXISTS (SELECT 1 FROM "intake_sync"."prescriptions" p
       WHERE p.feed = o.feed AND p.external_id = o.external_id AND p.status_rank >= 1)
     AND NOT EXISTS (SELECT 1 FROM "intake_sync"."outbox" c
@@ -25,18 +38,16 @@ WITH stages AS (
   UNION ALL
   SELECT o.feed, o.external_id, 'cancel_requested', min(o.completed_at)
   FROM "intake_sync"."outbox" o
-  WHERE o.kind = 'cancel' AND o.state = 'delivered'
+  WHERE d.stage = 'cancel_requested'
+    AND o.feed = d.feed AND o.kind = 'cancel' AND o.state = 'delivered' AND o.answered_at IS NULL
+    -- the earliest delivery is past the cutoff exactly when one is: the range serves the min as well
+    AND o.completed_at < pg_catalog.now() - d.deadline
     AND NOT EXISTS (SELECT 1 FROM "intake_sync"."prescriptions" p
       WHERE p.feed = o.feed AND p.external_id = o.external_id AND p.status_rank >= 4)
   GROUP BY o.feed, o.external_id
-)
-SELECT s.feed, s.external_id, s.stage, s.since, (pg_catalog.now() - s.since - d.deadline) AS overdue_by
-FROM stages s
-JOIN "intake_sync"."feed_deadlines" d ON d.feed = s.feed AND d.stage = s.stage
+) s
 WHERE d.deadline IS NOT NULL
-  AND s.since IS NOT NULL
-  AND s.since + d.deadline < pg_catalog.now()
   AND ((SELECT "intake_sync"."_visible_feeds"()) IS NULL
-    OR s.feed = ANY (((SELECT "intake_sync"."_visible_feeds"()))::text[]));
+    OR d.feed = ANY (((SELECT "intake_sync"."_visible_feeds"()))::text[]));
 
 COMMENT ON VIEW "intake_sync"."overdue_prescriptions" IS 'prescriptions whose current stage has lasted longer than its feed''s deadline: feed, external_id, stage, since, overdue_by; no PHI (docs/sql-api/overdue.md)';

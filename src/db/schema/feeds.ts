@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, integer, interval, jsonb, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, check, integer, interval, jsonb, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { intakeSync } from './store-schema.js';
 
 // Each feed's position and its sources: the checkpoint, its manual moves, the API versions it reads,
@@ -99,5 +99,8 @@ export const feedDeadlines = intakeSync.table(
     deadline: interval('deadline'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.feed, t.stage] })],
+  (t) => [
+    primaryKey({ columns: [t.feed, t.stage] }),
+    check('feed_deadlines_stage_check', sql`${t.stage} IN ('sent', 'accepted', 'ordered', 'dispensed', 'cancel_requested')`),
+  ],
 );

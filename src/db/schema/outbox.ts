@@ -37,10 +37,16 @@ export const outbox = intakeSync.table(
      * send through a source that is draining afterwards joins that migration's set (subscription-migration.ts)
      */
     sentThrough: text('sent_through'),
+    /**
+     * when the operator answered it (0022): a send at the prescription's first status, a cancellation at
+     * its terminal one; stamped by triggers (sql/api/overdue). Keeps the overdue index to open requests.
+     */
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
   },
   (t) => [
-    // overdue_prescriptions' `sent` and `cancel_requested` stages start at a delivery (0019)
-    index('outbox_overdue_idx').on(t.feed, t.kind, t.completedAt).where(sql`state = 'delivered'`),
+    // overdue_prescriptions' `sent` and `cancel_requested` stages start at a delivery not answered yet:
+    // the index holds the requests still open, not a vendor's whole history of sends (0022)
+    index('outbox_awaiting_answer_idx').on(t.feed, t.kind, t.completedAt).where(sql`state = 'delivered' AND answered_at IS NULL`),
     index('outbox_feed_pending_idx').on(t.feed, t.externalId, t.id).where(sql`state = 'pending'`),
     index('outbox_feed_external_id_idx').on(t.feed, t.externalId, t.id),
   ],

@@ -1,0 +1,80 @@
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerFeeds } from '../../../src/db/feed-registry.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+
+// outbox.answered_at (0022): the triggers that keep overdue_prescriptions' outbox index to the requests
+// the operator has not answered yet. A send is answered by the prescription's first status, a
+// cancellation by a terminal one; a request queued after its answer is answered from the start.
+
+const reachable = await postgresReachable();
+const FEED = 'clinic-a';
+
+describe.skipIf(!reachable)(`outbox.answered_at (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`, () => {
+  let tdb: TestDatabase;
+  let sql: postgres.Sql;
+  beforeAll(async () => {
+    tdb = await createTestDatabase('outbox_answered');
+    await registerFeeds(tdb.database.db, [FEED], null);
+    sql = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
+  }, 120_000);
+  afterAll(async () => {
+    await sql?.end();
+    await tdb?.drop();
+  });
+
+  const queue = (externalId: string, kind: 'send' | 'cancel') =>
+    sql`insert into intake_sync.outbox (feed, external_id, kind, state, completed_at) values (${FEED}, ${externalId}, ${kind}, 'delivered', now())`;
+  const register = (externalId: string, rank: number) =>
+    sql`insert into intake_sync.prescriptions (feed, external_id, status, status_rank, status_occurred_at)
+      values (${FEED}, ${externalId}, ${rank === 0 ? null : 'accepted'}, ${rank}, ${rank === 0 ? null : sql`now()`})`;
+  const setRank = (externalId: string, rank: number) =>
+    sql`update intake_sync.prescriptions set status_rank = ${rank}, status = 'x' where feed = ${FEED} and external_id = ${externalId}`;
+  const answered = async (externalId: string) =>
+    Object.fromEntries(
+      (
+        await sql<{ kind: string; answered: boolean }[]>`select kind, answered_at is not null as answered from intake_sync.outbox
+          where feed = ${FEED} and external_id = ${externalId} order by id`
+      ).map((r) => [r.kind, r.answered]),
+    );
+
+  it('a send is answered by the first status, not before', async () => {
+    await register('rx-1', 0);
+    await queue('rx-1', 'send');
+    expect(await answered('rx-1')).toEqual({ send: false });
+    await setRank('rx-1', 1);
+    expect(await answered('rx-1')).toEqual({ send: true });
+  });
+
+  it('a send for a prescription registered later with a status is answered at its registration', async () => {
+    await queue('rx-2', 'send');
+    expect(await answered('rx-2')).toEqual({ send: false });
+    await register('rx-2', 2);
+    expect(await answered('rx-2')).toEqual({ send: true });
+  });
+
+  it('a cancellation is answered by a terminal status only', async () => {
+    await register('rx-3', 1);
+    await queue('rx-3', 'cancel');
+    expect(await answered('rx-3')).toEqual({ cancel: false });
+    await setRank('rx-3', 3);
+    expect(await answered('rx-3')).toEqual({ cancel: false });
+    await setRank('rx-3', 5);
+    expect(await answered('rx-3')).toEqual({ cancel: true });
+  });
+
+  it('a request queued after its answer is answered from the start', async () => {
+    await register('rx-4', 4);
+    await queue('rx-4', 'send');
+    await queue('rx-4', 'cancel');
+    const rows = await sql<{ kind: string; answered: boolean }[]>`select kind, answered_at is not null as answered
+      from intake_sync.outbox where feed = ${FEED} and external_id = 'rx-4' order by id`;
+    expect(rows.map((r) => `${r.kind}:${r.answered}`)).toEqual(['send:true', 'cancel:true']);
+  });
+
+  it('feed_deadlines takes the five stages only', async () => {
+    await expect(
+      sql`insert into intake_sync.feed_deadlines (feed, stage, deadline) values (${FEED}, 'delivered', '1 hour')`,
+    ).rejects.toThrow(/feed_deadlines_stage_check/);
+  });
+});
