@@ -3112,6 +3112,12 @@ CREATE UNIQUE INDEX quarantine_feed_key_key ON intake_sync.quarantine USING btre
 CREATE INDEX quarantine_open_event_idx ON intake_sync.quarantine USING btree (event_id) WHERE (resolved_at IS NULL);
 
 --
+-- Name: quarantine_open_expiry_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX quarantine_open_expiry_idx ON intake_sync.quarantine USING btree (feed, last_seen_at) WHERE ((resolved_at IS NULL) AND (reason = ANY (ARRAY['unmatched'::text, 'ambiguous'::text, 'malformed'::text])));
+
+--
 -- Name: quarantine_open_held_idx; Type: INDEX; Schema: intake_sync
 --
 

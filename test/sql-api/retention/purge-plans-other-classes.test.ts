@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import postgres from 'postgres';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { clearStatistics, expectIndexDriven, nestedPlans, planOf, statisticsRows } from '../helpers/plans.js';
+
+// Issue 26, item 1: every purge class planned right on tables that were never analyzed (autovacuum
+// off). The events classes are in purge-plans-without-statistics.test.ts; these are the other classes,
+// 100,000 rows each: each batch walks its class's index in its retention column's order, cut at the
+// limit, never a scan or sort of the whole table, and a whole purge fits a 2 s statement budget a batch.
+// Not yet covered (issue 26 still open for them): status_changes (planned without statistics it reads
+// every change of the feed by status_changes_external_id_idx and sorts them) and _purge_audit (a Seq
+// Scan and Sort: `feed IS NOT DISTINCT FROM` cannot use audit_entries_feed_at_idx).
+const real = await postgresReachable();
+const ROWS = 100_000;
+// fixed once: the rows are 78 s apart, and a purge of all classes takes longer than that
+let CUTOFF = '';
+// spread over the last 90 days, oldest first: two thirds of each class older than the cutoff
+const AGE = (g: string) => `now() - interval '90 days' + ${g} * (interval '90 days' / ${ROWS})`;
+let tdb: TestDatabase;
+let admin: postgres.Sql;
+
+beforeAll(async () => {
+  if (!real) return;
+  tdb = await createTestDatabase('purge_plans_other_classes');
+  admin = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+  // resolved findings (class quarantine), and open ones: four in five of a reason that expires (open_findings)
+  await admin.unsafe(
+    `insert into intake_sync.quarantine (quarantine_key, event_id, feed, reason, detail, last_seen_at, resolved_at)
+     select 'done-' || g, 'done-' || g, 'default', 'unmatched', 'resolved', ${AGE('g')}, ${AGE('g')}
+     from generate_series(0, ${ROWS - 1}) g`,
+  );
+  await admin.unsafe(
+    `insert into intake_sync.quarantine (quarantine_key, event_id, feed, reason, detail, last_seen_at)
+     select 'open-' || g, 'open-' || g, 'default',
+       case g % 5 when 0 then 'conflict' when 1 then 'ambiguous' when 2 then 'malformed' else 'unmatched' end, 'open', ${AGE('g')}
+     from generate_series(0, ${ROWS - 1}) g`,
+  );
+  // completed outbox rows with their bodies; every tenth prescription in an unfinished migration (kept)
+  await admin.unsafe(
+    `insert into intake_sync.outbox (external_id, kind, body, state, feed, completed_at)
+     select 'rx-' || g, 'send', '{"a":1}', case when g % 3 = 0 then 'failed' else 'delivered' end, 'default', ${AGE('g')}
+     from generate_series(0, ${ROWS - 1}) g`,
+  );
+  await admin.unsafe(
+    `insert into intake_sync.subscription_migrations (feed, external_id, target_version, old_subscription_ids, state)
+     select 'default', 'rx-' || g, '2025-01-01', '[]', 'pending' from generate_series(0, ${ROWS - 1}, 10) g`,
+  );
+  const [at] = await admin.unsafe<{ c: string }[]>(`select (now() - interval '30 days')::text as c`);
+  CUTOFF = `'${at?.c}'::timestamptz`;
+  await clearStatistics(admin);
+}, 180_000);
+afterAll(async () => {
+  if (!real) return;
+  await admin.end({ timeout: 5 });
+  await tdb.drop();
+});
+
+const url = (): string => tdb.url as string;
+
+/** The batch walks `index` in order on `table`: no sort, no full scan of it. */
+function expectOrderedWalk(plan: string, index: string, table: string): void {
+  expectIndexDriven(plan, [index]);
+  expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
+  expect(plan).not.toMatch(/(?<!Incremental )Sort Key|Bitmap|Hash|Merge/);
+}
+
+/** Runs batches of `call` until one comes back short; each batch its own statement under a 2 s budget. */
+async function purgeAll(call: string): Promise<{ purged: number; batches: number }> {
+  const session = postgres(url(), { max: 1, onnotice: () => {} });
+  try {
+    await session.unsafe(`set statement_timeout = '2s'`);
+    let purged = 0;
+    let batches = 0;
+    for (;;) {
+      const [row] = await session.unsafe<{ n: string }[]>(`select ${call} as n`);
+      const n = Number(row?.n ?? 0);
+      purged += n;
+      batches += 1;
+      if (n < 500) return { purged, batches };
+    }
+  } finally {
+    await session.end({ timeout: 5 });
+  }
+}
+
+const due = async (cls: string): Promise<number> => {
+  const [row] = await admin.unsafe<{ n: string }[]>(`select intake_sync._purge_due($1, 'default', ${CUTOFF}) as n`, [cls]);
+  return Number(row?.n);
+};
+
+describe.skipIf(!real)('purge plans of the other classes on tables without statistics (100,000 rows each)', () => {
+  test('the tables really have no statistics', async () => {
+    expect(await statisticsRows(admin, ['quarantine', 'outbox', 'subscription_migrations'])).toBe(0);
+  });
+
+  test("a batch of _purge('open_findings'): the index of expiring findings, in last_seen_at order", { timeout: 60_000 }, async () => {
+    const plans = await nestedPlans(url(), `select intake_sync._purge('open_findings', 'default', ${CUTOFF}, 500)`);
+    const plan = planOf(plans, 'expired AS');
+    expectOrderedWalk(plan, 'quarantine_open_expiry_idx', 'quarantine');
+    expect(plan).toMatch(/Index Scan using quarantine_open_expiry_idx on quarantine q\b/);
+    expectIndexDriven(plan, ['quarantine_pkey']);
+  });
+
+  test("a batch of _purge('quarantine'): the index of resolved findings", { timeout: 60_000 }, async () => {
+    const plans = await nestedPlans(url(), `select intake_sync._purge('quarantine', 'default', ${CUTOFF}, 500)`);
+    const plan = planOf(plans, 'gone AS');
+    expectOrderedWalk(plan, 'quarantine_resolved_idx', 'quarantine');
+    expectIndexDriven(plan, ['quarantine_pkey']);
+  });
+
+  test("a batch of _purge('outbox_bodies'): the index of kept bodies, each migration one probe", { timeout: 60_000 }, async () => {
+    const plans = await nestedPlans(url(), `select intake_sync._purge('outbox_bodies', 'default', ${CUTOFF}, 500)`);
+    const plan = planOf(plans, 'stripped AS');
+    expectOrderedWalk(plan, 'outbox_body_kept_idx', 'outbox');
+    expectIndexDriven(plan, ['subscription_migrations_pk', 'outbox_pkey']);
+    expect(plan).not.toMatch(/Seq Scan on subscription_migrations\b/);
+  });
+
+  test('a whole purge of each class, batch after batch, each within a 2 s statement budget', { timeout: 300_000 }, async () => {
+    const old = (ROWS * 2) / 3;
+    const cases: [string, number][] = [
+      ['open_findings', Math.round((old * 4) / 5)],
+      ['quarantine', old],
+      ['outbox_bodies', old - old / 10],
+    ];
+    for (const [cls, roughly] of cases) {
+      const want = await due(cls);
+      // the fixture's share, to a row either way of the cutoff's instant
+      expect(Math.abs(want - roughly), cls).toBeLessThan(20);
+      const { purged, batches } = await purgeAll(`intake_sync._purge('${cls}', 'default', ${CUTOFF}, 500)`);
+      expect(purged, cls).toBe(want);
+      expect(batches, cls).toBe(Math.floor(want / 500) + 1);
+      expect(await due(cls), cls).toBe(0);
+    }
+  });
+});
