@@ -1,7 +1,8 @@
 -- Step one of reading a finding's identity (PHI): records the request as the audit row
 -- `quarantine.reveal_requested` (actor: session_user and on_behalf_of; subject: the finding) with the id
 -- of the transaction that writes it, and returns the row's id. The caller COMMITS it; only then does
--- show_quarantined() return the identity, for 5 minutes, to the same session_user. So every read of
+-- show_quarantined() return the identity, for 5 minutes, to the same session_user acting as the same
+-- role for the same person (`intake_sync.actor`, as the row's on_behalf_of). So every read of
 -- an identity is on record even when the transaction that reads it rolls back.
 -- Refuses, writing nothing: a missing or malformed argument (23502/22023), an unknown finding (P0002),
 -- a feed the caller may not use (42501).
@@ -20,9 +21,11 @@ BEGIN
     RAISE EXCEPTION 'event_id: no quarantine finding with this id in feed %', request_reveal.feed
       USING ERRCODE = 'P0002', COLUMN = 'event_id';
   END IF;
-  -- the top-level transaction (a savepoint's too): show_quarantined asks whether it committed
+  -- the top-level transaction (a savepoint's too): show_quarantined asks whether it committed; and
+  -- the role the caller acts as (SET ROLE: the console's SSO mode logs in once for many people, each
+  -- under their mapped role and `intake_sync.actor`), so the request counts for that role and person only
   RETURN "intake_sync"."_audit_entry"('quarantine.reveal_requested', request_reveal.feed, key,
-    pg_catalog.jsonb_build_object('xact', pg_catalog.pg_current_xact_id()::text));
+    pg_catalog.jsonb_build_object('xact', pg_catalog.pg_current_xact_id()::text, 'role', "intake_sync"."_calling_role"()));
 END
 $$;
 

@@ -1,6 +1,7 @@
 -- One finding with the identity the operator sent, for the triage staff who decide which
 -- prescription it is. Step two: it returns the identity only when a reveal request for this finding
--- by the same session_user (request_reveal) COMMITTED within the last 5 minutes; one written in the
+-- by the same session_user, acting as the same role for the same person (`intake_sync.actor`),
+-- (request_reveal) COMMITTED within the last 5 minutes; one written in the
 -- caller's own open transaction does not count (its transaction is still in progress). Otherwise it
 -- refuses with 42501, writing nothing. Each read also writes quarantine.show in the caller's
 -- transaction. Closed findings too (the finding may just have been resolved); refuses an unknown one (P0002).
@@ -20,6 +21,9 @@ BEGIN
   PERFORM 1 FROM "intake_sync"."audit_entries" a
   WHERE a."action" = 'quarantine.reveal_requested' AND a."at" > pg_catalog.now() - interval '5 minutes'
     AND a.feed = show_quarantined.feed AND a.subject = key AND a.actor = session_user
+    -- one login shared by several people (the console's SSO mode): the same role and the same person
+    AND a.detail ->> 'role' = "intake_sync"."_calling_role"()
+    AND a.on_behalf_of IS NOT DISTINCT FROM NULLIF(pg_catalog.current_setting('intake_sync.actor', true), '')
     AND a.detail ->> 'xact' ~ '^[0-9]{1,20}$'
     AND pg_catalog.pg_xact_status((a.detail ->> 'xact')::xid8) = 'committed';
   IF NOT FOUND THEN

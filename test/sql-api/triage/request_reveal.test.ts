@@ -75,7 +75,11 @@ describe.skipIf(!realServer)(`request_reveal() then show_quarantined(), as appli
   });
 
   test('a committed request, then a read in a transaction that rolls back: the identity was shown and the record stays', async () => {
-    const [requested] = await triage.sql`select intake_sync.request_reveal('default', 'e1') as id`;
+    // the person this login acts for, on the request and the read alike (a request counts for its person only)
+    const [requested] = await triage.sql.begin(async (tx) => {
+      await tx`select set_config('intake_sync.actor', 'nurse-7@ward-3', true)`;
+      return tx`select intake_sync.request_reveal('default', 'e1') as id`;
+    });
     expect(Number(requested?.id)).toBeGreaterThan(0);
     let shown: unknown;
     await expect(
@@ -87,7 +91,7 @@ describe.skipIf(!realServer)(`request_reveal() then show_quarantined(), as appli
     ).rejects.toThrow('the caller rolls back');
     expect(shown).toMatchObject({ prescription_identity: expect.objectContaining({ patient_last_name: 'Lovelase' }) });
     // the durable record: the request, by this login, about this finding (quarantine.show rolled back with the read)
-    expect(await requests()).toEqual([{ actor: triage.name, subject: 'e1', on_behalf_of: null }]);
+    expect(await requests()).toEqual([{ actor: triage.name, subject: 'e1', on_behalf_of: 'nurse-7@ward-3' }]);
     const [id] = await owner.query<{ id: string }>(`select id from intake_sync.audit_entries where action = 'quarantine.reveal_requested'`);
     expect(Number(id?.id)).toBe(Number(requested?.id));
     expect(await owner.query(`select 1 from intake_sync.audit_entries where action = 'quarantine.show'`)).toEqual([]);
@@ -118,6 +122,20 @@ describe.skipIf(!realServer)(`request_reveal() then show_quarantined(), as appli
     expect(await codeOf(triage.sql`select * from intake_sync.show_quarantined('default', 'e2')`)).toBe('42501');
     expect(await codeOf(triage.sql`select intake_sync.request_reveal('default', 'nope')`)).toBe('P0002');
     expect((await requests()).map((r) => r.subject)).toEqual(['e1']);
+  });
+
+  test('one login shared by several people (SSO): a request counts for its own person (intake_sync.actor) only', async () => {
+    const as = (person: string, statement: string) =>
+      triage.sql.begin(async (tx) => {
+        await tx`select set_config('intake_sync.actor', ${person}, true)`;
+        return tx.unsafe(statement);
+      });
+    await as('ada@clinic.example', `select intake_sync.request_reveal('default', 'e1')`);
+    expect(await codeOf(as('bob@clinic.example', `select * from intake_sync.show_quarantined('default', 'e1')`))).toBe('42501');
+    // nor for the same login with no person named
+    expect(await codeOf(triage.sql`select * from intake_sync.show_quarantined('default', 'e1')`)).toBe('42501');
+    const [shown] = await as('ada@clinic.example', `select finding_event_id from intake_sync.show_quarantined('default', 'e1')`);
+    expect(shown?.finding_event_id).toBe('e1');
   });
 
   test('nobody forges a request through _audit, not even the runtime role (42501)', async () => {
