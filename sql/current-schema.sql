@@ -1725,9 +1725,11 @@ BEGIN
     RAISE EXCEPTION 'event_id: no quarantine finding with this id in feed %', request_reveal.feed
       USING ERRCODE = 'P0002', COLUMN = 'event_id';
   END IF;
-  -- the top-level transaction (a savepoint's too): show_quarantined asks whether it committed
+  -- the top-level transaction (a savepoint's too): show_quarantined asks whether it committed; and
+  -- the role the caller acts as (SET ROLE: the console's SSO mode logs in once for many people, each
+  -- under their mapped role and `intake_sync.actor`), so the request counts for that role and person only
   RETURN "intake_sync"."_audit_entry"('quarantine.reveal_requested', request_reveal.feed, key,
-    pg_catalog.jsonb_build_object('xact', pg_catalog.pg_current_xact_id()::text));
+    pg_catalog.jsonb_build_object('xact', pg_catalog.pg_current_xact_id()::text, 'role', "intake_sync"."_calling_role"()));
 END
 $$;
 
@@ -1891,6 +1893,9 @@ BEGIN
   PERFORM 1 FROM "intake_sync"."audit_entries" a
   WHERE a."action" = 'quarantine.reveal_requested' AND a."at" > pg_catalog.now() - interval '5 minutes'
     AND a.feed = show_quarantined.feed AND a.subject = key AND a.actor = session_user
+    -- one login shared by several people (the console's SSO mode): the same role and the same person
+    AND a.detail ->> 'role' = "intake_sync"."_calling_role"()
+    AND a.on_behalf_of IS NOT DISTINCT FROM NULLIF(pg_catalog.current_setting('intake_sync.actor', true), '')
     AND a.detail ->> 'xact' ~ '^[0-9]{1,20}$'
     AND pg_catalog.pg_xact_status((a.detail ->> 'xact')::xid8) = 'committed';
   IF NOT FOUND THEN
@@ -3110,12 +3115,6 @@ CREATE UNIQUE INDEX quarantine_feed_key_key ON intake_sync.quarantine USING btre
 --
 
 CREATE INDEX quarantine_open_event_idx ON intake_sync.quarantine USING btree (event_id) WHERE (resolved_at IS NULL);
-
---
--- Name: quarantine_open_expiry_idx; Type: INDEX; Schema: intake_sync
---
-
-CREATE INDEX quarantine_open_expiry_idx ON intake_sync.quarantine USING btree (feed, last_seen_at) WHERE ((resolved_at IS NULL) AND (reason = ANY (ARRAY['unmatched'::text, 'ambiguous'::text, 'malformed'::text])));
 
 --
 -- Name: quarantine_open_held_idx; Type: INDEX; Schema: intake_sync

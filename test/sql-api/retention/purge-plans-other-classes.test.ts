@@ -7,7 +7,7 @@ import { clearStatistics, expectIndexDriven, nestedPlans, planOf, statisticsRows
 // off). The events classes are in purge-plans-without-statistics.test.ts; these are the other classes,
 // 100,000 rows each: each batch walks its class's index in its retention column's order, cut at the
 // limit, never a scan or sort of the whole table, and a whole purge fits a 2 s statement budget a batch.
-// Not yet covered (issue 26 still open for them): status_changes (planned without statistics it reads
+// open_findings sorts its class's open findings (see its test). Not yet covered (issue 26 still open for them): status_changes (planned without statistics it reads
 // every change of the feed by status_changes_external_id_idx and sorts them) and _purge_audit (a Seq
 // Scan and Sort: `feed IS NOT DISTINCT FROM` cannot use audit_entries_feed_at_idx).
 const real = await postgresReachable();
@@ -93,11 +93,14 @@ describe.skipIf(!real)('purge plans of the other classes on tables without stati
     expect(await statisticsRows(admin, ['quarantine', 'outbox', 'subscription_migrations'])).toBe(0);
   });
 
-  test("a batch of _purge('open_findings'): the index of expiring findings, in last_seen_at order", { timeout: 60_000 }, async () => {
+  // open_findings reads the feed's open findings by an index and sorts them by last_seen_at (about
+  // 0.1 s a batch beside 100,000): bounded, and off the match lock. A partial index in last_seen_at
+  // order would spare the sort, but without statistics rematch_held then planned its finding lookups
+  // on it (22 s for a 500-key batch, registration/plans-without-statistics.test.ts), so there is none.
+  test("a batch of _purge('open_findings'): the open findings by an index, never a scan of the table", { timeout: 60_000 }, async () => {
     const plans = await nestedPlans(url(), `select intake_sync._purge('open_findings', 'default', ${CUTOFF}, 500)`);
     const plan = planOf(plans, 'expired AS');
-    expectOrderedWalk(plan, 'quarantine_open_expiry_idx', 'quarantine');
-    expect(plan).toMatch(/Index Scan using quarantine_open_expiry_idx on quarantine q\b/);
+    expect(plan).not.toMatch(/Seq Scan on quarantine\b/);
     expectIndexDriven(plan, ['quarantine_pkey']);
   });
 
