@@ -870,6 +870,11 @@ $$;
 CREATE FUNCTION intake_sync._purge_audit(feed text, before timestamp with time zone, max_rows integer, dry_run boolean DEFAULT false) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_custom_plan'
+    SET enable_bitmapscan TO 'off'
+    SET enable_hashjoin TO 'off'
+    SET enable_mergejoin TO 'off'
+    SET enable_sort TO 'off'
     AS $_$
 #variable_conflict use_variable
 DECLARE
@@ -893,17 +898,30 @@ BEGIN
   END IF;
   effective := LEAST("before", pg_catalog.now() - floor_age);
   IF dry_run THEN
-    SELECT pg_catalog.count(*) INTO done FROM "intake_sync"."audit_entries" a
-    WHERE a.feed IS NOT DISTINCT FROM given_feed AND a."at" < effective;
+    IF given_feed IS NULL THEN
+      SELECT pg_catalog.count(*) INTO done FROM "intake_sync"."audit_entries" a WHERE a.feed IS NULL AND a."at" < effective;
+    ELSE
+      SELECT pg_catalog.count(*) INTO done FROM "intake_sync"."audit_entries" a WHERE a.feed = given_feed AND a."at" < effective;
+    END IF;
     RETURN done;
   END IF;
-  WITH picked AS (
-    SELECT a.id FROM "intake_sync"."audit_entries" a
-    WHERE a.feed IS NOT DISTINCT FROM given_feed AND a."at" < effective
-    ORDER BY a."at" LIMIT max_rows FOR UPDATE SKIP LOCKED
-  ),
-  gone AS (DELETE FROM "intake_sync"."audit_entries" a USING picked WHERE a.id = picked.id RETURNING 1)
-  SELECT pg_catalog.count(*) INTO done FROM gone;
+  IF given_feed IS NULL THEN
+    WITH picked AS (
+      SELECT a.id FROM "intake_sync"."audit_entries" a
+      WHERE a.feed IS NULL AND a."at" < effective
+      ORDER BY a.feed, a."at" LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    gone AS (DELETE FROM "intake_sync"."audit_entries" a USING picked WHERE a.id = picked.id RETURNING 1)
+    SELECT pg_catalog.count(*) INTO done FROM gone;
+  ELSE
+    WITH picked AS (
+      SELECT a.id FROM "intake_sync"."audit_entries" a
+      WHERE a.feed = given_feed AND a."at" < effective
+      ORDER BY a.feed, a."at" LIMIT max_rows FOR UPDATE SKIP LOCKED
+    ),
+    gone AS (DELETE FROM "intake_sync"."audit_entries" a USING picked WHERE a.id = picked.id RETURNING 1)
+    SELECT pg_catalog.count(*) INTO done FROM gone;
+  END IF;
   IF done > 0 THEN
     PERFORM "intake_sync"."_audit_entry"('audit.purge', given_feed, NULL,
       pg_catalog.jsonb_build_object('class', 'audit', 'cutoff', effective, 'count', done, 'requested_before', "before"));
