@@ -7,9 +7,9 @@ import { clearStatistics, expectIndexDriven, nestedPlans, planOf, statisticsRows
 // off). The events classes are in purge-plans-without-statistics.test.ts; these are the other classes,
 // 100,000 rows each: each batch walks its class's index in its retention column's order, cut at the
 // limit, never a scan or sort of the whole table, and a whole purge fits a 2 s statement budget a batch.
-// open_findings sorts its class's open findings (see its test). Not yet covered (issue 26 still open for them): status_changes (planned without statistics it reads
-// every change of the feed by status_changes_external_id_idx and sorts them) and _purge_audit (a Seq
-// Scan and Sort: `feed IS NOT DISTINCT FROM` cannot use audit_entries_feed_at_idx).
+// open_findings sorts its class's open findings (see its test); _purge_audit has its own test
+// (_purge_audit-plan.test.ts). Not yet covered (issue 26 still open for it): status_changes (planned
+// without statistics it reads every change of the feed by status_changes_external_id_idx and sorts them).
 const real = await postgresReachable();
 const ROWS = 100_000;
 // fixed once: the rows are 78 s apart, and a purge of all classes takes longer than that
