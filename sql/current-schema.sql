@@ -741,6 +741,7 @@ CREATE FUNCTION intake_sync._purge(class text, feed text, cutoff timestamp with 
     SET enable_bitmapscan TO 'off'
     SET enable_hashjoin TO 'off'
     SET enable_mergejoin TO 'off'
+    SET enable_material TO 'off'
     AS $$
 #variable_conflict use_variable
 DECLARE
@@ -749,6 +750,7 @@ DECLARE
   top_seq bigint;
   top_id bigint;
   xids xid8[];
+  upper_seq bigint;
 BEGIN
   PERFORM "intake_sync"."_purge_check"(class, feed, cutoff, max_rows);
   IF class = 'open_findings' THEN
@@ -830,11 +832,27 @@ BEGIN
     )
     SELECT pg_catalog.count(*)::integer INTO done FROM stripped;
   ELSIF class = 'status_changes' THEN
-    -- in commit order, so the horizon below is the newest change deleted
-    WITH picked AS (
-      SELECT s.id, s.xid, c.commit_seq FROM "intake_sync"."change_commits" c
-      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
-      WHERE c.commit_seq IS NOT NULL AND c.committed_at < cutoff AND s.feed = given_feed
+    -- the newest commit before the cutoff, one probe of change_commits_committed_at_idx: committed_at
+    -- grows with commit_seq (both drawn under the change_clock lock, stamp_change_commit), so the
+    -- feed's commits up to it are exactly its commits older than the cutoff
+    SELECT c.commit_seq INTO upper_seq FROM "intake_sync"."change_commits" c
+    WHERE c.committed_at < cutoff ORDER BY c.committed_at DESC LIMIT 1;
+    IF upper_seq IS NULL THEN
+      RETURN 0;
+    END IF;
+    -- in commit order, so the horizon below is the newest change deleted: the feed's own oldest commits
+    -- (change_commit_feeds_pk) up to that one, at most max_rows of them (each has a change of the feed:
+    -- a commit's feed row goes with its last change, below), then each commit's changes by
+    -- status_changes_xid_idx; the sort is of that bounded set, never of the feed's changes, and the other
+    -- feeds' commits are never read (planned so without statistics too)
+    WITH commits AS (
+      SELECT f.commit_seq, f.xid FROM "intake_sync"."change_commit_feeds" f
+      WHERE f.feed = given_feed AND f.commit_seq <= upper_seq
+      ORDER BY f.commit_seq LIMIT max_rows
+    ),
+    picked AS (
+      SELECT s.id, s.xid, c.commit_seq FROM commits c
+      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid AND s.feed = given_feed
       ORDER BY c.commit_seq, s.id LIMIT max_rows FOR UPDATE OF s SKIP LOCKED
     ),
     gone AS (
@@ -853,10 +871,15 @@ BEGIN
         purged_seq = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_seq ELSE h.purged_seq END,
         purged_id = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_id ELSE h.purged_id END,
         purged_at = excluded.purged_at;
-      -- a commit whose every change (of any feed) is gone carries nothing any more
+      -- a commit whose every change (of any feed) is gone carries nothing any more (its feed rows go
+      -- with it, cascade); a commit of several feeds loses this feed's row once its changes are gone,
+      -- so the next batch's walk starts at the feed's oldest commit that still has changes
       DELETE FROM "intake_sync"."change_commits" c
       WHERE c.xid = ANY (xids) AND c.commit_seq IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid);
+      DELETE FROM "intake_sync"."change_commit_feeds" f
+      WHERE f.feed = given_feed AND f.xid = ANY (xids)
+        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = f.xid AND s.feed = given_feed);
     END IF;
   END IF;
   RETURN done;
@@ -3001,6 +3024,12 @@ CREATE INDEX change_commit_feeds_xid_idx ON intake_sync.change_commit_feeds USIN
 --
 
 CREATE UNIQUE INDEX change_commits_commit_seq_key ON intake_sync.change_commits USING btree (commit_seq);
+
+--
+-- Name: change_commits_committed_at_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX change_commits_committed_at_idx ON intake_sync.change_commits USING btree (committed_at);
 
 --
 -- Name: events_body_kept_idx; Type: INDEX; Schema: intake_sync

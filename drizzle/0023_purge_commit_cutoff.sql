@@ -1,0 +1,1 @@
+CREATE INDEX "change_commits_committed_at_idx" ON "intake_sync"."change_commits" USING btree ("committed_at");
