@@ -2281,6 +2281,8 @@ CREATE TABLE intake_sync.events (
     prescription_id bigint,
     received_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY intake_sync.events ALTER COLUMN payload SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.events ALTER COLUMN raw SET STATISTICS 0;
 
 --
 -- Name: feed_access; Type: TABLE; Schema: intake_sync
@@ -2389,6 +2391,7 @@ CREATE TABLE intake_sync.outbox (
     CONSTRAINT outbox_kind_check CHECK ((kind = ANY (ARRAY['send'::text, 'cancel'::text]))),
     CONSTRAINT outbox_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
 );
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN body SET STATISTICS 0;
 
 --
 -- Name: quarantine; Type: TABLE; Schema: intake_sync
@@ -2412,6 +2415,7 @@ CREATE TABLE intake_sync.quarantine (
     CONSTRAINT quarantine_resolution_check CHECK (((resolution IS NULL) OR (resolution = ANY (ARRAY['matched'::text, 'resolved'::text, 'dismissed'::text, 'expired'::text])))),
     CONSTRAINT quarantine_resolution_note_check CHECK (((resolution_note IS NULL) OR (length(resolution_note) <= 512)))
 );
+ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN raw SET STATISTICS 0;
 
 --
 -- Name: feed_overview; Type: VIEW; Schema: intake_sync
