@@ -116,7 +116,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       .map(decodeSegment);
     if (segments.some((s) => s === undefined)) return sendError(res, 400, 'malformed percent-encoding in path');
     const [resource, ...rest] = segments as string[];
-    store.countRequest(apiVersion, resource ?? '');
+    store.apiRequests.count(apiVersion, resource ?? '');
     const proceed = await holds.gate(req.method ?? 'GET', apiVersion, resource ?? '', res);
     if (!proceed || closing) return;
     const ctx: RouteContext = { req, res, url, tenant, store, faults, apiVersion };

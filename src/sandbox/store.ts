@@ -1,32 +1,22 @@
 import { API_VERSION, type KnownEventName, type PrescriptionIdentity, type PrescriptionRequest } from '../intake/index.js';
-import { timingSafeEqual } from 'node:crypto';
+import { ApiRequestCounts } from './api-request-counts.js';
 import { DueQueue } from './due-queue.js';
 import type { FaultControl } from './fault-control.js';
-import { samplePrescription, sampleIdentity, seedRejects } from './fixtures.js';
+import { samplePrescription } from './fixtures.js';
 import { serializeIdentity } from './event-json.js';
 import { compositeKey, erxCompatible, identityOfRequest } from './identity-match.js';
 import { shuffleInPlace } from './prng.js';
 import { publishEvent } from './publisher.js';
 import { RequestLedger } from './request-ledger.js';
 import type { Retention } from './retention.js';
-import { HAPPY_PATH, REJECTION_PATH, sandboxPath, stepDueAt } from './rules.js';
-import { SeedConflictError } from './seed-conflict-error.js';
+import { sandboxPath, stepDueAt } from './rules.js';
+import { type SeedOptions, seedPlan } from './seed-plan.js';
 import type { Feed } from './feed.js';
 import type { VersionListing } from './versions.js';
 import { Tenant, type PrescriptionRecord, type PrescriptionSource, type SubscriptionRecord } from './tenant.js';
-import { UnknownCredentialError } from './unknown-credential-error.js';
+import { type Credential, TenantBook } from './tenant-book.js';
 
-export interface Credential {
-  key: string;
-  secret: string;
-}
-
-export interface SeedOptions {
-  key?: string;
-  count: number;
-  rejectEvery?: number;
-  prefix?: string;
-}
+export type { Credential } from './tenant-book.js';
 
 export interface SandboxStats {
   now: string;
@@ -42,8 +32,7 @@ export interface SandboxStats {
  * (called before every request is answered) logs and publishes everything due now.
  */
 export class SandboxStore {
-  private readonly secrets = new Map<string, string>();
-  private readonly tenants = new Map<string, Tenant>();
+  private readonly book = new TenantBook();
   private readonly queue = new DueQueue<PrescriptionRecord>();
   private nextSeq = 0;
   /** what POST / DELETE /prescriptions did per external_id (admin: GET /_sandbox/prescription-requests) */
@@ -51,8 +40,8 @@ export class SandboxStore {
   /** undefined: every entry stays visible forever (the spec's "currently indefinite") */
   retention: Retention | undefined;
 
-  /** GET/POST/DELETE requests answered per version and resource (`events`, `subscriptions`, ...), for tests */
-  readonly apiRequests = new Map<string, Map<string, number>>();
+  /** GET/POST/DELETE requests answered per version and resource, for tests */
+  readonly apiRequests = new ApiRequestCounts();
 
   constructor(
     private readonly now: () => number,
@@ -70,45 +59,28 @@ export class SandboxStore {
     return this.versions[0] ?? API_VERSION;
   }
 
-  /** Counts one authenticated API request under `version`. */
-  countRequest(version: string, resource: string): void {
-    let byResource = this.apiRequests.get(version);
-    if (!byResource) this.apiRequests.set(version, (byResource = new Map()));
-    byResource.set(resource, (byResource.get(resource) ?? 0) + 1);
-  }
-
   /** Adds (or re-enables) a credential; a key keeps its data across revoke and re-add. */
   addCredential(credential: Credential): void {
-    this.secrets.set(credential.key, credential.secret);
-    if (!this.tenants.has(credential.key)) {
-      this.tenants.set(credential.key, new Tenant(this.tenants.size + 1, this.now, this.defaultVersion, this.listing));
-    }
+    this.book.add(credential, (number) => new Tenant(number, this.now, this.defaultVersion, this.listing));
   }
 
   /** Revokes a credential: its requests get 401 from now on. Returns whether it was active. */
   revokeCredential(key: string): boolean {
-    return this.secrets.delete(key);
+    return this.book.revoke(key);
   }
 
   /** The tenant of an active key/secret pair, or undefined. */
   authenticate(key: string, secret: string): Tenant | undefined {
-    const expected = this.secrets.get(key);
-    if (expected === undefined) return undefined;
-    const a = Buffer.from(expected);
-    const b = Buffer.from(secret);
-    return a.length === b.length && timingSafeEqual(a, b) ? this.tenants.get(key) : undefined;
+    return this.book.authenticate(key, secret);
   }
 
   /** Active credential keys, oldest first (the first is the default for seeding and injection). */
   credentialKeys(): string[] {
-    return [...this.secrets.keys()];
+    return this.book.activeKeys();
   }
 
   private tenantOf(key: string | undefined): Tenant {
-    const chosen = key ?? this.credentialKeys()[0];
-    const tenant = chosen === undefined ? undefined : this.tenants.get(chosen);
-    if (!tenant || chosen === undefined) throw new UnknownCredentialError(chosen ?? '(none)');
-    return tenant;
+    return this.book.tenantOf(key);
   }
 
   /** Position of a feed's oldest entry still retained at now() (0 without retention). */
@@ -274,31 +246,13 @@ export class SandboxStore {
    */
   seedBulk(options: SeedOptions): { prescriptions: number; events: number } {
     const tenant = this.tenantOf(options.key);
-    const prefix = options.prefix ?? 'seed';
-    const count = Math.max(0, Math.floor(options.count));
-    for (let i = 0; i < count; i++) {
-      if (tenant.prescriptions.has(`${prefix}-${i}`)) throw new SeedConflictError(`${prefix}-${i}`);
-    }
-    const lastStepOffset = stepDueAt(0, HAPPY_PATH.length - 1);
-    const firstReceivedAt = this.now() - lastStepOffset - count * 1000;
+    const plan = seedPlan(options, this.now(), (id) => tenant.prescriptions.has(id));
     let events = 0;
-    for (let i = 0; i < count; i++) {
-      const rejected = seedRejects(i, options.rejectEvery);
-      const path = rejected ? REJECTION_PATH : HAPPY_PATH;
-      const source: PrescriptionSource = { kind: 'fixture', index: i, prefix, rejected };
-      const record = this.addPrescription(
-        tenant,
-        `${prefix}-${i}`,
-        sampleIdentity(i),
-        path,
-        source,
-        firstReceivedAt + i * 1000,
-        this.defaultVersion,
-      );
-      events += record.path.length;
+    for (const p of plan) {
+      events += this.addPrescription(tenant, p.externalId, p.identity, p.path, p.source, p.receivedAt, this.defaultVersion).path.length;
     }
     this.publishDue();
-    return { prescriptions: count, events };
+    return { prescriptions: plan.length, events };
   }
 
   /**
@@ -315,14 +269,14 @@ export class SandboxStore {
     return {
       now: new Date(this.now()).toISOString(),
       pending_prescriptions: this.queue.size,
-      credentials: [...this.tenants.entries()].map(([key, tenant]) => ({
+      credentials: this.book.entries().map(([key, tenant]) => ({
         key,
-        active: this.secrets.has(key),
+        active: this.book.isActive(key),
         prescriptions: tenant.prescriptions.size,
         subscriptions: tenant.subscriptions.size,
         feed_entries: tenant.feedEntries,
       })),
-      api_requests: Object.fromEntries([...this.apiRequests].map(([version, byResource]) => [version, Object.fromEntries(byResource)])),
+      api_requests: this.apiRequests.toRecord(),
     };
   }
 }

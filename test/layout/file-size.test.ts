@@ -11,9 +11,7 @@ const MAX_LINES = 300;
  * Files over the cap when the rule came in (issue 24), each held at its size then until it is split
  * by concept. The list may only shrink: an entry back under the cap fails until it is removed.
  */
-const NOT_YET_SPLIT: Record<string, number> = {
-  'src/sandbox/store.ts': 328,
-};
+const NOT_YET_SPLIT: Record<string, number> = {};
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
