@@ -1,4 +1,5 @@
--- The change feed records each change's feed (0003's triggers, one column more).
+-- The change feed's trigger function: one status_changes row per status change of a prescription,
+-- with its feed.
 CREATE OR REPLACE FUNCTION "intake_sync"."record_status_changes"() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE

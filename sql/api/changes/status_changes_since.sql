@@ -1,8 +1,7 @@
--- 0006's status_changes_since() with two additions: a cursor older than the newest change retention
+-- The change feed after a cursor, in commit order. A cursor older than the newest change retention
 -- deleted (change_horizons) raises SQLSTATE IS410 'cursor expired: ...' instead of skipping what was
--- deleted; and rows (and horizons) are those of the caller's visible feeds, so per-feed access
--- reaches the feed.
--- Issue 25 §6: the caller's feeds are computed once (not a SECURITY DEFINER check per row); a role
+-- deleted; rows (and horizons) are those of the caller's visible feeds only.
+-- The caller's feeds are computed once (not a SECURITY DEFINER check per row); a role
 -- restricted to some feeds walks change_commit_feeds by (feed, commit_seq) from its cursor, so a
 -- caught-up poll of a quiet feed costs an index probe per feed whatever another feed committed.
 -- Sequential and bitmap scans are off in the function: the plan must hold on tables without

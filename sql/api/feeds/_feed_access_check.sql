@@ -1,4 +1,4 @@
--- 0010's gate, now real: a call for a feed the calling role may not use is refused (42501), naming
+-- The per-feed gate of the SQL API's functions: a call for a feed the calling role may not use is refused (42501), naming
 -- the feed and the role, and writes nothing.
 CREATE OR REPLACE FUNCTION "intake_sync"."_feed_access_check"(feed text) RETURNS void
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$

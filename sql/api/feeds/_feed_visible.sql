@@ -1,4 +1,4 @@
--- 0010's row filter, now real. Per row it costs a function call (a few microseconds): a view over
+-- The per-feed row filter: whether the calling role may see a feed's rows. Per row it costs a function call (a few microseconds): a view over
 -- many rows filters with the two InitPlans the views below use instead (evaluated once per query).
 CREATE OR REPLACE FUNCTION "intake_sync"."_feed_visible"(feed text) RETURNS boolean
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$

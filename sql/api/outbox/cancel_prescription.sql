@@ -1,4 +1,4 @@
--- 0006's cancel_prescription, audited (`outbox.cancel`, the outbox row's id).
+-- Queues the cancellation of one sent prescription, audited (`outbox.cancel`, the outbox row's id).
 CREATE OR REPLACE FUNCTION "intake_sync"."cancel_prescription"(external_id text, feed text DEFAULT 'default')
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER

@@ -1,4 +1,5 @@
--- 0006's send_prescription, audited (`outbox.send`, the outbox row's id).
+-- Queues one prescription for the outbox to send to the operator, audited (`outbox.send`, the
+-- outbox row's id).
 CREATE OR REPLACE FUNCTION "intake_sync"."send_prescription"(prescription jsonb, feed text DEFAULT 'default')
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER

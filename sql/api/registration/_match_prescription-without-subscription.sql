@@ -1,4 +1,4 @@
--- The match rule (as 0002's), within one feed: an event of feed A never matches a prescription of
+-- The match rule (eRx message id, then the composite identity key), within one feed: an event of feed A never matches a prescription of
 -- feed B. Every branch is a lookup on an index leading with the feed (prescriptions_feed_*_idx);
 -- LANGUAGE sql, STABLE, not STRICT, no SET clause and not SECURITY DEFINER, so the planner still
 -- inlines it into the calling statement.

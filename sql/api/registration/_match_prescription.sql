@@ -1,8 +1,8 @@
 -- The match rule with the subscription first: an event of a linked subscription matches that
--- prescription and nothing else; otherwise 0006's rule (erx id, then identity), unchanged. One
+-- prescription and nothing else; otherwise the plain rule (erx id, then identity). One
 -- primary-key probe more per event (the link table is small: one row per resolved subscription).
 -- LANGUAGE sql, STABLE, not STRICT, no SET clause, not SECURITY DEFINER: still inlined into the page
--- statement. The three-argument form (0006) stays for callers written against it.
+-- statement. The three-argument form (_match_prescription-without-subscription.sql) stays for callers written against it.
 CREATE OR REPLACE FUNCTION "intake_sync"."_match_prescription"(event_identity_key text, event_erx_message_id text, event_feed text,
   event_subscription_id text)
 RETURNS TABLE (prescription_id bigint, candidates integer, quarantine_reason text, quarantine_detail text)

@@ -1,4 +1,4 @@
--- 0006's register_prescription, audited: one `prescription.register` row in the call's transaction,
+-- Registers (or updates) one local prescription, audited: one `prescription.register` row in the call's transaction,
 -- saying whether the row was new and whether its identity changed (never the identity itself).
 CREATE OR REPLACE FUNCTION "intake_sync"."register_prescription"(external_id text, identity jsonb, feed text DEFAULT 'default')
 RETURNS "intake_sync"."prescription_registration"

@@ -1,6 +1,6 @@
--- 0007's rematch_held with the linked match (four arguments) and the finding's resolution recorded.
--- Same signature and results: register_prescription (0006, 0013) calls it with the identity keys and
--- erx ids it registered, `rematch` with one batch of identity keys at a time (each batch its own
+-- Re-evaluates held events against the registered prescriptions with the linked match (four
+-- arguments), recording each finding's resolution. register_prescription calls it with the identity
+-- keys and erx ids it registered, `rematch` with one batch of identity keys at a time (each batch its own
 -- short transaction), null/null re-evaluates every held event of the feed in one transaction.
 CREATE OR REPLACE FUNCTION "intake_sync"."rematch_held"(identity_keys text[] DEFAULT NULL, erx_message_ids text[] DEFAULT NULL, feed text DEFAULT NULL)
 RETURNS TABLE (examined integer, matched integer, still_unmatched integer, still_ambiguous integer)
