@@ -11,6 +11,7 @@ import { dismissAll, dismissAllPage } from './pages/dismiss-all.js';
 import { feedsPage } from './pages/feeds.js';
 import { dismissFinding, findingPage, resolveFinding, revealFinding } from './pages/finding.js';
 import { notFoundPage, problemPage } from './pages/not-found.js';
+import { overduePage } from './pages/overdue.js';
 import { prescriptionPage, prescriptionsPage } from './pages/prescriptions.js';
 import { quarantinePage } from './pages/quarantine.js';
 import { handleSignIn, SESSION_COOKIE, showSignIn } from './pages/sign-in.js';
@@ -86,6 +87,7 @@ export function consoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.post('/quarantine/:feed/:key/resolve', (c) => resolveFinding(c, deps));
   app.post('/quarantine/:feed/:key/dismiss', (c) => dismissFinding(c, deps));
   app.get('/prescriptions', (c) => prescriptionsPage(c, deps));
+  app.get('/overdue', (c) => overduePage(c, deps));
   app.get('/prescriptions/:feed/:externalId', (c) => prescriptionPage(c, deps));
   app.get('/audit', (c) => auditPage(c, deps));
   app.notFound((c) => c.html(notFoundPage(), 404));

@@ -8,6 +8,8 @@ import { type RunningConsole, startConsole } from '../../src/console/server.js';
 import { registerFeeds } from '../../src/db/feed-registry.js';
 import { createLogger } from '../../src/log/log.js';
 import { applyPage } from '../../src/sync/apply/apply-page.js';
+import { writeFeedDeadlines } from '../../src/sync/overdue/feed-deadlines-store.js';
+import { DEFAULT_STAGE_DEADLINES } from '../../src/sync/overdue/overdue-stages.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -106,6 +108,19 @@ export async function createConsoleWorld(label: string): Promise<ConsoleWorld> {
   ]);
   const heldB = { patient_first_name: PATIENT_B.first, patient_last_name: PATIENT_B.last, patient_dob: PATIENT_B.dob };
   await applyEvents(tdb, FEED_B, [{ ...event('evt-b1', 'accepted', '2024-12-10T10:00:00Z', heldB), subscription_id: 'sub-b1' }]);
+
+  // a send each clinic delivered 5 h ago with no event since: overdue at `sent` (default deadline 2 h)
+  await writeFeedDeadlines(tdb.database.db, [
+    { feed: FEED_A, deadlines: DEFAULT_STAGE_DEADLINES },
+    { feed: FEED_B, deadlines: DEFAULT_STAGE_DEADLINES },
+  ]);
+  for (const [feed, externalId] of [
+    [FEED_A, 'rx-a-late'],
+    [FEED_B, 'rx-b-late'],
+  ] as const) {
+    await owner`insert into intake_sync.outbox (feed, external_id, kind, state, completed_at)
+      values (${feed}, ${externalId}, 'send', 'delivered', now() - interval '5 hours')`;
+  }
 
   let offset = 0;
   const deps = composeConsole(

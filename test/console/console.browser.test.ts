@@ -122,6 +122,16 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
     await expectAccessible(page);
     await page.screenshot({ path: `${SHOTS}feeds.png`, fullPage: true });
+    // overdue counts per stage link to the list (issue 28 §5): its own feed's prescription only
+    await page.getByRole('link', { name: 'sent: 1' }).click();
+    await page.waitForURL(/\/overdue\?/);
+    const overdue = await page.locator('main').innerText();
+    expect(overdue).toContain('rx-a-late');
+    expect(overdue).not.toContain('rx-b-late');
+    await expectAccessible(page);
+    await page.screenshot({ path: `${SHOTS}overdue.png`, fullPage: true });
+    await page.goto(`${world.console.url}/overdue?feed=${FEED_B}`);
+    expect(await page.locator('main').innerText()).toContain('None overdue.');
     await context.close();
 
     const b = await signIn(world.roles.b);

@@ -4,6 +4,7 @@ import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
 import { formatAge, formatTime } from '../format.js';
 import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
+import { overdueCell, overdueCounts } from './overdue.js';
 
 interface FeedRow {
   feed: string;
@@ -25,6 +26,7 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const activity = await session.sql.unsafe<{ feed: string; hour: Date; events: string }[]>(
     `select feed, hour, events from ${schema}.feed_activity`,
   );
+  const overdue = await overdueCounts(c, deps);
   const now = deps.now();
   const rows = feeds.map((f) => {
     const buckets = hourlyBuckets(
@@ -40,6 +42,7 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
       <td>${formatAge(lag)}</td>
       <td>${f.events_applied}</td>
       <td>${findings.length === 0 ? 'none' : findings.map(([reason, n]) => html`<a href="/quarantine${queryString({ feed: f.feed, reason })}">${reason}: ${n}</a><br>`)}</td>
+      <td>${overdueCell(f.feed, overdue.get(f.feed))}</td>
       <td>${f.outbox_pending} pending / ${f.outbox_failed} failed</td>
       <td>${activityChart(buckets, `Feed ${f.feed}`)}</td>
     </tr>`;
@@ -48,8 +51,8 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   <code>/readyz</code>; this page reads the database.</p>
   <table><thead><tr><th scope="col">Feed</th><th scope="col">Source</th><th scope="col">Last event received</th>
   <th scope="col">Age of newest applied event</th><th scope="col">Events applied</th><th scope="col">Open findings</th>
-  <th scope="col">Outbox</th><th scope="col">Events per hour, last 24 h</th></tr></thead>
-  <tbody>${rows.length === 0 ? html`<tr><td colspan="8">Your role sees no feed.</td></tr>` : rows}</tbody></table>`;
+  <th scope="col">Overdue</th><th scope="col">Outbox</th><th scope="col">Events per hour, last 24 h</th></tr></thead>
+  <tbody>${rows.length === 0 ? html`<tr><td colspan="9">Your role sees no feed.</td></tr>` : rows}</tbody></table>`;
   return c.html(layout({ title: 'Feeds', session, current: '/', flash: takeFlash(session), body }).text);
 }
 

@@ -1,0 +1,63 @@
+import type { Context } from 'hono';
+import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
+import { formatAge, formatTime } from '../format.js';
+import { html, pathSegment, queryString } from '../html.js';
+import { layout } from '../layout.js';
+
+/** The stages overdue_prescriptions reports (docs/sql-api/overdue.md), in lifecycle order. */
+export const OVERDUE_STAGE_ORDER = ['sent', 'accepted', 'ordered', 'dispensed', 'cancel_requested'] as const;
+const FEED = /^[a-z0-9_-]{1,64}$/;
+const LIMIT = 200;
+
+/** Pure: the filter from the query string; anything but a known feed name or stage is left out. */
+export function overdueFilter(query: { feed?: string | undefined; stage?: string | undefined }): { feed?: string; stage?: string } {
+  const feed = query.feed && FEED.test(query.feed) ? query.feed : undefined;
+  const stage = query.stage && (OVERDUE_STAGE_ORDER as readonly string[]).includes(query.stage) ? query.stage : undefined;
+  return { ...(feed ? { feed } : {}), ...(stage ? { stage } : {}) };
+}
+
+/** Per feed, the overdue count of each stage (the role's own feeds: the view filters them). */
+export async function overdueCounts(c: Context<ConsoleEnv>, deps: ConsoleDeps): Promise<Map<string, Map<string, number>>> {
+  const rows = await c
+    .get('session')
+    .sql.unsafe<{ feed: string; stage: string; n: number }[]>(
+      `select feed, stage, count(*)::int as n from ${schemaOf(deps)}.overdue_prescriptions group by feed, stage`,
+    );
+  const counts = new Map<string, Map<string, number>>();
+  for (const r of rows) {
+    if (!counts.has(r.feed)) counts.set(r.feed, new Map());
+    counts.get(r.feed)?.set(r.stage, r.n);
+  }
+  return counts;
+}
+
+/** The Feeds page's cell: each stage with prescriptions past its deadline, linking to the list. */
+export function overdueCell(feed: string, counts: Map<string, number> | undefined) {
+  const stages = OVERDUE_STAGE_ORDER.filter((stage) => (counts?.get(stage) ?? 0) > 0);
+  if (stages.length === 0) return html`none`;
+  return stages.map((stage) => html`<a href="/overdue${queryString({ feed, stage })}">${stage}: ${counts?.get(stage)}</a><br>`);
+}
+
+/** GET /overdue: prescriptions past their stage deadline (overdue_prescriptions), oldest first; no PHI. */
+export async function overduePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
+  const session = c.get('session');
+  const filter = overdueFilter({ feed: c.req.query('feed'), stage: c.req.query('stage') });
+  const rows = await session.sql.unsafe<{ feed: string; external_id: string; stage: string; since: Date; overdue_seconds: number }[]>(
+    `select feed, external_id, stage, since, extract(epoch from overdue_by)::float8 as overdue_seconds
+     from ${schemaOf(deps)}.overdue_prescriptions
+     where ($1::text is null or feed = $1) and ($2::text is null or stage = $2)
+     order by since limit ${LIMIT}`,
+    [filter.feed ?? null, filter.stage ?? null] as never[],
+  );
+  const title = `Overdue${filter.stage ? `: ${filter.stage}` : ''}${filter.feed ? ` in ${filter.feed}` : ''}`;
+  const body = html`<p>Prescriptions whose stage has lasted longer than its feed's deadline (OVERDUE_*), oldest
+  first${rows.length === LIMIT ? html`, the first ${LIMIT}` : ''}. The runbook's "Overdue prescriptions" says what to check with the operator.</p>
+  ${
+    rows.length === 0
+      ? html`<p>None overdue.</p>`
+      : html`<table><thead><tr><th scope="col">External id</th><th scope="col">Feed</th><th scope="col">Stage</th><th scope="col">Since</th><th scope="col">Overdue by</th></tr></thead><tbody>
+    ${rows.map((r) => html`<tr><td><a href="/prescriptions/${pathSegment(r.feed)}/${pathSegment(r.external_id)}">${r.external_id}</a></td><td>${r.feed}</td><td>${r.stage}</td><td>${formatTime(r.since)}</td><td>${formatAge(r.overdue_seconds * 1000)}</td></tr>`)}
+    </tbody></table>`
+  }`;
+  return c.html(layout({ title, session, current: '/', body }).text);
+}
