@@ -2448,15 +2448,19 @@ CREATE VIEW intake_sync.feed_overview WITH (security_barrier='true') AS
           WHERE ((o.feed = c.feed) AND (o.state = 'pending'::text))) AS outbox_pending,
     ( SELECT count(*) AS count
            FROM intake_sync.outbox o
-          WHERE ((o.feed = c.feed) AND (o.state = 'failed'::text))) AS outbox_failed
-   FROM intake_sync.feed_checkpoints c
+          WHERE ((o.feed = c.feed) AND (o.state = 'failed'::text))) AS outbox_failed,
+    l.acquired_at AS leader_since,
+    l.heartbeat_at AS leader_heartbeat_at,
+    l.expires_at AS leader_expires_at
+   FROM (intake_sync.feed_checkpoints c
+     LEFT JOIN intake_sync.feed_leases l ON ((l.feed = c.feed)))
   WHERE intake_sync._feed_visible(c.feed);
 
 --
 -- Name: VIEW feed_overview; Type: COMMENT; Schema: intake_sync
 --
 
-COMMENT ON VIEW intake_sync.feed_overview IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed (docs/console.md)';
+COMMENT ON VIEW intake_sync.feed_overview IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease (docs/console.md)';
 
 --
 -- Name: feed_sources; Type: TABLE; Schema: intake_sync

@@ -122,6 +122,11 @@ export async function createConsoleWorld(label: string): Promise<ConsoleWorld> {
       values (${feed}, ${externalId}, 'send', 'delivered', now() - interval '5 hours')`;
   }
 
+  // clinic_a is led by a worker (a live lease); clinic_b's last lease lapsed an hour ago
+  await owner`insert into intake_sync.feed_leases (feed, holder, holder_pid, acquired_at, heartbeat_at, expires_at) values
+    (${FEED_A}, 'holder-a', 1, now() - interval '2 hours', now() - interval '1 second', now() + interval '1 hour'),
+    (${FEED_B}, 'holder-b', 2, now() - interval '3 hours', now() - interval '61 minutes', now() - interval '1 hour')`;
+
   let offset = 0;
   const deps = composeConsole(
     { databaseUrl: tdb.url, schema: 'intake_sync', host: '127.0.0.1', idleTimeoutMs: 15 * 60_000 },

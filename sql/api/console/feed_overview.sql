@@ -2,7 +2,8 @@
 -- identifiers, codes, counts and times only, never patient data. security_barrier and filtered by
 -- the caller's feed access (_feed_visible).
 -- One row per registered feed the caller may see: the position's counters, when it last moved, the
--- newest applied event, open findings by reason and the outbox's pending and failed rows.
+-- newest applied event, open findings by reason, the outbox's pending and failed rows, and the lease
+-- of the worker leading it.
 CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
   SELECT c."feed", c."origin", c."version", c."updated_at" AS "position_moved_at", c."pages_applied", c."events_applied",
     c."events_quarantined",
@@ -12,10 +13,14 @@ CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
         SELECT q."reason", pg_catalog.count(*) AS "n" FROM "intake_sync"."quarantine" q
         WHERE q."feed" = c."feed" AND q."resolved_at" IS NULL GROUP BY q."reason") r), '{}'::jsonb) AS "open_findings",
     (SELECT pg_catalog.count(*) FROM "intake_sync"."outbox" o WHERE o."feed" = c."feed" AND o."state" = 'pending')::bigint AS "outbox_pending",
-    (SELECT pg_catalog.count(*) FROM "intake_sync"."outbox" o WHERE o."feed" = c."feed" AND o."state" = 'failed')::bigint AS "outbox_failed"
+    (SELECT pg_catalog.count(*) FROM "intake_sync"."outbox" o WHERE o."feed" = c."feed" AND o."state" = 'failed')::bigint AS "outbox_failed",
+    -- the feed's lease (feed_leases, written by the leading worker): since when it leads, its last
+    -- heartbeat, and until when the lease holds without one (past it: no worker leads the feed)
+    l."acquired_at" AS "leader_since", l."heartbeat_at" AS "leader_heartbeat_at", l."expires_at" AS "leader_expires_at"
   FROM "intake_sync"."feed_checkpoints" c
+  LEFT JOIN "intake_sync"."feed_leases" l ON l."feed" = c."feed"
   WHERE "intake_sync"."_feed_visible"(c."feed");
 
 REVOKE ALL ON TABLE "intake_sync"."feed_overview" FROM PUBLIC;
 
-COMMENT ON VIEW "intake_sync"."feed_overview" IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed (docs/console.md)';
+COMMENT ON VIEW "intake_sync"."feed_overview" IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease (docs/console.md)';

@@ -16,6 +16,22 @@ interface FeedRow {
   open_findings: Record<string, number>;
   outbox_pending: string;
   outbox_failed: string;
+  leader_since: Date | null;
+  leader_heartbeat_at: Date | null;
+  leader_expires_at: Date | null;
+}
+
+/**
+ * Pure: what the feed's lease says of its worker at `now`. A live lease: a worker leads it (since
+ * when, its last heartbeat); none or an expired one: no worker runs the feed. Why a worker stopped
+ * lives in that worker (its /readyz and logs), not in the database.
+ */
+export function leaderText(f: Pick<FeedRow, 'leader_since' | 'leader_heartbeat_at' | 'leader_expires_at'>, now: number): string {
+  if (!f.leader_expires_at) return 'no worker has led it yet';
+  if (f.leader_expires_at.getTime() <= now) {
+    return `no worker leads it: the last lease lapsed ${formatAge(now - f.leader_expires_at.getTime())} ago (see the worker's /readyz and logs)`;
+  }
+  return `a worker leads it since ${formatTime(f.leader_since)}; heartbeat ${formatAge(now - (f.leader_heartbeat_at?.getTime() ?? now))} ago`;
 }
 
 /** GET /: a row per feed the role can see (feed_overview), with 24 h of activity. */
@@ -37,6 +53,7 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
     const lag = f.last_event_occurred_at ? now - f.last_event_occurred_at.getTime() : null;
     return html`<tr>
       <th scope="row">${f.feed}</th>
+      <td>${leaderText(f, now)}</td>
       <td>${f.origin ?? 'not yet polled'}</td>
       <td>${formatTime(f.last_event_received_at)}<br><small>position moved ${formatTime(f.position_moved_at)}</small></td>
       <td>${formatAge(lag)}</td>
@@ -47,12 +64,12 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
       <td>${activityChart(buckets, `Feed ${f.feed}`)}</td>
     </tr>`;
   });
-  const body = html`<p>Every feed your role may see. The worker's own state (running, stopped and why) is on its
-  <code>/readyz</code>; this page reads the database.</p>
-  <table><thead><tr><th scope="col">Feed</th><th scope="col">Source</th><th scope="col">Last event received</th>
+  const body = html`<p>Every feed your role may see, from the database: whether a worker leads it (its lease),
+  its position and what waits. Why a worker stopped is on that worker's <code>/readyz</code> and in its logs.</p>
+  <table><thead><tr><th scope="col">Feed</th><th scope="col">Worker</th><th scope="col">Source</th><th scope="col">Last event received</th>
   <th scope="col">Age of newest applied event</th><th scope="col">Events applied</th><th scope="col">Open findings</th>
   <th scope="col">Overdue</th><th scope="col">Outbox</th><th scope="col">Events per hour, last 24 h</th></tr></thead>
-  <tbody>${rows.length === 0 ? html`<tr><td colspan="9">Your role sees no feed.</td></tr>` : rows}</tbody></table>`;
+  <tbody>${rows.length === 0 ? html`<tr><td colspan="10">Your role sees no feed.</td></tr>` : rows}</tbody></table>`;
   return c.html(layout({ title: 'Feeds', session, current: '/', flash: takeFlash(session), body }).text);
 }
 
