@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { compileDrainWorker } from './compile-worker.js';
-import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases } from './database.js';
+import { runBench } from './bench-main.js';
+import { createBenchDatabase, DEFAULT_SERVER_URL } from './database.js';
 import { runDrain } from './drain.js';
 import { measureIdle } from './idle.js';
-import { killAllChildren } from './processes.js';
 import { registerFixturePrescriptions } from './register.js';
 import { startSandboxProcess } from './sandbox-process.js';
 
@@ -93,16 +93,4 @@ async function main(): Promise<void> {
   }
 }
 
-process.on('exit', killAllChildren);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    killAllChildren();
-    void dropUndroppedDatabases().finally(() => process.exit(130));
-  });
-}
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench:memory: ${(error as Error).message}\n`);
-  process.exitCode = 1;
-}
+await runBench('bench:memory', main);

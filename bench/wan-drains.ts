@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { compileDrainWorker } from './compile-worker.js';
-import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases } from './database.js';
-import { killAllChildren } from './processes.js';
+import { runBench } from './bench-main.js';
+import { createBenchDatabase, DEFAULT_SERVER_URL } from './database.js';
 import { registerFixturePrescriptions } from './register.js';
 import { startSandboxProcess } from './sandbox-process.js';
 import { measureWan, wanEventsFor, wanFeed, type WanResult } from './wan.js';
@@ -83,16 +83,4 @@ async function main(): Promise<void> {
   }
 }
 
-process.on('exit', killAllChildren);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    killAllChildren();
-    void dropUndroppedDatabases().finally(() => process.exit(130));
-  });
-}
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench:wan: ${(error as Error).message}\n`);
-  process.exitCode = 1;
-}
+await runBench('bench:wan', main);
