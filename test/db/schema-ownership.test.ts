@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
+import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase, urlAs } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
 
 // Issue 17 §2, the attack: a role with CREATE on the database pre-creates `intake_sync` (and a helper
@@ -11,12 +11,6 @@ import { runCli } from '../cli/helpers/run-cli.js';
 const reachable = await postgresReachable();
 const suffix = randomBytes(3).toString('hex');
 const ROLES = { owner: `so_owner_${suffix}`, attacker: `so_attacker_${suffix}`, bystander: `so_bystander_${suffix}` };
-
-const urlAs = (databaseUrl: string, role: string) => {
-  const url = new URL(databaseUrl);
-  url.username = role;
-  return url.toString();
-};
 
 describe.skipIf(!reachable)(`migrate and a schema it does not own (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`, () => {
   let admin: postgres.Sql;
