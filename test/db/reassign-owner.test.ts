@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { grantStatements } from '../../src/db/grants.js';
 import { runCli } from '../cli/helpers/run-cli.js';
-import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, urlAs, type EmptyDatabase } from '../helpers/db.js';
+import { useLoginRoles } from '../helpers/login-roles.js';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, urlAs, type EmptyDatabase } from '../helpers/db.js';
 
 // Issue 27 §1: an install made as the superuser is handed to the owner role with
 // `migrate --reassign-to ROLE` (one transaction, audited), after which the owner migrates and the
@@ -29,27 +30,18 @@ const notOwnedBy = (db: EmptyDatabase, role: string) =>
   );
 
 describe.skipIf(!reachable)(`migrate --reassign-to (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`, { timeout: 120_000 }, () => {
-  let admin: postgres.Sql;
+  const roles = useLoginRoles(Object.values(ROLES));
   let empty: EmptyDatabase | undefined;
-
-  beforeAll(async () => {
-    admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-    for (const role of Object.values(ROLES)) await admin.unsafe(`create role "${role}" login`);
-  });
   afterEach(async () => {
     await empty?.drop();
     empty = undefined;
-  });
-  afterAll(async () => {
-    for (const role of Object.values(ROLES)) await admin?.unsafe(`drop role if exists "${role}"`).catch(() => {});
-    await admin?.end({ timeout: 5 });
   });
 
   /** A database installed as the superuser (as getting-started's first steps did), the runtime role granted by it. */
   async function superuserInstall(label: string): Promise<EmptyDatabase> {
     empty = await createEmptyDatabase(label);
     const name = new URL(empty.url).pathname.slice(1);
-    await admin.unsafe(`grant create on database "${name}" to "${ROLES.owner}"`);
+    await roles.admin().unsafe(`grant create on database "${name}" to "${ROLES.owner}"`);
     const installed = await runCli(['migrate'], { DATABASE_URL: empty.url });
     expect(installed.code, installed.stderr).toBe(0);
     await empty.sql.unsafe(grantStatements('runtime', 'intake_sync', ROLES.runtime).join('\n'));

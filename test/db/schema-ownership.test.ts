@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase, urlAs } from '../helpers/db.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase, urlAs } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
+import { useLoginRoles } from '../helpers/login-roles.js';
 
 // Issue 17 §2, the attack: a role with CREATE on the database pre-creates `intake_sync` (and a helper
 // in it); `migrate` used to adopt it with `create schema if not exists`, and every SECURITY DEFINER
@@ -13,26 +14,17 @@ const suffix = randomBytes(3).toString('hex');
 const ROLES = { owner: `so_owner_${suffix}`, attacker: `so_attacker_${suffix}`, bystander: `so_bystander_${suffix}` };
 
 describe.skipIf(!reachable)(`migrate and a schema it does not own (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`, () => {
-  let admin: postgres.Sql;
+  const roles = useLoginRoles(Object.values(ROLES));
   let empty: EmptyDatabase | undefined;
-
-  beforeAll(async () => {
-    admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-    for (const role of Object.values(ROLES)) await admin.unsafe(`create role "${role}" login`);
-  });
   afterEach(async () => {
     await empty?.drop();
     empty = undefined;
-  });
-  afterAll(async () => {
-    for (const role of Object.values(ROLES)) await admin?.unsafe(`drop role if exists "${role}"`).catch(() => {});
-    await admin?.end({ timeout: 5 });
   });
 
   async function database(label: string): Promise<EmptyDatabase> {
     empty = await createEmptyDatabase(label);
     const name = new URL(empty.url).pathname.slice(1);
-    for (const role of [ROLES.owner, ROLES.attacker]) await admin.unsafe(`grant create on database "${name}" to "${role}"`);
+    for (const role of [ROLES.owner, ROLES.attacker]) await roles.admin().unsafe(`grant create on database "${name}" to "${role}"`);
     return empty;
   }
 
