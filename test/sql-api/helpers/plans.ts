@@ -65,3 +65,25 @@ export function expectIndexDriven(plan: string, indexes: readonly string[]): voi
   // the index of held events by subscription, walked for the feed alone, was the first flip seen
   expect(plan).not.toMatch(/events_held_subscription_idx/);
 }
+
+/**
+ * Runs batches of `call` (a purge function's call, 500 rows a batch) until one comes back short, each
+ * batch its own statement under a 2 s budget: a plan that flipped fails here instead of taking minutes.
+ */
+export async function purgeAll(url: string, call: string): Promise<{ purged: number; batches: number }> {
+  const session = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await session.unsafe(`set statement_timeout = '2s'`);
+    let purged = 0;
+    let batches = 0;
+    for (;;) {
+      const [row] = await session.unsafe<{ n: string }[]>(`select ${call} as n`);
+      const n = Number(row?.n ?? 0);
+      purged += n;
+      batches += 1;
+      if (n < 500) return { purged, batches };
+    }
+  } finally {
+    await session.end({ timeout: 5 });
+  }
+}

@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { clearStatistics, nestedPlans, planOf, statisticsRows } from '../helpers/plans.js';
+import { clearStatistics, nestedPlans, planOf, purgeAll, statisticsRows } from '../helpers/plans.js';
 
 // Issue 26, item 1: _purge('status_changes') planned right on a change feed that was never analyzed
 // (autovacuum off): one probe finds the newest commit before the cutoff (change_commits_committed_at_idx),
@@ -74,18 +74,7 @@ describe.skipIf(!real)("_purge('status_changes') on a change feed without statis
       (await admin<{ n: number }[]>`select count(*)::int as n from intake_sync.status_changes where feed = ${feed}`)[0]?.n ?? -1;
     const otherBefore = await count('other');
     const defaultBefore = await count('default');
-    const session = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
-    let purged = 0;
-    try {
-      await session.unsafe(`set statement_timeout = '2s'`);
-      for (;;) {
-        const [row] = await session.unsafe<{ n: number }[]>(`select intake_sync._purge('status_changes', 'default', ${CUTOFF}, 500) as n`);
-        purged += Number(row?.n ?? 0);
-        if (Number(row?.n ?? 0) < 500) break;
-      }
-    } finally {
-      await session.end({ timeout: 5 });
-    }
+    const { purged } = await purgeAll(tdb.url as string, `intake_sync._purge('status_changes', 'default', ${CUTOFF}, 500)`);
     // two thirds of the 90 days are older than the cutoff
     expect(purged).toBeGreaterThan(defaultBefore * 0.6);
     expect(purged).toBeLessThan(defaultBefore * 0.7);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import postgres from 'postgres';
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { clearStatistics, expectIndexDriven, nestedPlans, planOf, statisticsRows } from '../helpers/plans.js';
+import { clearStatistics, expectIndexDriven, nestedPlans, planOf, purgeAll, statisticsRows } from '../helpers/plans.js';
 
 // Issue 26, item 1: every purge class planned right on tables that were never analyzed (autovacuum
 // off). The events classes are in purge-plans-without-statistics.test.ts; these are the other classes,
@@ -64,25 +64,6 @@ function expectOrderedWalk(plan: string, index: string, table: string): void {
   expect(plan).not.toMatch(/(?<!Incremental )Sort Key|Bitmap|Hash|Merge/);
 }
 
-/** Runs batches of `call` until one comes back short; each batch its own statement under a 2 s budget. */
-async function purgeAll(call: string): Promise<{ purged: number; batches: number }> {
-  const session = postgres(url(), { max: 1, onnotice: () => {} });
-  try {
-    await session.unsafe(`set statement_timeout = '2s'`);
-    let purged = 0;
-    let batches = 0;
-    for (;;) {
-      const [row] = await session.unsafe<{ n: string }[]>(`select ${call} as n`);
-      const n = Number(row?.n ?? 0);
-      purged += n;
-      batches += 1;
-      if (n < 500) return { purged, batches };
-    }
-  } finally {
-    await session.end({ timeout: 5 });
-  }
-}
-
 const due = async (cls: string): Promise<number> => {
   const [row] = await admin.unsafe<{ n: string }[]>(`select intake_sync._purge_due($1, 'default', ${CUTOFF}) as n`, [cls]);
   return Number(row?.n);
@@ -130,7 +111,7 @@ describe.skipIf(!real)('purge plans of the other classes on tables without stati
       const want = await due(cls);
       // the fixture's share, to a row either way of the cutoff's instant
       expect(Math.abs(want - roughly), cls).toBeLessThan(20);
-      const { purged, batches } = await purgeAll(`intake_sync._purge('${cls}', 'default', ${CUTOFF}, 500)`);
+      const { purged, batches } = await purgeAll(url(), `intake_sync._purge('${cls}', 'default', ${CUTOFF}, 500)`);
       expect(purged, cls).toBe(want);
       expect(batches, cls).toBe(Math.floor(want / 500) + 1);
       expect(await due(cls), cls).toBe(0);
