@@ -35,14 +35,15 @@ export function shutdownOnSignal(options: ShutdownOnSignalOptions): () => void {
   const now = options.now ?? Date.now;
   let firstAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    const meaning = signalMeaning(firstAt, now());
+    const at = now();
+    const meaning = signalMeaning(firstAt, at);
     if (meaning === 'same-press') return;
     if (meaning === 'force') {
       options.log.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
       return;
     }
-    firstAt = now();
+    firstAt = at;
     options.log.info({ signal, graceMs: options.graceMs }, 'shutting down: finishing the page in flight');
     const forced = setTimeout(() => {
       options.log.error({ graceMs: options.graceMs }, 'shutdown did not finish within the grace period: forcing exit');
