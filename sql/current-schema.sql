@@ -498,6 +498,24 @@ CREATE FUNCTION intake_sync._js_whitespace() RETURNS text
     AS $$ SELECT E'\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff'::text $$;
 
 --
+-- Name: _mark_cancel_delivered(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._mark_cancel_delivered() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  UPDATE "intake_sync"."prescriptions" p
+  SET "cancel_delivered_at" = COALESCE(NEW."completed_at", pg_catalog.now())
+  WHERE p."feed" = NEW."feed" AND p."external_id" = NEW."external_id" AND p."cancel_delivered_at" IS NULL;
+  UPDATE "intake_sync"."outbox" o SET "answered_at" = pg_catalog.now()
+  WHERE o."feed" = NEW."feed" AND o."external_id" = NEW."external_id" AND o."kind" = 'send' AND o."answered_at" IS NULL;
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: _mark_outbox_answered(); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -1217,7 +1235,26 @@ BEGIN
       WHERE p."feed" = NEW."feed" AND p."external_id" = NEW."external_id"
         AND p."status_rank" >= CASE WHEN NEW."kind" = 'cancel' THEN 4 ELSE 1 END) THEN
     NEW."answered_at" := pg_catalog.now();
+  ELSIF NEW."kind" = 'send' AND EXISTS (SELECT 1 FROM "intake_sync"."outbox" c
+      WHERE c."feed" = NEW."feed" AND c."external_id" = NEW."external_id" AND c."kind" = 'cancel' AND c."state" = 'delivered') THEN
+    NEW."answered_at" := pg_catalog.now();
   END IF;
+  RETURN NEW;
+END
+$$;
+
+--
+-- Name: _stamp_cancel_delivered(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._stamp_cancel_delivered() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  SELECT pg_catalog.min(COALESCE(o."completed_at", o."updated_at")) INTO NEW."cancel_delivered_at"
+  FROM "intake_sync"."outbox" o
+  WHERE o."feed" = NEW."feed" AND o."external_id" = NEW."external_id" AND o."kind" = 'cancel' AND o."state" = 'delivered';
   RETURN NEW;
 END
 $$;
@@ -2556,7 +2593,8 @@ CREATE TABLE intake_sync.prescriptions (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     feed text DEFAULT 'default'::text NOT NULL,
-    terminal_at timestamp with time zone
+    terminal_at timestamp with time zone,
+    cancel_delivered_at timestamp with time zone
 )
 WITH (fillfactor='70');
 
@@ -2576,29 +2614,21 @@ CREATE VIEW intake_sync.overdue_prescriptions WITH (security_barrier='true') AS
             p.status AS stage,
             p.status_occurred_at AS since
            FROM intake_sync.prescriptions p
-          WHERE ((d.stage = ANY (ARRAY['accepted'::text, 'ordered'::text, 'dispensed'::text])) AND (p.feed = d.feed) AND (p.status = d.stage) AND ((p.status_rank >= 1) AND (p.status_rank <= 3)) AND (p.status_occurred_at < (now() - d.deadline)) AND (NOT (EXISTS ( SELECT 1
-                   FROM intake_sync.outbox c
-                  WHERE ((c.feed = p.feed) AND (c.external_id = p.external_id) AND (c.kind = 'cancel'::text) AND (c.state = 'delivered'::text))))))
+          WHERE ((d.stage = ANY (ARRAY['accepted'::text, 'ordered'::text, 'dispensed'::text])) AND (p.feed = d.feed) AND (p.status = d.stage) AND ((p.status_rank >= 1) AND (p.status_rank <= 3)) AND (p.cancel_delivered_at IS NULL) AND (p.status_occurred_at < (now() - d.deadline)))
         UNION ALL
          SELECT o.feed,
             o.external_id,
             'sent'::text,
             o.completed_at
            FROM intake_sync.outbox o
-          WHERE ((d.stage = 'sent'::text) AND (o.feed = d.feed) AND (o.kind = 'send'::text) AND (o.state = 'delivered'::text) AND (o.answered_at IS NULL) AND (o.completed_at < (now() - d.deadline)) AND (NOT (EXISTS ( SELECT 1
-                   FROM intake_sync.prescriptions p
-                  WHERE ((p.feed = o.feed) AND (p.external_id = o.external_id) AND (p.status_rank >= 1))))) AND (NOT (EXISTS ( SELECT 1
-                   FROM intake_sync.outbox c
-                  WHERE ((c.feed = o.feed) AND (c.external_id = o.external_id) AND (c.kind = 'cancel'::text) AND (c.state = 'delivered'::text))))))
+          WHERE ((d.stage = 'sent'::text) AND (o.feed = d.feed) AND (o.kind = 'send'::text) AND (o.state = 'delivered'::text) AND (o.answered_at IS NULL) AND (o.completed_at < (now() - d.deadline)))
         UNION ALL
          SELECT o.feed,
             o.external_id,
             'cancel_requested'::text,
             min(o.completed_at) AS min
            FROM intake_sync.outbox o
-          WHERE ((d.stage = 'cancel_requested'::text) AND (o.feed = d.feed) AND (o.kind = 'cancel'::text) AND (o.state = 'delivered'::text) AND (o.answered_at IS NULL) AND (o.completed_at < (now() - d.deadline)) AND (NOT (EXISTS ( SELECT 1
-                   FROM intake_sync.prescriptions p
-                  WHERE ((p.feed = o.feed) AND (p.external_id = o.external_id) AND (p.status_rank >= 4))))))
+          WHERE ((d.stage = 'cancel_requested'::text) AND (o.feed = d.feed) AND (o.kind = 'cancel'::text) AND (o.state = 'delivered'::text) AND (o.answered_at IS NULL) AND (o.completed_at < (now() - d.deadline)))
           GROUP BY o.feed, o.external_id) s)
   WHERE ((d.deadline IS NOT NULL) AND ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (d.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[]))));
 
@@ -3157,7 +3187,7 @@ CREATE INDEX prescriptions_identity_due_idx ON intake_sync.prescriptions USING b
 -- Name: prescriptions_overdue_idx; Type: INDEX; Schema: intake_sync
 --
 
-CREATE INDEX prescriptions_overdue_idx ON intake_sync.prescriptions USING btree (feed, status, status_occurred_at) WHERE ((status_rank >= 1) AND (status_rank <= 3));
+CREATE INDEX prescriptions_overdue_idx ON intake_sync.prescriptions USING btree (feed, status, status_occurred_at) WHERE (((status_rank >= 1) AND (status_rank <= 3)) AND (cancel_delivered_at IS NULL));
 
 --
 -- Name: quarantine_feed_key_key; Type: INDEX; Schema: intake_sync
@@ -3218,6 +3248,24 @@ CREATE CONSTRAINT TRIGGER change_commits_stamp AFTER INSERT ON intake_sync.chang
 --
 
 CREATE TRIGGER outbox_answered_request BEFORE INSERT ON intake_sync.outbox FOR EACH ROW WHEN ((new.answered_at IS NULL)) EXECUTE FUNCTION intake_sync._stamp_answered_request();
+
+--
+-- Name: outbox outbox_cancel_delivered; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER outbox_cancel_delivered AFTER UPDATE OF state ON intake_sync.outbox FOR EACH ROW WHEN (((new.kind = 'cancel'::text) AND (new.state = 'delivered'::text) AND (old.state IS DISTINCT FROM 'delivered'::text))) EXECUTE FUNCTION intake_sync._mark_cancel_delivered();
+
+--
+-- Name: outbox outbox_cancel_delivered_insert; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER outbox_cancel_delivered_insert AFTER INSERT ON intake_sync.outbox FOR EACH ROW WHEN (((new.kind = 'cancel'::text) AND (new.state = 'delivered'::text))) EXECUTE FUNCTION intake_sync._mark_cancel_delivered();
+
+--
+-- Name: prescriptions prescriptions_cancel_delivered; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER prescriptions_cancel_delivered BEFORE INSERT ON intake_sync.prescriptions FOR EACH ROW WHEN ((new.cancel_delivered_at IS NULL)) EXECUTE FUNCTION intake_sync._stamp_cancel_delivered();
 
 --
 -- Name: prescriptions prescriptions_inserted_status; Type: TRIGGER; Schema: intake_sync
@@ -3396,6 +3444,12 @@ REVOKE ALL ON FUNCTION intake_sync._js_upper_unicode(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION intake_sync._js_whitespace() FROM PUBLIC;
 
 --
+-- Name: FUNCTION _mark_cancel_delivered(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._mark_cancel_delivered() FROM PUBLIC;
+
+--
 -- Name: FUNCTION _mark_outbox_answered(); Type: ACL; Schema: intake_sync
 --
 
@@ -3514,6 +3568,12 @@ REVOKE ALL ON FUNCTION intake_sync._require_read_committed(caller text) FROM PUB
 --
 
 REVOKE ALL ON FUNCTION intake_sync._stamp_answered_request() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _stamp_cancel_delivered(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._stamp_cancel_delivered() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _stamp_terminal_at(); Type: ACL; Schema: intake_sync

@@ -36,6 +36,11 @@ export const prescriptions = intakeSync.table(
      * (sql/api, prescription_terminal_at); RETAIN_TERMINAL_IDENTITIES counts from it (0017)
      */
     terminalAt: timestamp('terminal_at', { withTimezone: true }),
+    /**
+     * when the outbox first delivered a cancellation of it: stamped by a trigger (sql/api/overdue,
+     * _mark_cancel_delivered); from then on its status stage is no longer watched (0025)
+     */
+    cancelDeliveredAt: timestamp('cancel_delivered_at', { withTimezone: true }),
     subscriptionId: text('subscription_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -54,8 +59,11 @@ export const prescriptions = intakeSync.table(
     // no index on status: every applied event updates it, and an indexed status would make each
     // of those updates non-HOT, writing into all five indexes; listing by status can scan
     // except this partial one (0019): overdue_prescriptions and its metric read the non-terminal
-    // statuses by stage and start time; a prescription leaves it at `delivered` / `rejected`
-    index('prescriptions_overdue_idx').on(t.feed, t.status, t.statusOccurredAt).where(sql`status_rank between 1 and 3`),
+    // statuses by stage and start time; a prescription leaves it at `delivered` / `rejected`, or when a
+    // cancellation of it is delivered (0025): then the index alone answers, with no probe per row
+    index('prescriptions_overdue_idx')
+      .on(t.feed, t.status, t.statusOccurredAt)
+      .where(sql`status_rank between 1 and 3 AND cancel_delivered_at IS NULL`),
   ],
 );
 
