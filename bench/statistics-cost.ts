@@ -1,7 +1,8 @@
 // `npm run bench:statistics`: the statistics task's (src/sync/statistics/) cost on a backlog drain: the
 // bench's drain, alternately without the task and with it running from the drain's start every
 // `--interval-ms` (the default's 60 s would run it once or not at all in a short drain), or with the
-// daemon's own settings (`--default`), `--runs` each.
+// daemon's own settings (`--default`), `--runs` each. After each drain without it: one pass of the
+// task alone on what the drain left, its CPU beside the drain's (load-independent; statistics-pass-cpu.ts).
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { compileDrainWorker } from './compile-worker.js';
@@ -10,6 +11,7 @@ import { createBenchDatabase, DEFAULT_SERVER_URL } from './database.js';
 import { runDrain } from './drain.js';
 import { registerFixturePrescriptions } from './register.js';
 import { startSandboxProcess } from './sandbox-process.js';
+import { sampleDrainCpu, statisticsPassCpu } from './statistics-pass-cpu.js';
 
 const USAGE = 'usage: npm run bench:statistics -- [--events N] [--runs N] [--interval-ms MS | --default]';
 const FEED = 'statistics';
@@ -48,10 +50,20 @@ async function main(): Promise<void> {
           await db.sql`checkpoint`;
           // --default: the daemon's settings (the first pass 10 s after taking the lead, then every 60 s)
           process.env.BENCH_STATISTICS_MS = mode === 'off' ? 'off' : values.default ? 'default' : String(intervalMs);
+          const cpu = mode === 'off' ? sampleDrainCpu(serverUrl, db.name, worker.entry) : undefined;
           const drain = await runDrain(worker.entry, sandbox, db.url, FEED);
+          const drainCpu = await cpu?.stop();
           const [analyzed] = await db.sql<{ n: number }[]>`
             select count(*)::int as n from pg_stat_user_tables where last_analyze is not null`;
           rates[mode].push(drain.events_per_s);
+          if (drainCpu !== undefined) {
+            // the pass the task would run on what this drain left (nothing analyzed yet), alone
+            const pass = await statisticsPassCpu(db.url, db.database.names);
+            const share = Math.round((pass.cpu_s / drainCpu) * 1000) / 10;
+            process.stdout.write(
+              `${JSON.stringify({ run, drain_cpu_s: Math.round(drainCpu * 10) / 10, pass, pass_share_of_drain_cpu_pct: share })}\n`,
+            );
+          }
           process.stdout.write(
             `${JSON.stringify({ statistics: mode, interval_ms: mode === 'on' ? (values.default ? 'default' : intervalMs) : null, run, events: drain.events, seconds: Math.round(drain.seconds * 10) / 10, events_per_s: Math.round(drain.events_per_s), tables_analyzed: analyzed?.n ?? 0 })}\n`,
           );
