@@ -213,12 +213,22 @@ case $cmd in
     done
     wait
     trap - INT TERM
-    for m in "${majors[@]}"; do [[ $(cat "$LOGS/$m.status" 2>/dev/null) == 0 ]] || overall=1; done
+    for m in "${majors[@]}"; do
+      leg=$(cat "$LOGS/$m.status" 2>/dev/null || echo "none")
+      [[ $leg == 0 ]] || { overall=1; log "PostgreSQL $m: the leg failed (exit status $leg)"; }
+    done
     # one closing line in vitest's shape, summed over every major and suite: .ci/run counts it
     passed=0 failed=0
     for f in "$LOGS"/*-test.log "$LOGS"/*-faults.log; do
       [[ -f $f ]] || continue
       line=$(sed 's/\x1b\[[0-9;]*m//g' "$f" | grep -E '^\s+Tests\s' | tail -1)
+      if [[ -z $line ]]; then
+        # vitest ended without its summary (killed, crashed, a hang cut short): a failure, with its last words
+        failed=$(( failed + 1 ))
+        log "$(basename "$f" .log): no test summary; its last lines:"
+        sed 's/\x1b\[[0-9;]*m//g' "$f" | tail -20 | sed 's/^/    /' >&2
+        continue
+      fi
       passed=$(( passed + $(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || echo 0) ))
       failed=$(( failed + $(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+' || echo 0) ))
     done
