@@ -219,6 +219,9 @@ case $cmd in
     done
     # one closing line in vitest's shape, summed over every major and suite: .ci/run counts it
     passed=0 failed=0
+    for m in "${majors[@]}"; do
+      [[ -f "$LOGS/$m-test.log" ]] || { failed=$(( failed + 1 )); log "PostgreSQL $m: the leg left no test log"; }
+    done
     for f in "$LOGS"/*-test.log "$LOGS"/*-faults.log; do
       [[ -f $f ]] || continue
       line=$(sed 's/\x1b\[[0-9;]*m//g' "$f" | grep -E '^\s+Tests\s' | tail -1)
