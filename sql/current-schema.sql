@@ -2403,6 +2403,19 @@ CREATE TABLE intake_sync.feed_locks (
 );
 
 --
+-- Name: feed_stops; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.feed_stops (
+    feed text NOT NULL,
+    stopped_at timestamp with time zone DEFAULT now() NOT NULL,
+    reason text NOT NULL,
+    command text,
+    CONSTRAINT feed_stops_command_length CHECK ((char_length(command) <= 300)),
+    CONSTRAINT feed_stops_reason_length CHECK (((char_length(reason) >= 1) AND (char_length(reason) <= 1000)))
+);
+
+--
 -- Name: outbox; Type: TABLE; Schema: intake_sync
 --
 
@@ -2488,16 +2501,20 @@ CREATE VIEW intake_sync.feed_overview WITH (security_barrier='true') AS
           WHERE ((o.feed = c.feed) AND (o.state = 'failed'::text))) AS outbox_failed,
     l.acquired_at AS leader_since,
     l.heartbeat_at AS leader_heartbeat_at,
-    l.expires_at AS leader_expires_at
-   FROM (intake_sync.feed_checkpoints c
+    l.expires_at AS leader_expires_at,
+    s.stopped_at,
+    s.reason AS stop_reason,
+    s.command AS stop_command
+   FROM ((intake_sync.feed_checkpoints c
      LEFT JOIN intake_sync.feed_leases l ON ((l.feed = c.feed)))
+     LEFT JOIN intake_sync.feed_stops s ON ((s.feed = c.feed)))
   WHERE intake_sync._feed_visible(c.feed);
 
 --
 -- Name: VIEW feed_overview; Type: COMMENT; Schema: intake_sync
 --
 
-COMMENT ON VIEW intake_sync.feed_overview IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease (docs/console.md)';
+COMMENT ON VIEW intake_sync.feed_overview IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease, why its worker stopped it (docs/console.md)';
 
 --
 -- Name: feed_sources; Type: TABLE; Schema: intake_sync
@@ -2969,6 +2986,13 @@ ALTER TABLE ONLY intake_sync.feed_locks
 
 ALTER TABLE ONLY intake_sync.feed_sources
     ADD CONSTRAINT feed_sources_pk PRIMARY KEY (feed, base_url);
+
+--
+-- Name: feed_stops feed_stops_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.feed_stops
+    ADD CONSTRAINT feed_stops_pkey PRIMARY KEY (feed);
 
 --
 -- Name: lease_members lease_members_pkey; Type: CONSTRAINT; Schema: intake_sync

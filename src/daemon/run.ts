@@ -21,6 +21,7 @@ import { databaseTlsWarnings } from './database-tls.js';
 import { openStore } from './store-context.js';
 import { readSchemaLevel } from '../db/schema-level.js';
 import { attachActivityLog } from '../sync/activity/activity-log.js';
+import { attachFeedStopRecord } from '../sync/activity/feed-stop-record.js';
 import { latestCheckpointMove } from '../sync/feed-admin/checkpoint-mover.js';
 import { VERSION } from '../version.js';
 import { healthListenError } from './health-port-error.js';
@@ -96,6 +97,15 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
         whoMoved: () => latestCheckpointMove(database.db, feed),
       });
       closers.push({ what: 'activity log', close: async () => stopActivity() });
+      // why the feed stopped, for the console (feed_overview), which cannot ask this process
+      const detachStopRecord = attachFeedStopRecord({
+        state,
+        db: database.db,
+        names: database.names,
+        feed,
+        log: log.child({ component: 'activity', feed }),
+      });
+      closers.push({ what: 'feed stop record', close: detachStopRecord });
     }
     if (stopRequested) return 0;
     if (options.once) return await drainOnce(workers, options.json, leaseWaitMs);

@@ -109,6 +109,8 @@ const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivile
   { name: 'lease_members', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
   // the daemon writes each feed's stage deadlines at start (overdue_prescriptions reads them, 0019)
   { name: 'feed_deadlines', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
+  // the leading worker records why it stopped a feed, and removes it when the feed runs again (0026)
+  { name: 'feed_stops', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
 ];
 
 const RUNTIME_SEQUENCES = ['prescriptions_id_seq', 'quarantine_id_seq', 'checkpoint_resets_id_seq'] as const;

@@ -14,6 +14,7 @@ import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescr
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { event, identity } from '../sync/fixtures.js';
+import { cursorProblemCommand, describeCursorProblem } from '../../src/sync/state/cursor-problem.js';
 
 /** The Debian chromium the console's browser tests drive (.ci/run installs it). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -126,6 +127,9 @@ export async function createConsoleWorld(label: string): Promise<ConsoleWorld> {
   await owner`insert into intake_sync.feed_leases (feed, holder, holder_pid, acquired_at, heartbeat_at, expires_at) values
     (${FEED_A}, 'holder-a', 1, now() - interval '2 hours', now() - interval '1 second', now() + interval '1 hour'),
     (${FEED_B}, 'holder-b', 2, now() - interval '3 hours', now() - interval '61 minutes', now() - interval '1 hour')`;
+  // clinic_b's worker had stopped it on an expired position (feed_stops, as attachFeedStopRecord writes it)
+  await owner`insert into intake_sync.feed_stops (feed, stopped_at, reason, command) values
+    (${FEED_B}, now() - interval '70 minutes', ${describeCursorProblem(FEED_B, 'expired')}, ${cursorProblemCommand(FEED_B, 'expired')})`;
 
   let offset = 0;
   const deps = composeConsole(

@@ -119,6 +119,8 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     expect(text).not.toContain(FEED_B);
     expect(text).toMatch(/unmatched: 5/);
     expect(text).toMatch(/a worker leads it since .*heartbeat \d+ (s|m) ago/);
+    expect(text).toMatch(/running\s+a worker leads it/);
+    expect(text).not.toContain('stopped since');
     const cookie = await sessionCookie(context);
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
     await expectAccessible(page);
@@ -140,6 +142,11 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     expect(textB).toContain(FEED_B);
     expect(textB).not.toContain(FEED_A);
     expect(textB).toMatch(/no worker leads it: the last lease lapsed 1 h \d+ m ago/);
+    // why its worker stopped it, in /readyz's words, and the command that fixes it
+    expect(textB).toMatch(/stopped since .*: feed clinic_b stopped consuming: the operator says the stored iterator expired/);
+    expect(textB).toContain('Fix: intake-sync resync --feed clinic_b');
+    await expectAccessible(b.page);
+    await b.page.screenshot({ path: `${SHOTS}feeds-stopped.png`, fullPage: true });
     await b.context.close();
   });
 

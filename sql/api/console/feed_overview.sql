@@ -3,7 +3,7 @@
 -- the caller's feed access (_feed_visible).
 -- One row per registered feed the caller may see: the position's counters, when it last moved, the
 -- newest applied event, open findings by reason, the outbox's pending and failed rows, and the lease
--- of the worker leading it.
+-- of the worker leading it, and why the feed stopped when its worker stopped it (feed_stops, 0026).
 CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
   SELECT c."feed", c."origin", c."version", c."updated_at" AS "position_moved_at", c."pages_applied", c."events_applied",
     c."events_quarantined",
@@ -16,11 +16,15 @@ CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
     (SELECT pg_catalog.count(*) FROM "intake_sync"."outbox" o WHERE o."feed" = c."feed" AND o."state" = 'failed')::bigint AS "outbox_failed",
     -- the feed's lease (feed_leases, written by the leading worker): since when it leads, its last
     -- heartbeat, and until when the lease holds without one (past it: no worker leads the feed)
-    l."acquired_at" AS "leader_since", l."heartbeat_at" AS "leader_heartbeat_at", l."expires_at" AS "leader_expires_at"
+    l."acquired_at" AS "leader_since", l."heartbeat_at" AS "leader_heartbeat_at", l."expires_at" AS "leader_expires_at",
+    -- the worker's own words for a feed it stopped (the /readyz line) and the command that fixes it;
+    -- null while it runs (its next successful poll removes them)
+    s."stopped_at", s."reason" AS "stop_reason", s."command" AS "stop_command"
   FROM "intake_sync"."feed_checkpoints" c
   LEFT JOIN "intake_sync"."feed_leases" l ON l."feed" = c."feed"
+  LEFT JOIN "intake_sync"."feed_stops" s ON s."feed" = c."feed"
   WHERE "intake_sync"."_feed_visible"(c."feed");
 
 REVOKE ALL ON TABLE "intake_sync"."feed_overview" FROM PUBLIC;
 
-COMMENT ON VIEW "intake_sync"."feed_overview" IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease (docs/console.md)';
+COMMENT ON VIEW "intake_sync"."feed_overview" IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease, why its worker stopped it (docs/console.md)';

@@ -19,12 +19,14 @@ interface FeedRow {
   leader_since: Date | null;
   leader_heartbeat_at: Date | null;
   leader_expires_at: Date | null;
+  stopped_at: Date | null;
+  stop_reason: string | null;
+  stop_command: string | null;
 }
 
 /**
  * Pure: what the feed's lease says of its worker at `now`. A live lease: a worker leads it (since
- * when, its last heartbeat); none or an expired one: no worker runs the feed. Why a worker stopped
- * lives in that worker (its /readyz and logs), not in the database.
+ * when, its last heartbeat); none or an expired one: no worker runs the feed.
  */
 export function leaderText(f: Pick<FeedRow, 'leader_since' | 'leader_heartbeat_at' | 'leader_expires_at'>, now: number): string {
   if (!f.leader_expires_at) return 'no worker has led it yet';
@@ -32,6 +34,19 @@ export function leaderText(f: Pick<FeedRow, 'leader_since' | 'leader_heartbeat_a
     return `no worker leads it: the last lease lapsed ${formatAge(now - f.leader_expires_at.getTime())} ago (see the worker's /readyz and logs)`;
   }
   return `a worker leads it since ${formatTime(f.leader_since)}; heartbeat ${formatAge(now - (f.leader_heartbeat_at?.getTime() ?? now))} ago`;
+}
+
+/**
+ * Pure: the feed's state. Stopped, with the worker's reason (its /readyz line, feed_stops) and the
+ * command that fixes it; else running while a worker leads it; else no worker runs it.
+ */
+export function feedState(f: FeedRow, now: number) {
+  if (f.stop_reason !== null) {
+    return html`<strong class="stopped">stopped</strong> since ${formatTime(f.stopped_at)}: ${f.stop_reason}
+      ${f.stop_command === null ? '' : html`<br>Fix: <code>${f.stop_command}</code>`}<br><small>${leaderText(f, now)}</small>`;
+  }
+  const leading = f.leader_expires_at !== null && f.leader_expires_at.getTime() > now;
+  return html`${leading ? 'running' : 'not running'}<br><small>${leaderText(f, now)}</small>`;
 }
 
 /** GET /: a row per feed the role can see (feed_overview), with 24 h of activity. */
@@ -53,7 +68,7 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
     const lag = f.last_event_occurred_at ? now - f.last_event_occurred_at.getTime() : null;
     return html`<tr>
       <th scope="row">${f.feed}</th>
-      <td>${leaderText(f, now)}</td>
+      <td>${feedState(f, now)}</td>
       <td>${f.origin ?? 'not yet polled'}</td>
       <td>${formatTime(f.last_event_received_at)}<br><small>position moved ${formatTime(f.position_moved_at)}</small></td>
       <td>${formatAge(lag)}</td>
@@ -64,9 +79,9 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
       <td>${activityChart(buckets, `Feed ${f.feed}`)}</td>
     </tr>`;
   });
-  const body = html`<p>Every feed your role may see, from the database: whether a worker leads it (its lease),
-  its position and what waits. Why a worker stopped is on that worker's <code>/readyz</code> and in its logs.</p>
-  <table><thead><tr><th scope="col">Feed</th><th scope="col">Worker</th><th scope="col">Source</th><th scope="col">Last event received</th>
+  const body = html`<p>Every feed your role may see, from the database: whether a worker runs it (its lease),
+  why it stopped and the command that fixes it (the worker's <code>/readyz</code> line), its position and what waits.</p>
+  <table><thead><tr><th scope="col">Feed</th><th scope="col">State</th><th scope="col">Source</th><th scope="col">Last event received</th>
   <th scope="col">Age of newest applied event</th><th scope="col">Events applied</th><th scope="col">Open findings</th>
   <th scope="col">Overdue</th><th scope="col">Outbox</th><th scope="col">Events per hour, last 24 h</th></tr></thead>
   <tbody>${rows.length === 0 ? html`<tr><td colspan="10">Your role sees no feed.</td></tr>` : rows}</tbody></table>`;

@@ -104,3 +104,25 @@ export const feedDeadlines = intakeSync.table(
     check('feed_deadlines_stage_check', sql`${t.stage} IN ('sent', 'accepted', 'ordered', 'dispensed', 'cancel_requested')`),
   ],
 );
+
+/**
+ * Why a feed stopped, as the worker leading it said it on /readyz (0026): written by that worker
+ * when the feed stops for something a person must fix (the operator refusing the credentials or
+ * the position, an event too large), removed by its next successful poll. The console's Feeds page
+ * reads it through feed_overview, so it can say why without reaching the worker. PHI-free lines.
+ */
+export const feedStops = intakeSync.table(
+  'feed_stops',
+  {
+    feed: text('feed').primaryKey(),
+    stoppedAt: timestamp('stopped_at', { withTimezone: true }).notNull().defaultNow(),
+    /** the /readyz line */
+    reason: text('reason').notNull(),
+    /** the command that fixes it, when one does (a restart after a settings fix has none) */
+    command: text('command'),
+  },
+  (t) => [
+    check('feed_stops_reason_length', sql`char_length(${t.reason}) BETWEEN 1 AND 1000`),
+    check('feed_stops_command_length', sql`char_length(${t.command}) <= 300`),
+  ],
+);

@@ -108,21 +108,30 @@ export interface CursorProblemContext {
   reset?: ResetHint | null | undefined;
 }
 
+/** The command that fixes a stopped feed, as its line names it (describeCursorProblem). */
+export function cursorProblemCommand(feed: string, kind: CursorProblemKind, context: CursorProblemContext = {}): string {
+  const { at, reset } = context;
+  if (kind === 'oversized-event')
+    return `intake-sync events skip --feed ${feed} ${at === undefined || at === null ? '--beginning' : `--at ${at}`}`;
+  if (reset && kind !== 'gap-suspected')
+    return `intake-sync checkpoint reset --feed ${feed} ${reset.previous === null ? '--beginning' : `--to ${reset.previous}`}`;
+  return `intake-sync resync --feed ${feed}`;
+}
+
 /** The PHI-free line /readyz, logs and errors use for a stopped feed. */
 export function describeCursorProblem(feed: string, kind: CursorProblemKind, context: CursorProblemContext = {}): string {
   const { at, reset } = context;
+  const command = cursorProblemCommand(feed, kind, context);
   if (kind === 'oversized-event') {
-    const position = at === undefined || at === null ? '--beginning' : `--at ${at}`;
     return (
       `feed ${feed} stopped consuming: the next event alone is larger than MAX_RESPONSE_BYTES (GET /events at ${at ?? 'the beginning'} with limit=1); ` +
-      `raise MAX_RESPONSE_BYTES, or skip exactly that event with \`intake-sync events skip --feed ${feed} ${position}\` (see docs/runbook.md)`
+      `raise MAX_RESPONSE_BYTES, or skip exactly that event with \`${command}\` (see docs/runbook.md)`
     );
   }
   if (reset && kind !== 'gap-suspected') {
-    const undo = reset.previous === null ? '--beginning' : `--to ${reset.previous}`;
     return (
       `feed ${feed} stopped consuming: the operator refuses the iterator that \`checkpoint reset\` set at ${reset.at.toISOString()} ` +
-      `(by ${reset.by}); undo the reset with \`intake-sync checkpoint reset --feed ${feed} ${undo}\` (the previous position, from ` +
+      `(by ${reset.by}); undo the reset with \`${command}\` (the previous position, from ` +
       'the audit), not resync'
     );
   }
@@ -131,5 +140,5 @@ export function describeCursorProblem(feed: string, kind: CursorProblemKind, con
     refused: 'the operator refuses the stored iterator (400)',
     'gap-suspected': 'no page was committed for longer than FEED_RETENTION_MS, so events may have expired unseen',
   }[kind];
-  return `feed ${feed} stopped consuming: ${why}; run \`intake-sync resync --feed ${feed}\` (see docs/resync.md)`;
+  return `feed ${feed} stopped consuming: ${why}; run \`${command}\` (see docs/resync.md)`;
 }

@@ -112,6 +112,12 @@ export interface EmptyPoll {
 }
 
 /** Hooks for reporters that need each event, not just the latest snapshot. */
+/** Why a feed stopped, in /readyz's words, and the command that fixes it when one does. PHI-free. */
+export interface FeedStop {
+  reason: string;
+  command: string | null;
+}
+
 export interface WorkerStateListener {
   /** `position`: the feed checkpoint the page committed (null: a draining source's position moved) */
   pageApplied?(page: AppliedPageRecord, position: { iterator: string; version: number } | null): void;
@@ -127,6 +133,8 @@ export interface WorkerStateListener {
   pollFailed?(source: FailureSource, reason: UpstreamFailureReason | undefined): void;
   /** the operator refused the credentials: consuming stopped */
   fatal?(): void;
+  /** the feed stopped for something a person must fix (a FeedStop), or (null) consumes again */
+  stopChanged?(stop: FeedStop | null): void;
   /** this process took the feed lease (counted to see flapping) */
   becameLeader?(): void;
   /** the retention cleaner committed a batch that removed `rows` rows of `retentionClass` */

@@ -1,8 +1,9 @@
-import type { CursorProblemContext, CursorProblemKind } from './cursor-problem.js';
+import { type CursorProblemContext, type CursorProblemKind, cursorProblemCommand, describeCursorProblem } from './cursor-problem.js';
 import type {
   AppliedPageRecord,
   EmptyPoll,
   FailureSource,
+  FeedStop,
   FeedSourceSummary,
   UpstreamFailureReason,
   WorkerRole,
@@ -36,6 +37,11 @@ export class WorkerState {
   private sources: FeedSourceSummary[] = [];
   private readonly totals: WorkerTotals = emptyTotals();
   private readonly listeners = new Set<WorkerStateListener>();
+  /**
+   * the stop reason last told to the listeners (null: consuming), so each change is told once;
+   * undefined until the first: a stop recorded before this process started is cleared by its first success
+   */
+  private stopTold: string | null | undefined = undefined;
 
   constructor(private readonly clock: { now(): number }) {}
 
@@ -99,6 +105,7 @@ export class WorkerState {
     if (position) this.checkpoint = { iterator: position.iterator, version: position.version, updatedAt: now };
     addPage(this.totals, page);
     for (const listener of this.listeners) listener.pageApplied?.(page, position);
+    this.stopChanged(null);
   }
 
   /**
@@ -113,6 +120,7 @@ export class WorkerState {
     this.noProgressStreak = poll.noProgress ? this.noProgressStreak + 1 : 0;
     this.backlog = !poll.done;
     for (const listener of this.listeners) listener.emptyPoll?.(poll);
+    this.stopChanged(null);
   }
 
   pollFailed(source: FailureSource, summary: string, reason?: UpstreamFailureReason): number {
@@ -136,6 +144,8 @@ export class WorkerState {
     this.fatalReason = reason;
     this.lastPollAt = this.clock.now();
     for (const listener of this.listeners) listener.fatal?.();
+    // /readyz's words; the fix is a setting and a restart, not a command
+    this.stopChanged({ reason: `stopped consuming: ${reason}`, command: null });
   }
 
   cursorStopped(feed: string, kind: CursorProblemKind, context: CursorProblemContext = {}): void {
@@ -143,10 +153,20 @@ export class WorkerState {
     if (this.cursorProblem?.kind !== kind || this.cursorProblem.at !== at) {
       this.cursorProblem = { feed, kind, since: this.clock.now(), ...(at === undefined ? {} : { at }), ...(reset ? { reset } : {}) };
     }
+    this.stopChanged({ reason: describeCursorProblem(feed, kind, context), command: cursorProblemCommand(feed, kind, context) });
   }
 
   cursorCleared(): void {
     this.cursorProblem = null;
+    this.stopChanged(null);
+  }
+
+  /** Tells the listeners when the feed stops for something a person must fix, or consumes again; once per change. */
+  private stopChanged(stop: FeedStop | null): void {
+    const told = stop?.reason ?? null;
+    if (told === this.stopTold) return;
+    this.stopTold = told;
+    for (const listener of this.listeners) listener.stopChanged?.(stop);
   }
 
   loopDied(reason: string): void {
