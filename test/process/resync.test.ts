@@ -13,6 +13,8 @@ import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worke
 import { DrainIncompleteError } from '../../src/sync/poll/errors/drain-incomplete-error.js';
 import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { resync } from '../../src/sync/resync/resync.js';
+import { attachFeedStopRecord } from '../../src/sync/activity/feed-stop-record.js';
+import { createLogger } from '../../src/log/log.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -131,9 +133,26 @@ describe.skipIf(!hasPostgres)('resync after a worker stopped for longer than the
 
     // the daemon holds the feed (no request until the checkpoint moves), /readyz says why
     const daemon = worker(b);
+    // what run wires beside it: the stop recorded for the console (feed_stops), cleared once it consumes again
+    const detachStopRecord = attachFeedStopRecord({
+      state: daemon.state,
+      db: b.test.database.db,
+      names: b.test.database.names,
+      feed: 'default',
+      log: createLogger({ level: 'silent' }),
+    });
+    const stopRecorded = async () =>
+      (
+        await queryRows<{ command: string | null }>(
+          b.test.database.db,
+          sql`select command from intake_sync.feed_stops where feed = 'default'`,
+        )
+      ).map((r) => r.command);
     const running = daemon.worker.run();
     try {
       await waitFor(() => daemon.state.snapshot().cursorProblem !== null, { timeoutMs: 20_000, what: 'the expired cursor' });
+      await waitFor(async () => (await stopRecorded()).length === 1, { timeoutMs: 10_000, what: 'the stop recorded' });
+      expect(await stopRecorded()).toEqual(['intake-sync resync --feed default']);
       const readiness = evaluateReadiness(daemon.state.snapshot(), true, { maxPollAgeMs: 60_000, maxFailures: 3 }, Date.now());
       expect(readiness.ready).toBe(false);
       expect(readiness.reasons.join('\n')).toMatch(/feed default stopped consuming: .*expired/);
@@ -151,9 +170,11 @@ describe.skipIf(!hasPostgres)('resync after a worker stopped for longer than the
         },
         { timeoutMs: 30_000, what: 'the worker to drain after resync' },
       );
+      await waitFor(async () => (await stopRecorded()).length === 0, { timeoutMs: 10_000, what: 'the stop cleared' });
     } finally {
       await daemon.worker.stop();
       await running;
+      await detachStopRecord();
     }
     await drain(b);
     const resets = await listCheckpointResets(b.test.database.db, 'default');
