@@ -162,6 +162,12 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     await expectAccessible(page);
     await page.screenshot({ path: `${SHOTS}quarantine.png`, fullPage: true });
 
+    // a group links to every finding of its subscription, whatever page they fell on
+    await page.getByRole('link', { name: 'every open finding of subscription sub-a2' }).click();
+    await page.waitForURL(/[?&]q=sub-a2/);
+    expect(await page.locator('main table').innerText()).toContain('evt-a3');
+    await page.goto(`${world.console.url}/quarantine`);
+
     // search by subscription id, then by event id
     await page.getByLabel('Search').fill('sub-a2');
     await page.getByRole('button', { name: 'Apply' }).click();
@@ -226,10 +232,14 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     await page.getByLabel('External id starts with').fill('rx-a');
     await page.getByRole('button', { name: 'Find' }).click();
     expect(await page.locator('main').innerText()).toContain('rx-a-100');
+    // each local match links to its prescription's page
+    expect(await page.getByRole('link', { name: 'rx-a-100', exact: true }).getAttribute('href')).toBe('/prescriptions/clinic_a/rx-a-100');
     await page.getByLabel('External id', { exact: true }).fill('rx-a-100');
     await page.getByRole('button', { name: 'Resolve' }).click();
-    await page.waitForURL(/\/quarantine\?feed=clinic_a$/);
+    // the resolution lands on the prescription it now belongs to, with its message
+    await page.waitForURL(/\/prescriptions\/clinic_a\/rx-a-100$/);
     expect(await page.getByRole('status').innerText()).toContain('Resolved evt-a1 to rx-a-100');
+    expect(await page.getByRole('heading', { name: 'Prescription rx-a-100' }).count()).toBe(1);
     expect((await auditRows('quarantine.resolve', world.roles.a)).map((r) => r.subject)).toEqual(['evt-a1']);
 
     await page.goto(`${world.console.url}/quarantine/${FEED_A}/evt-a4`);

@@ -7,7 +7,8 @@ import { layout } from '../layout.js';
 import { DISMISS_REASONS } from '../quarantine-filter.js';
 import { sqlProblem } from '../sql-problem.js';
 import { notFoundPage, problemPage } from './not-found.js';
-import { type FindingRow, findingHref } from './quarantine.js';
+import { findingHref, prescriptionHref } from '../links.js';
+import type { FindingRow } from './quarantine.js';
 import { takeFlash } from './feeds.js';
 
 const IDENTIFIER = /^[\x21-\x7e]{1,512}$/;
@@ -79,7 +80,7 @@ async function renderFinding(
     <form method="get" action="${href}"><h2>Find a local prescription</h2>
       <label for="rx">External id starts with<input id="rx" name="rx" maxlength="512" value="${rx ?? ''}"></label>
       <p><button type="submit">Find</button></p>
-      ${matches ? (matches.length === 0 ? html`<p>No local prescription of ${finding.feed} matches.</p>` : html`<ul>${matches.map((m) => html`<li>${m.external_id} (${m.status ?? 'no status yet'})</li>`)}</ul>`) : ''}
+      ${matches ? (matches.length === 0 ? html`<p>No local prescription of ${finding.feed} matches.</p>` : html`<ul>${matches.map((m) => html`<li><a href="${prescriptionHref(finding.feed, m.external_id)}">${m.external_id}</a> (${m.status ?? 'no status yet'})</li>`)}</ul>`) : ''}
     </form>
     <form method="post" action="${href}/dismiss"><h2>Dismiss</h2>${csrf}
       <label for="reason">Reason<select id="reason" name="reason">${DISMISS_REASONS.map((r) => html`<option value="${r}">${r}</option>`)}</select></label>
@@ -140,7 +141,8 @@ export async function resolveFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
       ]);
     c.get('session').flash =
       `Resolved ${finding.event_id ?? finding.quarantine_key} to ${externalId}: ${result?.events_applied ?? 0} events applied, status ${result?.status ?? 'none'}.`;
-    return c.redirect(`/quarantine${queryString({ feed: finding.feed })}`, 303);
+    // to the prescription it now belongs to: its timeline shows the events the resolution applied
+    return c.redirect(prescriptionHref(finding.feed, externalId), 303);
   } catch (error) {
     return actionFailed(c, deps, finding, error);
   }

@@ -1,8 +1,9 @@
 import type { Context } from 'hono';
 import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
 import { formatAge, formatTime } from '../format.js';
-import { html, pathSegment, queryString } from '../html.js';
+import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
+import { prescriptionHref } from '../links.js';
 
 /** The stages overdue_prescriptions reports (docs/sql-api/overdue.md), in lifecycle order. */
 export const OVERDUE_STAGE_ORDER = ['sent', 'accepted', 'ordered', 'dispensed', 'cancel_requested'] as const;
@@ -56,7 +57,7 @@ export async function overduePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
     rows.length === 0
       ? html`<p>None overdue.</p>`
       : html`<table><thead><tr><th scope="col">External id</th><th scope="col">Feed</th><th scope="col">Stage</th><th scope="col">Since</th><th scope="col">Overdue by</th></tr></thead><tbody>
-    ${rows.map((r) => html`<tr><td><a href="/prescriptions/${pathSegment(r.feed)}/${pathSegment(r.external_id)}">${r.external_id}</a></td><td>${r.feed}</td><td>${r.stage}</td><td>${formatTime(r.since)}</td><td>${formatAge(r.overdue_seconds * 1000)}</td></tr>`)}
+    ${rows.map((r) => html`<tr><td><a href="${prescriptionHref(r.feed, r.external_id)}">${r.external_id}</a></td><td>${r.feed}</td><td>${r.stage}</td><td>${formatTime(r.since)}</td><td>${formatAge(r.overdue_seconds * 1000)}</td></tr>`)}
     </tbody></table>`
   }`;
   return c.html(layout({ title, session, current: '/', body }).text);

@@ -1,10 +1,11 @@
 import type { Context } from 'hono';
 import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
 import { formatTime } from '../format.js';
-import { html, pathSegment } from '../html.js';
+import { html } from '../html.js';
 import { layout } from '../layout.js';
+import { takeFlash } from './feeds.js';
 import { notFoundPage } from './not-found.js';
-import { findingHref } from './quarantine.js';
+import { findingHref, prescriptionHref } from '../links.js';
 
 const IDENTIFIER = /^[\x21-\x7e]{1,512}$/;
 const FEED = /^[a-z0-9_-]{1,64}$/;
@@ -18,8 +19,6 @@ interface PrescriptionRow {
   subscription_id: string | null;
   updated_at: Date;
 }
-
-const prescriptionHref = (feed: string, externalId: string) => `/prescriptions/${pathSegment(feed)}/${pathSegment(externalId)}`;
 
 /**
  * The search of prescriptions whose external_id starts with `q`. LIKE is not leakproof, so through the
@@ -127,5 +126,8 @@ export async function prescriptionPage(c: Context<ConsoleEnv>, deps: ConsoleDeps
       ? html`<p>None.</p>`
       : html`<ul>${findings.map((f) => html`<li><a href="${findingHref(f.feed, f.quarantine_key)}">${f.event_id ?? f.quarantine_key}</a>: ${f.reason}, ${f.event_name ?? '—'}, held since ${formatTime(f.held_since)}</li>`)}</ul>`
   }`;
-  return c.html(layout({ title: `Prescription ${rx.external_id}`, session, current: '/prescriptions', body }).text);
+  // a resolution lands here (finding.ts): its message shows above the timeline it changed
+  return c.html(
+    layout({ title: `Prescription ${rx.external_id}`, session, current: '/prescriptions', flash: takeFlash(session), body }).text,
+  );
 }

@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
 import { formatTime } from '../format.js';
-import { html, pathSegment, queryString, type SafeHtml } from '../html.js';
+import { html, queryString, type SafeHtml } from '../html.js';
+import { findingHref } from '../links.js';
 import { layout } from '../layout.js';
 import {
   AGES,
@@ -30,11 +31,6 @@ export interface FindingRow {
   subscription_id: string | null;
 }
 
-/** The link to a finding's page. */
-export function findingHref(feed: string, key: string): string {
-  return `/quarantine/${pathSegment(feed)}/${pathSegment(key)}`;
-}
-
 /** The filter form (GET: filters and search are identifiers, never patient data). */
 export function filterForm(filter: QuarantineFilter, feeds: readonly string[]): SafeHtml {
   const option = (value: string, label: string, selected: string | undefined) =>
@@ -47,6 +43,19 @@ export function filterForm(filter: QuarantineFilter, feeds: readonly string[]): 
     <label for="f-q">Search<input id="f-q" name="q" value="${filter.search ?? ''}" maxlength="512" size="36" placeholder="event id, subscription id or external_id"></label>
     <button type="submit">Apply</button>
   </form>`;
+}
+
+/**
+ * Under a group's heading: how many of its findings this page shows and, for a subscription, the
+ * link to all of them (the filter with the subscription as Search: one group, whatever page its
+ * findings fell on, and Dismiss all matching then acts on that group alone).
+ */
+export function groupNote(filter: QuarantineFilter, findings: readonly FindingRow[], morePages: boolean): SafeHtml {
+  const subscription = findings[0]?.subscription_id ?? null;
+  const shown = `${findings.length} on this page`;
+  if (subscription === null || filter.search === subscription) return html`<p class="group-note">${shown}.</p>`;
+  const all = `/quarantine${queryString({ ...filterParams(filter), q: subscription, after: undefined })}`;
+  return html`<p class="group-note">${shown}; <a href="${all}">every open finding of subscription ${subscription}</a>${morePages ? ' (it may continue on later pages)' : ''}.</p>`;
 }
 
 /** GET /quarantine: open findings of the visible feeds, filtered, grouped by subscription, keyset-paged. */
@@ -91,6 +100,7 @@ export async function quarantinePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
   ${page.length > 0 ? html` <a href="/quarantine/dismiss-all${queryString(filterParams(filter))}">Dismiss all matching…</a>` : ''}</p>
   ${[...groups.entries()].map(
     ([subscription, findings]) => html`<h2>Subscription ${subscription}</h2>
+    ${groupNote(filter, findings, next !== undefined)}
     <table><thead><tr><th scope="col">Event</th><th scope="col">Feed</th><th scope="col">Reason</th><th scope="col">Event name</th>
     <th scope="col">Held since</th><th scope="col">Seen</th><th scope="col">Detail</th></tr></thead><tbody>
     ${findings.map(
