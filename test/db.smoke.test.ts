@@ -32,6 +32,7 @@ test('migrations create the store tables in the intake_sync schema, the ledger i
     'feed_leases',
     'feed_locks',
     'feed_sources',
+    'feed_stops',
     'lease_members',
     'outbox',
     'owner_settings',
