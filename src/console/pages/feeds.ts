@@ -29,7 +29,8 @@ interface FeedRow {
  * when, its last heartbeat); none or an expired one: no worker runs the feed.
  */
 export function leaderText(f: Pick<FeedRow, 'leader_since' | 'leader_heartbeat_at' | 'leader_expires_at'>, now: number): string {
-  if (!f.leader_expires_at) return 'no worker has led it yet';
+  // no lease row: none taken yet, or its last leader gave it up (a worker releases the lease when it stops or exits)
+  if (!f.leader_expires_at) return 'no worker leads it (no lease: none taken yet, or its last leader gave it up)';
   if (f.leader_expires_at.getTime() <= now) {
     return `no worker leads it: the last lease lapsed ${formatAge(now - f.leader_expires_at.getTime())} ago (see the worker's /readyz and logs)`;
   }
