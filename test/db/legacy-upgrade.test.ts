@@ -111,7 +111,13 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
     const withFeed = {
       ...before,
       // 0018 stamps terminal_at on prescriptions that had ended (delivered or rejected): none of these had
-      prescriptions: before.prescriptions!.map((row) => ({ ...(row as object), feed: 'default', terminal_at: null })),
+      // and 0025 records a delivered cancellation: a 0.1 install's outbox had none
+      prescriptions: before.prescriptions!.map((row) => ({
+        ...(row as object),
+        feed: 'default',
+        terminal_at: null,
+        cancel_delivered_at: null,
+      })),
       // 0011 marks a feed that holds a position as an operator's (feed_checkpoints.origin)
       feed_checkpoints: before.feed_checkpoints!.map((row) => ({ ...(row as object), origin: 'operator' })),
       quarantine: before.quarantine!.map((row) => ({
