@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
+import { spawnChild } from '../test/support/child-process.js';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchProcessError } from './bench-process-error.js';
-import { REPO_ROOT } from './processes.js';
+import { definedOnly, REPO_ROOT } from './processes.js';
 
 /** A compiled copy of bench/drain-worker.ts, the daemon's CLI and the src/ modules they import. */
 export interface CompiledWorker {
@@ -46,13 +46,10 @@ export async function compileDrainWorker(): Promise<CompiledWorker> {
       'node',
     ];
     // type errors elsewhere in a tree under development do not stop tsc from emitting; a missing entry does
-    const output = await new Promise<string>((resolve) => {
-      const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-      let text = '';
-      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      child.on('close', () => resolve(text));
-    });
+    // through the shared spawner: an interrupted bench kills the compiler too
+    const compiler = spawnChild(process.execPath, args, { cwd: REPO_ROOT, env: definedOnly(process.env) });
+    await compiler.exited;
+    const output = compiler.stdout() + compiler.stderr();
     const entry = join(outDir, 'bench', 'drain-worker.js');
     const cliEntry = join(outDir, 'src', 'cli', 'main.js');
     for (const file of [entry, cliEntry]) {

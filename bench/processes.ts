@@ -1,12 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+// the one spawner of tests and benches (its own process group, tracked until it closes)
+import { killAllChildren as killAllSpawned, spawnChild } from '../test/support/child-process.js';
 import { BenchProcessError } from './bench-process-error.js';
 
 /** Repository root (bench/ sits directly under it). */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-const live = new Set<ChildProcess>();
 /** How much of a failed child's stderr goes into the error. */
 const STDERR_TAIL_CHARS = 2_000;
 
@@ -31,40 +31,32 @@ export function spawnTsx(label: string, file: string, args: readonly string[], e
 }
 
 /**
- * Runs `node ...nodeArgs` in the repo root. No npx or shell wrapper: the pid is the program itself,
- * so its /proc/<pid>/status is its own memory.
+ * Runs `node ...nodeArgs` in the repo root through the shared spawner. No npx or shell wrapper: the pid
+ * is the program itself, so its /proc/<pid>/status is its own memory.
  */
 export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJS.ProcessEnv): BenchChild {
-  const child = spawn(process.execPath, [...nodeArgs], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  if (child.pid === undefined) throw new BenchProcessError(`${label}: could not start node ${nodeArgs.join(' ')}`);
-  live.add(child);
   let stderrTail = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderrTail = (stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
+  const child = spawnChild(process.execPath, nodeArgs, {
+    cwd: REPO_ROOT,
+    env: definedOnly(env),
+    // a bench child may log for minutes: keep the tail, not the whole output
+    keepOutput: false,
+    onStderr: (chunk) => {
+      stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+    },
   });
   let lastJson: Record<string, unknown> | undefined;
   const jsonLines: Array<Record<string, unknown>> = [];
   let resolveFirst: (value: Record<string, unknown>) => void = () => {};
   const firstJsonLine = new Promise<Record<string, unknown>>((resolve) => (resolveFirst = resolve));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.process.stdout! }).on('line', (line) => {
     const parsed = parseJsonObject(line);
     if (!parsed) return;
     if (!lastJson) resolveFirst(parsed);
     lastJson = parsed;
     jsonLines.push(parsed);
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; lastJson: Record<string, unknown> | undefined }>(
-    (resolve) => {
-      child.once('close', (code, signal) => {
-        live.delete(child);
-        resolve({ code, signal, lastJson });
-      });
-    },
-  );
+  const exited = child.exited.then(({ code, signal }) => ({ code, signal, lastJson }));
   const failIfExitsFirst = exited.then(({ code, signal }) => {
     throw new BenchProcessError(
       `${label} exited (code ${code}, signal ${signal}) before printing its JSON line; stderr tail:\n${stderrTail}`,
@@ -80,9 +72,9 @@ export function spawnNode(label: string, nodeArgs: readonly string[], env: NodeJ
     exited,
     jsonLines: () => [...jsonLines],
     async stop(graceMs = 10_000) {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      if (!child.isRunning()) return;
+      child.signal('SIGTERM');
+      const timer = setTimeout(() => child.signal('SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
     },
@@ -100,10 +92,17 @@ export async function expectCleanExit(label: string, bench: BenchChild): Promise
   return lastJson;
 }
 
-/** SIGKILLs every child still running: the last line of defence on error, signal or exit. */
+/**
+ * SIGKILLs every child still running, with its process group: the last line of defence on error, signal
+ * or exit. The signals go out before it returns, so an 'exit' handler (which cannot wait) may call it.
+ */
 export function killAllChildren(): void {
-  for (const child of live) child.kill('SIGKILL');
-  live.clear();
+  void killAllSpawned();
+}
+
+/** process.env without its unset names (the shared spawner takes the child's whole environment as strings). */
+export function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 function parseJsonObject(line: string): Record<string, unknown> | undefined {

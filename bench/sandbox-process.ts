@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { BenchProcessError } from './bench-process-error.js';
+import { parseSandboxHandshake, sandboxArgs, type SandboxHandshake } from '../test/support/sandbox-handshake.js';
 import { spawnTsx, type BenchChild } from './processes.js';
 
-const announcementSchema = z.object({ base_url: z.string(), admin_url: z.string(), key: z.string(), secret: z.string() });
 const seededSchema = z.object({ prescriptions: z.number(), events: z.number() });
 
 /** The simulator running in its own process (its memory and CPU are not the worker's). */
@@ -26,21 +26,19 @@ export interface SandboxProcess {
 export async function startSandboxProcess(label: string): Promise<SandboxProcess> {
   const key = `bench-${label}`;
   const secret = `bench-secret-${label}`;
-  const child: BenchChild = spawnTsx(
-    `sandbox (${label})`,
-    'src/cli/main.ts',
-    ['sandbox', '--port', '0', '--key', key, '--secret', secret, '--json'],
-    { ...process.env, LOG_LEVEL: 'warn' },
-  );
-  let announced: z.output<typeof announcementSchema>;
+  const child: BenchChild = spawnTsx(`sandbox (${label})`, 'src/cli/main.ts', sandboxArgs({ key, secret }), {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+  });
+  let announced: SandboxHandshake;
   try {
-    announced = announcementSchema.parse(await child.firstJsonLine);
+    announced = parseSandboxHandshake(await child.firstJsonLine);
   } catch (error) {
     await child.stop();
     throw error;
   }
   const admin = async (path: string, body: unknown): Promise<unknown> => {
-    const response = await fetch(new URL(path, announced.admin_url), {
+    const response = await fetch(new URL(path, announced.adminUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -50,7 +48,7 @@ export async function startSandboxProcess(label: string): Promise<SandboxProcess
     return text === '' ? undefined : (JSON.parse(text) as unknown);
   };
   return {
-    baseUrl: announced.base_url,
+    baseUrl: announced.baseUrl,
     key: announced.key,
     secret: announced.secret,
     seed: async (count, prefix, key = announced.key) => seededSchema.parse(await admin('/_sandbox/seed', { key, count, prefix })),

@@ -1,15 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import { postgresReachable } from '../helpers/db.js';
-import { CheckpointSampler, expectCheckpointSound } from './harness/checkpoint-sampler.js';
+import { prepareReferenceDrain, startCheckpointSampler } from '../support/drain-prelude.js';
+import { expectCheckpointSound } from './harness/checkpoint-sampler.js';
 import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
-import { FeedPositions } from './harness/feed-positions.js';
 import { fetchPage } from './harness/feed-reader.js';
 import { malformedEntries, wellFormedEvent } from './harness/hostile-events.js';
 import { expectNoLeaks } from './harness/leaks.js';
 import { identityOf, identityText, type Identity, type LocalPrescription } from './harness/local-prescriptions.js';
 import { runSeed, seededRandom } from './harness/rng.js';
 import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { importPrescriptions, openScenario, readFeedAndPrescriptions, type ScenarioDatabase } from './harness/scenario-kit.js';
+import { openScenario, readFeedAndPrescriptions, type ScenarioDatabase } from './harness/scenario-kit.js';
 import { snapshotStore } from './harness/store.js';
 import { recordSkip, runScenario } from './harness/trials.js';
 import { runOnce, startWorker } from './harness/worker.js';
@@ -91,12 +91,9 @@ describe.skipIf(!available)(SCENARIO, () => {
         const externalOf = (identity: Identity) =>
           prepared.prescriptions.find((p) => identityText(p.prescription_identity) === identityText(identity))?.external_id;
 
-        // the reference: a clean drain of this very feed into its own database
-        const reference = await kit.database('reference');
-        await importPrescriptions(kit, reference, prepared);
-        const clean = await runOnce(kit.setup(reference), 120_000);
-        expect(clean.code, `the clean run failed: ${clean.stderr.slice(-1500)}`).toBe(0);
-        const expected = await snapshotStore(reference.sql);
+        // the reference: a clean drain of this very feed into its own database; 'main' gets the same prescriptions
+        const start = await prepareReferenceDrain(kit, prepared);
+        const { expected, reference, db } = start;
 
         // the rules, checked on the clean run
         const statusOf = (identity: Identity) => expected.prescriptions[externalOf(identity) ?? '']?.status;
@@ -120,11 +117,7 @@ describe.skipIf(!available)(SCENARIO, () => {
         await expectMalformedKept(reference, malformed.length);
 
         // the hostile run: transport faults on, kill -9 a few times, then drain to done
-        const db = await kit.database('main');
-        await importPrescriptions(kit, db, prepared);
-        const applicable = new Set(Object.keys(expected.events));
-        const sampler = new CheckpointSampler(db.sql, 'default', prepared.feed, new FeedPositions(kit.sandbox, prepared.feed), applicable);
-        sampler.start();
+        const sampler = startCheckpointSampler(kit, start);
         await kit.sandbox.admin.setFaults({
           ...TRANSPORT_CALM,
           errorRate: 0.1,

@@ -1,21 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import { postgresReachable } from '../helpers/db.js';
-import { CheckpointSampler, expectCheckpointSound, type SamplerReport } from './harness/checkpoint-sampler.js';
+import { prepareReferenceDrain, startCheckpointSampler } from '../support/drain-prelude.js';
+import { expectCheckpointSound, type SamplerReport } from './harness/checkpoint-sampler.js';
 import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
-import { FeedPositions } from './harness/feed-positions.js';
 import { fetchPage } from './harness/feed-reader.js';
 import { malformedEntries, wellFormedEvent } from './harness/hostile-events.js';
 import { expectNoLeaks } from './harness/leaks.js';
 import { identityOf, type Identity } from './harness/local-prescriptions.js';
 import { runSeed, seededRandom } from './harness/rng.js';
 import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import {
-  importPrescriptions,
-  openScenario,
-  readFeedAndPrescriptions,
-  type PreparedFeed,
-  type ScenarioDatabase,
-} from './harness/scenario-kit.js';
+import { openScenario, readFeedAndPrescriptions } from './harness/scenario-kit.js';
 import { readCheckpoint, snapshotStore } from './harness/store.js';
 import { recordSkip, runScenario } from './harness/trials.js';
 import { waitFor } from './harness/wait-for.js';
@@ -68,15 +62,10 @@ describe.skipIf(!available)(SCENARIO, () => {
         ]);
         const prepared = await readFeedAndPrescriptions(kit, 'at', 'hx');
 
-        const reference = await kit.database('reference');
-        await importPrescriptions(kit, reference, prepared);
-        const clean = await runOnce(kit.setup(reference), 120_000);
-        expect(clean.code, `the clean run failed: ${clean.stderr.slice(-1500)}`).toBe(0);
-        const expected = await snapshotStore(reference.sql);
+        const start = await prepareReferenceDrain(kit, prepared);
+        const { expected, db } = start;
         expect(expected.events['hx-reused']?.name, 'the first copy of a reused id is the one stored').toBe('ordered');
 
-        const db = await kit.database('main');
-        await importPrescriptions(kit, db, prepared);
         const transport = {
           ...TRANSPORT_CALM,
           latencyMs: Math.floor(between(40, 100)),
@@ -90,7 +79,7 @@ describe.skipIf(!available)(SCENARIO, () => {
         await kit.sandbox.admin.setFaults(transport);
 
         const reports: SamplerReport[] = [];
-        let sampler = startSampler(db, kit.sandbox, prepared, expected);
+        let sampler = startCheckpointSampler(kit, start);
         const replayLife = Math.floor(between(1, LIVES - 1));
         const endings: string[] = [];
         let replayedAt = -1;
@@ -112,7 +101,7 @@ describe.skipIf(!available)(SCENARIO, () => {
             const reset = await runCommand(kit.setup(db), ['checkpoint', 'reset', '--beginning']);
             expect(reset.code, `checkpoint reset failed: ${reset.stderr.slice(-800)}`).toBe(0);
             replayedAt = (await readCheckpoint(db.sql, 'default'))?.version ?? -1;
-            sampler = startSampler(db, kit.sandbox, prepared, expected);
+            sampler = startCheckpointSampler(kit, start);
             await waitFor(
               'the daemon to apply past the reset',
               async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > replayedAt,
@@ -157,22 +146,5 @@ describe.skipIf(!available)(SCENARIO, () => {
     });
   });
 });
-
-function startSampler(
-  db: ScenarioDatabase,
-  sandbox: Parameters<typeof fetchPage>[0],
-  prepared: PreparedFeed,
-  expected: { events: Record<string, unknown> },
-): CheckpointSampler {
-  const sampler = new CheckpointSampler(
-    db.sql,
-    'default',
-    prepared.feed,
-    new FeedPositions(sandbox, prepared.feed),
-    new Set(Object.keys(expected.events)),
-  );
-  sampler.start();
-  return sampler;
-}
 
 if (!available) recordSkip(SCENARIO, 'no PostgreSQL at 127.0.0.1:5432');

@@ -16,6 +16,8 @@ export interface ChildOptions {
   input?: string;
   onStdout?(chunk: string): void;
   onStderr?(chunk: string): void;
+  /** false: output only reaches onStdout/onStderr, stdout()/stderr() stay empty (a bench's long-running child) */
+  keepOutput?: boolean;
 }
 
 /** A child process of a test, its output collected. */
@@ -34,7 +36,7 @@ export interface Child {
 const live = new Set<Child>();
 
 /**
- * The one way tests start a process: in its own process group, so killAllChildren takes whatever it
+ * The one way tests and benches start a process: in its own process group, so killAllChildren takes whatever it
  * started too, and tracked until it closes.
  */
 export function spawnChild(command: string, args: readonly string[], options: ChildOptions): Child {
@@ -44,11 +46,11 @@ export function spawnChild(command: string, args: readonly string[], options: Ch
   const out: string[] = [];
   const err: string[] = [];
   proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out.push(chunk);
+    if (options.keepOutput !== false) out.push(chunk);
     options.onStdout?.(chunk);
   });
   proc.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    err.push(chunk);
+    if (options.keepOutput !== false) err.push(chunk);
     options.onStderr?.(chunk);
   });
   // a child that exits before reading its input closes the pipe: not the test's failure

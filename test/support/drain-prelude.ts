@@ -1,6 +1,9 @@
 import { CheckpointSampler } from '../faults/harness/checkpoint-sampler.js';
 import { FeedPositions } from '../faults/harness/feed-positions.js';
 import { expectedFromFeed } from '../faults/harness/oracle.js';
+import { snapshotStore, type StoreSnapshot } from '../faults/harness/store.js';
+import { runOnce } from '../faults/harness/worker.js';
+import { expect } from 'vitest';
 import {
   importPrescriptions,
   readFeedAndPrescriptions,
@@ -14,8 +17,8 @@ export interface DrainStart {
   /** the sandbox's answer to the seed (counts of prescriptions and events) */
   seeded: unknown;
   prepared: PreparedFeed;
-  /** the store the feed must end in, computed from the feed itself */
-  expected: ReturnType<typeof expectedFromFeed>;
+  /** the store the feed must end in: computed from the feed itself, or a clean run's (see prepareReferenceDrain) */
+  expected: StoreSnapshot;
   /** the worker's database ('main'), its prescriptions imported */
   db: ScenarioDatabase;
 }
@@ -34,8 +37,30 @@ export async function prepareDrain(kit: ScenarioKit, seed: { count: number; reje
   return { seeded, prepared, expected, db };
 }
 
+/** A drain whose oracle is a clean run of the same feed, kept in its own 'reference' database. */
+export interface ReferenceDrainStart extends Omit<DrainStart, 'seeded'> {
+  reference: ScenarioDatabase;
+}
+
+/**
+ * The prelude of a drain scenario whose feed the scenario seeded and doctored itself (content faults,
+ * injected events) so no oracle can be computed from it: import `prepared` into a 'reference' database
+ * and drain it once with no transport faults set yet; its store is the expected one. Then import the
+ * same prescriptions into a fresh 'main' database for the faulty run.
+ */
+export async function prepareReferenceDrain(kit: ScenarioKit, prepared: PreparedFeed): Promise<ReferenceDrainStart> {
+  const reference = await kit.database('reference');
+  await importPrescriptions(kit, reference, prepared);
+  const clean = await runOnce(kit.setup(reference), 120_000);
+  expect(clean.code, `the clean run failed: ${clean.stderr.slice(-1500)}`).toBe(0);
+  const expected = await snapshotStore(reference.sql);
+  const db = await kit.database('main');
+  await importPrescriptions(kit, db, prepared);
+  return { prepared, expected, reference, db };
+}
+
 /** Starts sampling the feed's checkpoint in `db` against the feed and the oracle's events (stop it at the end). */
-export function startCheckpointSampler(kit: ScenarioKit, { db, prepared, expected }: DrainStart): CheckpointSampler {
+export function startCheckpointSampler(kit: ScenarioKit, { db, prepared, expected }: Omit<DrainStart, 'seeded'>): CheckpointSampler {
   const sampler = new CheckpointSampler(
     db.sql,
     'default',

@@ -1,16 +1,9 @@
-import { z } from 'zod';
+import { parseSandboxHandshake, sandboxArgs } from '../../support/sandbox-handshake.js';
 import type { OutputCapture } from './capture.js';
 import { PROCESS_START_BUDGET_MS, spawnCli, type CliChild } from './cli-process.js';
 import { FatalProbeError } from './fatal-probe-error.js';
 import { SandboxAdmin } from './sandbox-admin.js';
 import { waitFor } from './wait-for.js';
-
-const handshakeSchema = z.object({
-  base_url: z.string(),
-  key: z.string(),
-  secret: z.string(),
-  admin_url: z.string(),
-});
 
 /** How a client reaches the simulated operator API. */
 export interface ApiAccess {
@@ -32,7 +25,7 @@ export interface SandboxProcess extends ApiAccess {
  * parsed here and deliberately kept out of the leak scan (stdout goes to 'output').
  */
 export async function startSandboxProcess(capture: OutputCapture, credentials: { key: string; secret: string }): Promise<SandboxProcess> {
-  const child = spawnCli(['sandbox', '--port', '0', '--key', credentials.key, '--secret', credentials.secret, '--json'], {
+  const child = spawnCli(sandboxArgs(credentials), {
     label: 'sandbox',
     capture,
     stdoutKind: 'output',
@@ -49,14 +42,12 @@ export async function startSandboxProcess(capture: OutputCapture, credentials: {
     },
     { timeoutMs: PROCESS_START_BUDGET_MS, intervalMs: 50 },
   );
-  const handshake = handshakeSchema.parse(JSON.parse(line));
-  // admin_url may name the server root or /_sandbox itself
-  const adminUrl = handshake.admin_url.replace(/\/+$/, '').replace(/(\/_sandbox)?$/, '/_sandbox');
+  const handshake = parseSandboxHandshake(line);
   return {
-    baseUrl: handshake.base_url.replace(/\/+$/, ''),
+    baseUrl: handshake.baseUrl,
     key: handshake.key,
     secret: handshake.secret,
-    admin: new SandboxAdmin(adminUrl),
+    admin: new SandboxAdmin(handshake.adminUrl),
     child,
     async stop() {
       child.signal('SIGTERM');

@@ -1,5 +1,52 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import postgres from 'postgres';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+
+/** The database of a plan test, once its beforeAll has run. */
+export interface PlanDatabase {
+  /** superuser connection (clearStatistics and auto_explain need one) */
+  readonly admin: postgres.Sql;
+  readonly url: string;
+  readonly database: TestDatabase['database'];
+}
+
+/**
+ * The setup every plan test shares: a fresh migrated database named `name`, filled by `seed` through a
+ * superuser connection, then stripped of its planner statistics so the plans are the ones a never
+ * analyzed server picks; dropped after the file. Does nothing when `real` is false (no PostgreSQL).
+ */
+export function usePlanDatabase(real: boolean, name: string, seed: (admin: postgres.Sql) => Promise<void>): PlanDatabase {
+  let tdb: TestDatabase | undefined;
+  let admin: postgres.Sql | undefined;
+  beforeAll(async () => {
+    if (!real) return;
+    tdb = await createTestDatabase(name);
+    admin = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+    await seed(admin);
+    // no statistics whatever happened before (CREATE INDEX, a stray ANALYZE)
+    await clearStatistics(admin);
+  }, 180_000);
+  afterAll(async () => {
+    if (!real) return;
+    await admin?.end({ timeout: 5 });
+    await tdb?.drop();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error(`the plan database ${name} is not set up (no PostgreSQL, or its beforeAll failed)`);
+    return value;
+  };
+  return {
+    get admin() {
+      return ready(admin);
+    },
+    get url() {
+      return ready(tdb?.url as string | undefined);
+    },
+    get database() {
+      return ready(tdb).database;
+    },
+  };
+}
 
 /**
  * Forgets every planner statistic of the schema's tables, as on a server with autovacuum off that

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import postgres from 'postgres';
+import { describe, expect, test } from 'vitest';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
 import { namesOf } from '../../../src/db/store-names.js';
@@ -8,8 +7,8 @@ import { preparePage } from '../../../src/sync/apply/prepare-page.js';
 import { pageRowsJson } from '../../../src/sync/apply/page-rows-json.js';
 import { nextHeldKeysSql } from '../../../src/sync/matching/rematch.js';
 import { registrationUpsertSql } from '../../../src/sync/matching/registration-upsert-sql.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { clearStatistics, expectIndexDriven, nestedPlans, planOf, statisticsRows } from '../helpers/plans.js';
+import { postgresReachable } from '../../helpers/db.js';
+import { expectIndexDriven, nestedPlans, planOf, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
 import { event, identity } from '../../sync/fixtures.js';
 
 // Issue 26: the statements that run under the match lock or on a page's path keep their plan on
@@ -20,13 +19,8 @@ const real = await postgresReachable();
 const HELD = 100_000;
 const PRESCRIPTIONS = 100_000;
 const dialect = new PgDialect();
-let tdb: TestDatabase;
-let admin: postgres.Sql;
 
-beforeAll(async () => {
-  if (!real) return;
-  tdb = await createTestDatabase('plans_without_statistics');
-  admin = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+const planDb = usePlanDatabase(real, 'plans_without_statistics', async (admin) => {
   // four held events per identity, each with its open 'unmatched' finding, as a drain leaves them
   await admin.unsafe(
     `insert into intake_sync.events (id, feed, name, occurred_at, subscription_id, api_version, payload, identity_key, status_rank)
@@ -47,21 +41,14 @@ beforeAll(async () => {
        case when g % 2 = 0 then 'erx-' || g end
      from generate_series(0, ${PRESCRIPTIONS - 1}) g`,
   );
-  // no statistics whatever happened before (CREATE INDEX, a stray ANALYZE)
-  await clearStatistics(admin);
-}, 180_000);
-afterAll(async () => {
-  if (!real) return;
-  await admin.end({ timeout: 5 });
-  await tdb.drop();
 });
 
-const url = (): string => tdb.url as string;
+const url = (): string => planDb.url;
 
 /** EXPLAIN of a statement built in TypeScript, with the planner settings its caller pins (`settings`). */
 async function explain(statement: SQL, settings: Record<string, string> = {}): Promise<string> {
   const query = dialect.sqlToQuery(statement);
-  const rows = await admin.begin(async (tx) => {
+  const rows = await planDb.admin.begin(async (tx) => {
     for (const [name, value] of Object.entries(settings)) await tx.unsafe('select set_config($1, $2, true)', [name, value]);
     return tx.unsafe<{ 'QUERY PLAN': string }[]>(`explain ${query.sql}`, query.params as never[]);
   });
@@ -70,7 +57,7 @@ async function explain(statement: SQL, settings: Record<string, string> = {}): P
 
 describe.skipIf(!real)('plans on tables without statistics (100,000 held events, 100,000 prescriptions)', () => {
   test('the tables really have no statistics', async () => {
-    expect(await statisticsRows(admin, ['events', 'quarantine', 'prescriptions'])).toBe(0);
+    expect(await statisticsRows(planDb.admin, ['events', 'quarantine', 'prescriptions'])).toBe(0);
   });
 
   test('rematch_held over a 500-key batch: each key one lookup of the held-event index, each event one finding by its key', {
@@ -109,7 +96,7 @@ describe.skipIf(!real)('plans on tables without statistics (100,000 held events,
     );
     const { events, malformed } = pageRowsJson(page);
     const plan = await explain(
-      applyPageSql(namesOf(tdb.database.db), {
+      applyPageSql(namesOf(planDb.database.db), {
         feed: 'default',
         expectedVersion: 0,
         nextIterator: 'next',
@@ -124,7 +111,7 @@ describe.skipIf(!real)('plans on tables without statistics (100,000 held events,
 
   test("the rematch's walk of held keys: the held-event index in key order", async () => {
     // nextHeldKeys pins enable_bitmapscan off in its transaction
-    const plan = await explain(nextHeldKeysSql(namesOf(tdb.database.db), 'default', 'held-key-00001000', 500), {
+    const plan = await explain(nextHeldKeysSql(namesOf(planDb.database.db), 'default', 'held-key-00001000', 500), {
       enable_bitmapscan: 'off',
     });
     expectIndexDriven(plan, ['events_held_identity_key_idx']);
@@ -141,7 +128,7 @@ describe.skipIf(!real)('plans on tables without statistics (100,000 held events,
       identity_key: `key-${i}`,
       erx_message_id: null,
     }));
-    const plan = await explain(registrationUpsertSql(namesOf(tdb.database.db), 'default', JSON.stringify(rows)));
+    const plan = await explain(registrationUpsertSql(namesOf(planDb.database.db), 'default', JSON.stringify(rows)));
     expectIndexDriven(plan, ['prescriptions_feed_external_id_key']);
     // the batch's own list drives the lookups, never a walk of the feed's prescriptions joined afterwards
     expect(plan).toMatch(/Index Cond: \(\(feed = 'default'::text\) AND \(external_id = i\.external_id\)\)/);

@@ -1,7 +1,6 @@
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { clearStatistics, nestedPlans, planOf, purgeAll, statisticsRows } from '../helpers/plans.js';
+import { describe, expect, test } from 'vitest';
+import { postgresReachable } from '../../helpers/db.js';
+import { nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
 
 // Issue 26, item 1: _purge('status_changes') planned right on a change feed that was never analyzed
 // (autovacuum off): one probe finds the newest commit before the cutoff (change_commits_committed_at_idx),
@@ -12,13 +11,8 @@ const real = await postgresReachable();
 const COMMITS = 20_000;
 const PER_COMMIT = 5;
 let CUTOFF = '';
-let tdb: TestDatabase;
-let admin: postgres.Sql;
 
-beforeAll(async () => {
-  if (!real) return;
-  tdb = await createTestDatabase('purge_status_changes_plan');
-  admin = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+const planDb = usePlanDatabase(real, 'purge_status_changes_plan', async (admin) => {
   // written as stamped history: the triggers that stamp live commits are not what is tested here
   await admin.begin(async (tx) => {
     await tx.unsafe(`set local session_replication_role = replica`);
@@ -39,23 +33,17 @@ beforeAll(async () => {
   });
   const [at] = await admin.unsafe<{ c: string }[]>(`select (now() - interval '30 days')::text as c`);
   CUTOFF = `'${at?.c}'::timestamptz`;
-  await clearStatistics(admin);
-}, 180_000);
-afterAll(async () => {
-  if (!real) return;
-  await admin.end({ timeout: 5 });
-  await tdb.drop();
 });
 
 describe.skipIf(!real)("_purge('status_changes') on a change feed without statistics (100,000 changes)", () => {
   test('the tables really have no statistics', async () => {
-    expect(await statisticsRows(admin, ['status_changes', 'change_commits', 'change_commit_feeds'])).toBe(0);
+    expect(await statisticsRows(planDb.admin, ['status_changes', 'change_commits', 'change_commit_feeds'])).toBe(0);
   });
 
   test("a batch: the feed's commits in order, each commit's changes by its xid, no scan of the feed's changes", {
     timeout: 60_000,
   }, async () => {
-    const plans = await nestedPlans(tdb.url as string, `select intake_sync._purge('status_changes', 'default', ${CUTOFF}, 500)`);
+    const plans = await nestedPlans(planDb.url, `select intake_sync._purge('status_changes', 'default', ${CUTOFF}, 500)`);
     const cutoff = planOf(plans, 'ORDER BY c.committed_at DESC');
     expect(cutoff).toContain('using change_commits_committed_at_idx on change_commits');
     const batch = planOf(plans, 'picked AS');
@@ -71,16 +59,16 @@ describe.skipIf(!real)("_purge('status_changes') on a change feed without statis
     timeout: 300_000,
   }, async () => {
     const count = async (feed: string) =>
-      (await admin<{ n: number }[]>`select count(*)::int as n from intake_sync.status_changes where feed = ${feed}`)[0]?.n ?? -1;
+      (await planDb.admin<{ n: number }[]>`select count(*)::int as n from intake_sync.status_changes where feed = ${feed}`)[0]?.n ?? -1;
     const otherBefore = await count('other');
     const defaultBefore = await count('default');
-    const { purged } = await purgeAll(tdb.url as string, `intake_sync._purge('status_changes', 'default', ${CUTOFF}, 500)`);
+    const { purged } = await purgeAll(planDb.url, `intake_sync._purge('status_changes', 'default', ${CUTOFF}, 500)`);
     // two thirds of the 90 days are older than the cutoff
     expect(purged).toBeGreaterThan(defaultBefore * 0.6);
     expect(purged).toBeLessThan(defaultBefore * 0.7);
     expect(await count('default')).toBe(defaultBefore - purged);
     expect(await count('other')).toBe(otherBefore);
-    const [left] = await admin<{ n: number }[]>`select count(*)::int as n from intake_sync.status_changes s
+    const [left] = await planDb.admin<{ n: number }[]>`select count(*)::int as n from intake_sync.status_changes s
       join intake_sync.change_commits c on c.xid = s.xid where s.feed = 'default' and c.committed_at < ${CUTOFF.replace(/::timestamptz$/, '').replaceAll("'", '')}::timestamptz`;
     expect(left?.n).toBe(0);
   });

@@ -1,7 +1,6 @@
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { clearStatistics, nestedPlans, planOf, purgeAll, statisticsRows } from '../helpers/plans.js';
+import { describe, expect, test } from 'vitest';
+import { postgresReachable } from '../../helpers/db.js';
+import { nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
 
 // Issue 26, item 1: _purge_audit planned right on an audit trail that was never analyzed (autovacuum
 // off): each batch walks audit_entries_feed_at_idx in `at` order to the limit, for a feed and for the
@@ -9,13 +8,8 @@ import { clearStatistics, nestedPlans, planOf, purgeAll, statisticsRows } from '
 // growing with the six years the trail is kept).
 const real = await postgresReachable();
 const ROWS = 100_000;
-let tdb: TestDatabase;
-let admin: postgres.Sql;
 
-beforeAll(async () => {
-  if (!real) return;
-  tdb = await createTestDatabase('purge_audit_plan');
-  admin = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+const planDb = usePlanDatabase(real, 'purge_audit_plan', async (admin) => {
   // ten years of rows, one in three owned by no feed; the oldest past the 6-year floor
   await admin.unsafe(
     `insert into intake_sync.audit_entries (actor, action, feed, subject, detail, "at")
@@ -23,22 +17,16 @@ beforeAll(async () => {
        now() - interval '10 years' + g * (interval '10 years' / ${ROWS})
      from generate_series(0, ${ROWS - 1}) g`,
   );
-  await clearStatistics(admin);
-}, 180_000);
-afterAll(async () => {
-  if (!real) return;
-  await admin.end({ timeout: 5 });
-  await tdb.drop();
 });
 
 describe.skipIf(!real)('_purge_audit on an audit trail without statistics (100,000 rows)', () => {
   test('the table really has no statistics', async () => {
-    expect(await statisticsRows(admin, ['audit_entries'])).toBe(0);
+    expect(await statisticsRows(planDb.admin, ['audit_entries'])).toBe(0);
   });
 
   for (const feed of ['null', "'default'"]) {
     test(`a batch for feed ${feed}: audit_entries_feed_at_idx in order, no scan or sort of the trail`, { timeout: 60_000 }, async () => {
-      const plans = await nestedPlans(tdb.url as string, `select intake_sync._purge_audit(${feed}, now(), 500)`);
+      const plans = await nestedPlans(planDb.url, `select intake_sync._purge_audit(${feed}, now(), 500)`);
       const plan = planOf(plans, 'picked AS');
       expect(plan).toContain('using audit_entries_feed_at_idx on audit_entries');
       expect(plan).not.toMatch(/Seq Scan on audit_entries|Sort Key|Bitmap/);
@@ -48,8 +36,8 @@ describe.skipIf(!real)('_purge_audit on an audit trail without statistics (100,0
   test('a whole purge of the rows past the floor, 500 a batch, each within a 2 s statement budget', { timeout: 300_000 }, async () => {
     let purged = 0;
     for (const feed of ['null', "'default'"])
-      purged += (await purgeAll(tdb.url as string, `intake_sync._purge_audit(${feed}, now(), 500)`)).purged;
-    const [left] = await admin<{ n: number }[]>`select count(*)::int as n from intake_sync.audit_entries
+      purged += (await purgeAll(planDb.url, `intake_sync._purge_audit(${feed}, now(), 500)`)).purged;
+    const [left] = await planDb.admin<{ n: number }[]>`select count(*)::int as n from intake_sync.audit_entries
         where action = 'quarantine.dismiss' and "at" < now() - interval '6 years'`;
     expect(left?.n).toBe(0);
     expect(purged).toBeGreaterThan(30_000);

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import postgres from 'postgres';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { clearStatistics, expectIndexDriven, nestedPlans, planOf, purgeAll, statisticsRows } from '../helpers/plans.js';
+import { describe, expect, test } from 'vitest';
+import { postgresReachable } from '../../helpers/db.js';
+import { expectIndexDriven, nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
 
 // Issue 26, item 1: every purge class planned right on tables that were never analyzed (autovacuum
 // off). The events classes are in purge-plans-without-statistics.test.ts; these are the other classes,
@@ -16,13 +15,8 @@ const ROWS = 100_000;
 let CUTOFF = '';
 // spread over the last 90 days, oldest first: two thirds of each class older than the cutoff
 const AGE = (g: string) => `now() - interval '90 days' + ${g} * (interval '90 days' / ${ROWS})`;
-let tdb: TestDatabase;
-let admin: postgres.Sql;
 
-beforeAll(async () => {
-  if (!real) return;
-  tdb = await createTestDatabase('purge_plans_other_classes');
-  admin = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+const planDb = usePlanDatabase(real, 'purge_plans_other_classes', async (admin) => {
   // resolved findings (class quarantine), and open ones: four in five of a reason that expires (open_findings)
   await admin.unsafe(
     `insert into intake_sync.quarantine (quarantine_key, event_id, feed, reason, detail, last_seen_at, resolved_at)
@@ -47,15 +41,9 @@ beforeAll(async () => {
   );
   const [at] = await admin.unsafe<{ c: string }[]>(`select (now() - interval '30 days')::text as c`);
   CUTOFF = `'${at?.c}'::timestamptz`;
-  await clearStatistics(admin);
-}, 180_000);
-afterAll(async () => {
-  if (!real) return;
-  await admin.end({ timeout: 5 });
-  await tdb.drop();
 });
 
-const url = (): string => tdb.url as string;
+const url = (): string => planDb.url;
 
 /** The batch walks `index` in order on `table`: no sort, no full scan of it. */
 function expectOrderedWalk(plan: string, index: string, table: string): void {
@@ -65,13 +53,13 @@ function expectOrderedWalk(plan: string, index: string, table: string): void {
 }
 
 const due = async (cls: string): Promise<number> => {
-  const [row] = await admin.unsafe<{ n: string }[]>(`select intake_sync._purge_due($1, 'default', ${CUTOFF}) as n`, [cls]);
+  const [row] = await planDb.admin.unsafe<{ n: string }[]>(`select intake_sync._purge_due($1, 'default', ${CUTOFF}) as n`, [cls]);
   return Number(row?.n);
 };
 
 describe.skipIf(!real)('purge plans of the other classes on tables without statistics (100,000 rows each)', () => {
   test('the tables really have no statistics', async () => {
-    expect(await statisticsRows(admin, ['quarantine', 'outbox', 'subscription_migrations'])).toBe(0);
+    expect(await statisticsRows(planDb.admin, ['quarantine', 'outbox', 'subscription_migrations'])).toBe(0);
   });
 
   // open_findings reads the feed's open findings by an index and sorts them by last_seen_at (about

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import postgres from 'postgres';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { clearStatistics, expectIndexDriven, nestedPlans, planOf, statisticsRows } from '../helpers/plans.js';
+import { postgresReachable } from '../../helpers/db.js';
+import { expectIndexDriven, nestedPlans, planOf, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
 
 // Issue 26: the purge of events beside open findings on tables that have never been analyzed
 // (autovacuum off, or the first minute after a burst). Planned on the defaults, one 500-row batch of
@@ -15,13 +15,8 @@ const PRESCRIPTIONS = 20_000;
 // to a prescription, delivered (purgeable) or still in progress (10,000 kept), its body already
 // purged; the other 20,000 of the last 25,000 purgeable
 const HELD_BELOW = 75_000;
-let tdb: TestDatabase;
-let admin: postgres.Sql;
 
-beforeAll(async () => {
-  if (!real) return;
-  tdb = await createTestDatabase('purge_plans_no_statistics');
-  admin = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+const planDb = usePlanDatabase(real, 'purge_plans_no_statistics', async (admin) => {
   await admin.unsafe(
     `insert into intake_sync.prescriptions (feed, external_id, patient_first_name, patient_last_name, patient_state, patient_dob,
        prescriber_npi, written_date, drug_ndc, identity_key, status, status_rank)
@@ -44,15 +39,9 @@ beforeAll(async () => {
      select 'ev-' || g, 'ev-' || g, 'default', 'unmatched', 'no local prescription matches its identity'
      from generate_series(0, ${HELD_BELOW - 1}) g where g % 5 <> 0`,
   );
-  await clearStatistics(admin);
-}, 180_000);
-afterAll(async () => {
-  if (!real) return;
-  await admin.end({ timeout: 5 });
-  await tdb.drop();
 });
 
-const url = (): string => tdb.url as string;
+const url = (): string => planDb.url;
 const CUTOFF = `now() - interval '1 day'`;
 
 /** The walk of a purge batch: in its retention column's index order, cut at the limit, each row's finding one probe by key. */
@@ -66,7 +55,7 @@ function expectBatchWalk(plan: string, walk: string): void {
 
 describe.skipIf(!real)('purge plans on tables without statistics (100,000 events, 60,000 open findings)', () => {
   test('the tables really have no statistics', async () => {
-    expect(await statisticsRows(admin, ['events', 'quarantine', 'prescriptions'])).toBe(0);
+    expect(await statisticsRows(planDb.admin, ['events', 'quarantine', 'prescriptions'])).toBe(0);
   });
 
   test("a batch of _purge('events'): the received_at index, each finding and prescription one probe, each delete by the key", {
