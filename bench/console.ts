@@ -24,13 +24,14 @@ import { DEFAULT_STAGE_DEADLINES } from '../src/sync/overdue/overdue-stages.js';
 import { runBench } from './bench-main.js';
 import { seedConsole, FEEDS } from './console-seed.js';
 import { signIn, timePage } from './console-client.js';
-import { type BenchDatabase, createBenchDatabase, DEFAULT_SERVER_URL } from './database.js';
+import { type BenchDatabase, createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases } from './database.js';
 
 function option(name: string, fallback: number, min = 1): number {
   const index = process.argv.indexOf(name);
   if (index < 0) return fallback;
   const value = Number(process.argv[index + 1]);
-  if (!Number.isInteger(value) || value < min || value > 10_000_000) throw new Error(`${name}: must be a whole number from ${min} to 10000000`);
+  if (!Number.isInteger(value) || value < min || value > 10_000_000)
+    throw new Error(`${name}: must be a whole number from ${min} to 10000000`);
   return value;
 }
 
@@ -86,7 +87,9 @@ async function main(): Promise<void> {
     await admin.unsafe(`create role "${role}" login password '${password}'`);
     // the grants script is one transaction: a single connection of its own
     const owner = postgres(db.url, { max: 1, onnotice: () => {} });
-    await owner.unsafe(grantsScript('app', 'intake_sync', role, { kind: 'feeds', feeds: ['clinic_a'] }).join('\n')).finally(() => owner.end({ timeout: 5 }));
+    await owner
+      .unsafe(grantsScript('app', 'intake_sync', role, { kind: 'feeds', feeds: ['clinic_a'] }).join('\n'))
+      .finally(() => owner.end({ timeout: 5 }));
     if (analyze) await db.sql.unsafe('analyze');
     const [stats] = await db.sql<{ n: number }[]>`select count(*)::int as n from pg_stats where schemaname = 'intake_sync'`;
     if (process.argv.includes('--explain')) {
@@ -121,9 +124,7 @@ async function main(): Promise<void> {
       times.sort((a, b) => a - b);
       const p95 = percentile(times, 95);
       worst = Math.max(worst, p95);
-      console.log(
-        `| ${label} | ${percentile(times, 50).toFixed(1)} | ${p95.toFixed(1)} | ${(times.at(-1) ?? 0).toFixed(1)} | ${status} |`,
-      );
+      console.log(`| ${label} | ${percentile(times, 50).toFixed(1)} | ${p95.toFixed(1)} | ${(times.at(-1) ?? 0).toFixed(1)} | ${status} |`);
       if (status !== 200) throw new Error(`${path}: answered ${status}`);
     }
     console.log(`bench:console: worst p95 ${worst.toFixed(1)} ms (target <= ${TARGET_MS} ms): ${worst <= TARGET_MS ? 'within' : 'OVER'}`);
@@ -131,6 +132,8 @@ async function main(): Promise<void> {
   } finally {
     await running?.close().catch(() => {});
     await db?.close(keep).catch(() => {});
+    // a database whose migration failed was created but never handed back: drop it too
+    if (!keep) await dropUndroppedDatabases();
     if (!keep) await admin.unsafe(`drop role if exists "${role}"`).catch(() => {});
     await admin.end({ timeout: 5 });
   }
