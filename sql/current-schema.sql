@@ -2202,7 +2202,7 @@ CREATE VIEW intake_sync.audit_trail WITH (security_barrier='true') AS
   WHERE
         CASE
             WHEN (a.feed IS NULL) THEN (( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL)
-            ELSE intake_sync._feed_visible(a.feed)
+            ELSE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (a.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])))
         END;
 
 --
@@ -2334,24 +2334,6 @@ CREATE TABLE intake_sync.feed_access (
 );
 
 --
--- Name: feed_activity; Type: VIEW; Schema: intake_sync
---
-
-CREATE VIEW intake_sync.feed_activity WITH (security_barrier='true') AS
- SELECT e.feed,
-    date_trunc('hour'::text, e.received_at) AS hour,
-    count(*) AS events
-   FROM intake_sync.events e
-  WHERE ((e.received_at > (now() - '24:00:00'::interval)) AND intake_sync._feed_visible(e.feed))
-  GROUP BY e.feed, (date_trunc('hour'::text, e.received_at));
-
---
--- Name: VIEW feed_activity; Type: COMMENT; Schema: intake_sync
---
-
-COMMENT ON VIEW intake_sync.feed_activity IS 'events received per hour over the last 24 h, per visible feed (docs/console.md)';
-
---
 -- Name: feed_checkpoints; Type: TABLE; Schema: intake_sync
 --
 
@@ -2366,6 +2348,28 @@ CREATE TABLE intake_sync.feed_checkpoints (
     origin text,
     CONSTRAINT feed_checkpoints_origin_check CHECK (((origin IS NULL) OR (origin = ANY (ARRAY['operator'::text, 'simulator'::text]))))
 );
+
+--
+-- Name: feed_activity; Type: VIEW; Schema: intake_sync
+--
+
+CREATE VIEW intake_sync.feed_activity WITH (security_barrier='true') AS
+ SELECT c.feed,
+    h.hour,
+    h.events
+   FROM (intake_sync.feed_checkpoints c
+     CROSS JOIN LATERAL ( SELECT date_trunc('hour'::text, e.received_at) AS hour,
+            count(*) AS events
+           FROM intake_sync.events e
+          WHERE ((e.feed = c.feed) AND (e.received_at > (now() - '24:00:00'::interval)))
+          GROUP BY (date_trunc('hour'::text, e.received_at))) h)
+  WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (c.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
+
+--
+-- Name: VIEW feed_activity; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON VIEW intake_sync.feed_activity IS 'events received per hour over the last 24 h, per visible feed (docs/console.md)';
 
 --
 -- Name: feed_deadlines; Type: TABLE; Schema: intake_sync
@@ -2508,7 +2512,7 @@ CREATE VIEW intake_sync.feed_overview WITH (security_barrier='true') AS
    FROM ((intake_sync.feed_checkpoints c
      LEFT JOIN intake_sync.feed_leases l ON ((l.feed = c.feed)))
      LEFT JOIN intake_sync.feed_stops s ON ((s.feed = c.feed)))
-  WHERE intake_sync._feed_visible(c.feed);
+  WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (c.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
 
 --
 -- Name: VIEW feed_overview; Type: COMMENT; Schema: intake_sync
@@ -2698,7 +2702,7 @@ CREATE VIEW intake_sync.prescription_history WITH (security_barrier='true') AS
     s.occurred_at,
     s.changed_at
    FROM intake_sync.status_changes s
-  WHERE intake_sync._feed_visible(s.feed);
+  WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (s.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
 
 --
 -- Name: VIEW prescription_history; Type: COMMENT; Schema: intake_sync
@@ -2781,7 +2785,7 @@ CREATE VIEW intake_sync.quarantine_open WITH (security_barrier='true') AS
     e.subscription_id
    FROM (intake_sync.quarantine q
      LEFT JOIN intake_sync.events e ON (((e.feed = q.feed) AND (e.id = q.event_id))))
-  WHERE ((q.resolved_at IS NULL) AND intake_sync._feed_visible(q.feed));
+  WHERE ((q.resolved_at IS NULL) AND ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (q.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[]))));
 
 --
 -- Name: VIEW quarantine_open; Type: COMMENT; Schema: intake_sync

@@ -97,15 +97,15 @@ describe('quarantine_open', () => {
     expect((await app.query(`select event_id from "intake_sync".quarantine_open`)).map((r) => r.event_id)).not.toContain('e3');
   });
 
-  test('is filtered by _feed_visible (the per-feed access hook)', async () => {
+  test('is filtered by _visible_feeds (the per-feed access hook, read once per query)', async () => {
     await heldTypos();
-    await app.query(`create or replace function "intake_sync"."_feed_visible"(feed text) returns boolean
-      language sql stable set search_path = pg_catalog, pg_temp as $$ select feed <> 'default' $$`);
+    await app.query(`create or replace function "intake_sync"."_visible_feeds"() returns text[]
+      language sql stable set search_path = pg_catalog, pg_temp as $$ select array['another_feed'] $$`);
     try {
       expect(await app.query(`select * from "intake_sync".quarantine_open`)).toEqual([]);
     } finally {
-      await app.query(`create or replace function "intake_sync"."_feed_visible"(feed text) returns boolean
-        language sql stable set search_path = pg_catalog, pg_temp as $$ select true $$`);
+      await app.query(`create or replace function "intake_sync"."_visible_feeds"() returns text[]
+        language sql stable set search_path = pg_catalog, pg_temp as $$ select null::text[] $$`);
     }
   });
 });
