@@ -30,6 +30,8 @@ export const API_FUNCTIONS = [
   'show_quarantined(text, text)',
   'resolve_quarantined(text, text, text)',
   'dismiss_quarantined(text, text, text, boolean)',
+  // the quarantine list, one keyset page filtered inside (the console's Quarantine page, issue 29 §8)
+  'quarantine_page(text, text, text, timestamptz, text, timestamptz, text, text, integer)',
 ] as const;
 
 /**

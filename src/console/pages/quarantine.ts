@@ -8,7 +8,6 @@ import {
   AGES,
   decodeCursor,
   encodeCursor,
-  filterClause,
   filterParams,
   parseQuarantineFilter,
   type QuarantineFilter,
@@ -64,13 +63,11 @@ export async function quarantinePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
   const schema = schemaOf(deps);
   const { filter, problems } = parseQuarantineFilter(c.req.query());
   const cursor = decodeCursor(c.req.query('after'));
-  const { where, params } = filterClause(filter, schema, new Date(deps.now()));
-  let keyset = '';
-  if (cursor) {
-    const n = params.length;
-    keyset = ` and (q.held_since, q.feed, q.quarantine_key) > ($${n + 1}::timestamptz, $${n + 2}, $${n + 3})`;
-    params.push(cursor.heldSince, cursor.feed, cursor.key);
-  }
+  // quarantine_page filters, orders and pages inside (a query on the barrier view would read every
+  // visible open finding before its LIMIT); every value is a bound parameter. The position's time goes
+  // as text: a parameter typed timestamptz is sent through a JS Date by postgres.js, which cuts the
+  // microseconds, and the next page then began again inside the last page's millisecond
+  const heldBefore = filter.age ? new Date(deps.now() - AGES[filter.age]).toISOString() : null;
   const rows =
     problems.length > 0
       ? []
@@ -78,9 +75,18 @@ export async function quarantinePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
           `select q.feed, q.event_id, q.reason, q.event_name, q.held_since,
              to_char(q.held_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as held_since_key,
              q.detail, q.seen_count, q.quarantine_key, q.subscription_id
-           from ${schema}.quarantine_open q where ${where}${keyset}
-           order by q.held_since, q.feed, q.quarantine_key limit ${PAGE_SIZE + 1}`,
-          params as never[],
+           from ${schema}.quarantine_page($1, $2, $3, $4::timestamptz, $5, $6::text::timestamptz, $7, $8, $9) q`,
+          [
+            filter.feed ?? null,
+            filter.reason ?? null,
+            filter.eventName ?? null,
+            heldBefore,
+            filter.search ?? null,
+            cursor?.heldSince ?? null,
+            cursor?.feed ?? null,
+            cursor?.key ?? null,
+            PAGE_SIZE + 1,
+          ] as never[],
         );
   const feeds = (await session.sql.unsafe<{ feed: string }[]>(`select feed from ${schema}.feed_overview order by feed`)).map((r) => r.feed);
   const page = rows.slice(0, PAGE_SIZE);
