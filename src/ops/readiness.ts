@@ -1,5 +1,5 @@
 import { describeCursorProblem } from '../sync/state/cursor-problem.js';
-import type { WorkerSnapshot } from '../sync/state/worker-snapshot.js';
+import { fatalStopLine, type WorkerSnapshot } from '../sync/state/worker-snapshot.js';
 
 export interface ReadinessThresholds {
   /** the leader's last successful poll may be at most this old */
@@ -36,7 +36,7 @@ export function evaluateReadiness(
 ): Readiness {
   const reasons: string[] = [];
   if (!databaseReachable) reasons.push('database unreachable');
-  if (snapshot.fatalReason !== null) reasons.push(`stopped consuming: ${snapshot.fatalReason}`);
+  if (snapshot.fatalReason !== null) reasons.push(fatalStopLine(snapshot.fatalReason));
   if (snapshot.cursorProblem !== null)
     reasons.push(describeCursorProblem(snapshot.cursorProblem.feed, snapshot.cursorProblem.kind, snapshot.cursorProblem));
   if (!snapshot.loopAlive) reasons.push(`worker loop died: ${snapshot.loopDeathReason ?? 'unknown'}`);

@@ -112,6 +112,11 @@ export interface EmptyPoll {
 }
 
 /** Hooks for reporters that need each event, not just the latest snapshot. */
+/** /readyz's line for a feed stopped by a fatal answer (401, a wrong base URL): one wording for both. */
+export function fatalStopLine(reason: string): string {
+  return `stopped consuming: ${reason}`;
+}
+
 /** Why a feed stopped, in /readyz's words, and the command that fixes it when one does. PHI-free. */
 export interface FeedStop {
   reason: string;

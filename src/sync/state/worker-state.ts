@@ -1,15 +1,16 @@
 import { type CursorProblemContext, type CursorProblemKind, cursorProblemCommand, describeCursorProblem } from './cursor-problem.js';
-import type {
-  AppliedPageRecord,
-  EmptyPoll,
-  FailureSource,
-  FeedStop,
-  FeedSourceSummary,
-  UpstreamFailureReason,
-  WorkerRole,
-  WorkerSnapshot,
-  WorkerStateListener,
-  WorkerTotals,
+import {
+  type AppliedPageRecord,
+  type EmptyPoll,
+  type FailureSource,
+  type FeedSourceSummary,
+  type FeedStop,
+  fatalStopLine,
+  type UpstreamFailureReason,
+  type WorkerRole,
+  type WorkerSnapshot,
+  type WorkerStateListener,
+  type WorkerTotals,
 } from './worker-snapshot.js';
 import { addPage, emptyTotals } from './worker-totals.js';
 
@@ -145,7 +146,7 @@ export class WorkerState {
     this.lastPollAt = this.clock.now();
     for (const listener of this.listeners) listener.fatal?.();
     // /readyz's words; the fix is a setting and a restart, not a command
-    this.stopChanged({ reason: `stopped consuming: ${reason}`, command: null });
+    this.stopChanged({ reason: fatalStopLine(reason), command: null });
   }
 
   cursorStopped(feed: string, kind: CursorProblemKind, context: CursorProblemContext = {}): void {
