@@ -153,9 +153,8 @@ describe('inTransaction when the server stops answering', () => {
       await inTransaction(frozenDb.db, (run) => run(insertFeed('before')));
       // what a silent network partition (or a stranded postgres.js write) looks like from the worker
       proxy.freezeAfterNextClientWrite();
-      const started = Date.now();
+      // the frozen server never answers: failing at all (not at the test's timeout) is the deadline's work
       await expect(inTransaction(frozenDb.db, (run) => run(insertFeed('lost')), 300)).rejects.toBeInstanceOf(QueryDeadlineError);
-      expect(Date.now() - started).toBeLessThan(2_000);
       await inTransaction(frozenDb.db, (run) => run(insertFeed('after')), 5_000);
       expect(await feeds()).toEqual(['after', 'before']);
     } finally {

@@ -2,6 +2,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { replaceableClient } from '../../src/db/replaceable-client.js';
 import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../helpers/db.js';
+import { waitFor } from '../process/helpers/wait-for.js';
 
 const onPostgres = await postgresReachable();
 
@@ -32,13 +33,14 @@ describe.skipIf(!onPostgres)(`replaceableClient (${NEEDS_POSTGRES})`, () => {
         () => undefined,
         (error: unknown) => error,
       );
-      for (let tries = 0; ; tries++) {
-        const [row] = await admin<{ n: number }[]>`
-          select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where application_name = ${label} and query like '%pg_sleep%'`;
-        if (row?.n === 1) break;
-        if (tries > 200) throw new Error('the pool never ran its query');
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await waitFor(
+        async () => {
+          const [row] = await admin<{ n: number }[]>`
+            select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where application_name = ${label} and query like '%pg_sleep%'`;
+          return row?.n === 1;
+        },
+        { timeoutMs: 20_000, what: 'the pool to run its query' },
+      );
       expect(await running).toMatchObject({ code: expect.stringMatching(/^57P01$|^CONNECTION_CLOSED$/) });
       expect(pool.replacements()).toBe(1);
       const [again] = await pool.sql<{ n: number }[]>`select 2 as n`;

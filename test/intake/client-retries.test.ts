@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { startForwardingProxy, type ForwardingProxy } from './helpers/forwarding-proxy.js';
+import { waitFor } from '../process/helpers/wait-for.js';
 import { observedClient } from './helpers/test-client.js';
 
 let sandbox: Sandbox;
@@ -87,12 +88,11 @@ describe('retries over real sockets', () => {
   it('hang: RequestTimeoutError after bounded attempts', async () => {
     sandbox.setFaults({ hangRate: 1 });
     const { client, retries } = observedClient(sandbox.baseUrl, credential(), { timeoutMs: 100, retry: { retries: 2 } });
-    const started = performance.now();
+    // the server never answers: that the call ends at all shows each attempt's timeout
     const error = await client.getEvent('ev_1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestTimeoutError);
     expect((error as Error).message).toBe('GET /events/ev_1: no complete response within 100 ms');
     expect(retries.map((r) => r.error.name)).toEqual(['RequestTimeoutError', 'RequestTimeoutError']);
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('dropped connection: NetworkError, retried', async () => {
@@ -182,10 +182,9 @@ describe('abort', () => {
       // abort once the client is sleeping ~49.5 s before its next attempt
       onRetry: () => setImmediate(() => controller.abort(reason)),
     });
-    const started = performance.now();
+    // the sleep is ~49.5 s, longer than the test's timeout: the call ending at all proves the abort
     await expect(client.listEvents({}, { signal: controller.signal })).rejects.toBe(reason);
     expect(retries).toHaveLength(1);
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('a signal aborts a request in flight', async () => {
@@ -196,8 +195,7 @@ describe('abort', () => {
     const before = proxy.seen.length;
     const call = client.listEvents({}, { signal: controller.signal });
     // abort once the request has reached the server (the proxy saw it)
-    const deadline = Date.now() + 5_000;
-    while (proxy.seen.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => proxy.seen.length > before, { timeoutMs: 20_000, what: 'the proxy to see the request', intervalMs: 5 });
     controller.abort(reason);
     await expect(call).rejects.toBe(reason);
     expect(retries).toEqual([]);

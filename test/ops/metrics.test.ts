@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { NetworkError } from '../../src/intake/errors/network-error.js';
 import { RequestTimeoutError } from '../../src/intake/errors/request-timeout-error.js';
 import { UnauthorizedError } from '../../src/intake/errors/unauthorized-error.js';
@@ -154,6 +154,10 @@ describe('createSyncMetrics', () => {
   });
 
   it('reads the outbox and quarantine sources at scrape time; a failing source keeps the last value and is counted', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     let outbox: { pending: number; oldestAgeSeconds: number } | Error = { pending: 7, oldestAgeSeconds: 42 };
     let reads = 0;
     const { text } = setup({
@@ -171,7 +175,8 @@ describe('createSyncMetrics', () => {
     // one read serves both outbox gauges
     expect(reads).toBe(1);
     outbox = new Error('database away');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // one read serves one scrape's two gauges for 250 ms; the next scrape reads again
+    await vi.advanceTimersByTimeAsync(250);
     body = await text();
     expect(value(body, 'intake_sync_outbox_pending{feed="main"}')).toBe(7);
     expect(value(body, 'intake_sync_metrics_source_errors_total{feed="main",source="outbox"}')).toBe(1);

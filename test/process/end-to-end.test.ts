@@ -76,13 +76,13 @@ describe('worker end to end: sandbox → Postgres', () => {
     const running = daemon.run();
     try {
       await waitFor(() => state.snapshot().role === 'leader' && state.snapshot().lastSuccessAt !== null, {
-        timeoutMs: 5_000,
+        timeoutMs: 20_000,
         what: 'a first poll',
       });
       const before = await loadCheckpoint(test.database.db, settings.feed);
       const reset = await resetCheckpoint(test.database.db, settings.feed, { to: null, by: 'runtime-test' });
       // the daemon replays the whole feed from the beginning: 5 events, all duplicates
-      await waitFor(() => state.snapshot().totals.duplicates >= 5 && !state.snapshot().backlog, { timeoutMs: 5_000, what: 'the replay' });
+      await waitFor(() => state.snapshot().totals.duplicates >= 5 && !state.snapshot().backlog, { timeoutMs: 20_000, what: 'the replay' });
       const after = await loadCheckpoint(test.database.db, settings.feed);
       expect(after.version).toBeGreaterThan(reset.version);
       expect(after.iterator).toBe(before.iterator);

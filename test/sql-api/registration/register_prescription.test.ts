@@ -6,6 +6,7 @@ import { listLocalPrescriptions } from '../../../src/sync/matching/local-prescri
 import { markCancellationRequested, setSubscriptionId } from '../../../src/sync/matching/sent-prescriptions.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
 import { event, identity, truncateStore } from '../../sync/fixtures.js';
+import { waitFor } from '../../process/helpers/wait-for.js';
 import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../helpers/plain-sql.js';
 
 // register_prescription() and prescription_status as an application uses them: plain SQL on a
@@ -207,13 +208,15 @@ describe.skipIf(!realServer)(`with other sessions (${NEEDS_POSTGRES})`, () => {
       await register(query, 'rx-1', identity());
       page = applyEvents([event('e1', 'accepted', '2024-12-10T10:00:00Z')]);
       // the page's session waits on the match lock this transaction holds
-      for (;;) {
-        const [waiting] = await observer.query<{ n: number }>(
-          `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid where l.locktype = 'transactionid' and not l.granted and a.datname = current_database()`,
-        );
-        if (waiting?.n === 1) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitFor(
+        async () => {
+          const [waiting] = await observer.query<{ n: number }>(
+            `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid where l.locktype = 'transactionid' and not l.granted and a.datname = current_database()`,
+          );
+          return waiting?.n === 1;
+        },
+        { timeoutMs: 20_000, what: 'the page to wait on the registration', intervalMs: 10 },
+      );
     });
     expect(await page).toMatchObject({ matched: 1, quarantined: { unmatched: 0 } });
     expect(await statusOf(app.query)).toEqual([
