@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
-import { IntakeClient, type IntakeClientOptions } from '../intake/client.js';
+import type { IntakeClient, IntakeClientOptions } from '../intake/client.js';
 import type { Logger } from '../log/log.js';
 import { describeTimeScale, scaledClock } from '../sandbox/clock.js';
 import { samplePrescription } from '../sandbox/fixtures.js';
@@ -10,6 +10,7 @@ import { recordSentPrescription } from '../sync/matching/sent-prescriptions.js';
 import { registerFeeds } from '../db/feed-registry.js';
 import { feedOriginRefusal } from './demo-gate.js';
 import { DaemonError } from './errors.js';
+import { intakeClientFor } from '../config/intake-client.js';
 
 /** The demo's seed: two take the happy path to `delivered`, one the rejection path. */
 const DEMO_SEED = [
@@ -48,14 +49,11 @@ export async function startEmbeddedSandbox(
     { baseUrl: sandbox.baseUrl, timeScale: config.SANDBOX_TIME_SCALE },
     `SANDBOX: INTAKE_API_BASE_URL is not set, so this worker talks to the built-in simulated operator, NOT a pharmacy. Nothing here is real; ${describeTimeScale(config.SANDBOX_TIME_SCALE)}.`,
   );
-  const client = new IntakeClient({
-    baseUrl: sandbox.baseUrl,
-    apiKey: credential.key,
-    apiSecret: credential.secret,
-    timeoutMs: config.HTTP_TIMEOUT_MS,
-    logger: log,
-    ...clientOptions,
-  });
+  const client = intakeClientFor(
+    config,
+    { baseUrl: sandbox.baseUrl, apiKey: credential.key, apiSecret: credential.secret },
+    { logger: log, ...clientOptions },
+  );
   try {
     await rewindToNewFeed(config.FEED_NAME, database, log);
     await seed(client, database, log);

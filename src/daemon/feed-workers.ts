@@ -1,7 +1,7 @@
 import { ConfigError, type Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import type { FeedConfig } from '../config/feeds-file.js';
-import { IntakeClient } from '../intake/client.js';
+import type { IntakeClient } from '../intake/client.js';
 import type { RetryInfo } from '../intake/retry-runner.js';
 import type { Logger } from '../log/log.js';
 import { composeWorker, type ComposeWorkerOptions } from '../sync/compose-worker.js';
@@ -15,6 +15,7 @@ import { WorkerState } from '../sync/state/worker-state.js';
 import { capHeapGrowthForFeeds } from './heap-growth.js';
 import { feedOriginRefusal, type RunMode } from './demo-gate.js';
 import { registerFeeds } from '../db/feed-registry.js';
+import { intakeClientFor } from '../config/intake-client.js';
 
 /** One configured feed of this process: its own client, state (health, metrics) and worker. */
 export interface FeedWorker {
@@ -114,15 +115,7 @@ async function sourcesOf(
   const clientFor = (baseUrl: string): IntakeClient => {
     let client = clients.get(baseUrl);
     if (!client) {
-      client = new IntakeClient({
-        baseUrl,
-        apiKey: feed.apiKey ?? '',
-        apiSecret: feed.apiSecret ?? '',
-        timeoutMs: config.HTTP_TIMEOUT_MS,
-        maxResponseBytes: config.MAX_RESPONSE_BYTES,
-        logger: log,
-        onRetry,
-      });
+      client = intakeClientFor(config, { baseUrl, apiKey: feed.apiKey ?? '', apiSecret: feed.apiSecret ?? '' }, { logger: log, onRetry });
       clients.set(baseUrl, client);
     }
     return client;
@@ -153,13 +146,5 @@ async function connectUpstream(
     // config validation requires both with a base URL; a hand-built FeedConfig is still refused by name
     throw new ConfigError(`invalid environment:\n  feed ${feed.name}: api_key and api_secret are required with a base_url`);
   }
-  return new IntakeClient({
-    baseUrl: feed.baseUrl,
-    apiKey: feed.apiKey,
-    apiSecret: feed.apiSecret,
-    timeoutMs: config.HTTP_TIMEOUT_MS,
-    maxResponseBytes: config.MAX_RESPONSE_BYTES,
-    logger: log,
-    onRetry,
-  });
+  return intakeClientFor(config, { baseUrl: feed.baseUrl, apiKey: feed.apiKey, apiSecret: feed.apiSecret }, { logger: log, onRetry });
 }

@@ -1,4 +1,4 @@
-import { hostname, userInfo } from 'node:os';
+import { whoRanThis } from '../lib/who-ran-this.js';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from './connection.js';
 import { jsonColumn } from './json-column.js';
@@ -42,14 +42,7 @@ export function attributionOf(text: string): string {
  * database records session_user itself; this says which person or machine used that role.
  */
 export function osActor(): string {
-  let user = 'unknown';
-  try {
-    user = userInfo().username;
-  } catch {
-    // no passwd entry for the uid (a container's arbitrary uid)
-    user = `uid-${process.getuid?.() ?? 'unknown'}`;
-  }
-  return attributionOf(`${user}@${hostname()}`);
+  return attributionOf(whoRanThis());
 }
 
 /**

@@ -18,6 +18,8 @@ export interface ChildOptions {
   onStderr?(chunk: string): void;
   /** false: output only reaches onStdout/onStderr, stdout()/stderr() stay empty (a bench's long-running child) */
   keepOutput?: boolean;
+  /** run as this uid (a container's arbitrary uid with no passwd entry, say); needs a root test runner */
+  uid?: number;
 }
 
 /** A child process of a test, its output collected. */
@@ -40,7 +42,13 @@ const live = new Set<Child>();
  * started too, and tracked until it closes.
  */
 export function spawnChild(command: string, args: readonly string[], options: ChildOptions): Child {
-  const proc = spawn(command, [...args], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const proc = spawn(command, [...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+  });
   if (proc.pid === undefined) throw new Error(`could not spawn ${command} ${args.join(' ')}`);
   const pid = proc.pid;
   const out: string[] = [];

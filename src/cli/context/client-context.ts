@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '../../config/config.js';
-import { IntakeClient } from '../../intake/client.js';
+import type { IntakeClient } from '../../intake/client.js';
 import { createLogger, type Logger } from '../../log/log.js';
+import { intakeClientFor } from '../../config/intake-client.js';
 
 /** What a remote command needs from the environment, all present. */
 export interface RemoteConfig {
@@ -28,14 +29,7 @@ export function requireRemoteConfig(config: Config): RemoteConfig {
 /** An IntakeClient for the configured operator (retry defaults from the client). */
 export function clientFromConfig(config: Config, logger?: Logger): IntakeClient {
   const remote = requireRemoteConfig(config);
-  return new IntakeClient({
-    baseUrl: remote.baseUrl,
-    apiKey: remote.apiKey,
-    apiSecret: remote.apiSecret,
-    timeoutMs: remote.timeoutMs,
-    maxResponseBytes: remote.maxResponseBytes,
-    logger,
-  });
+  return intakeClientFor(config, remote, { logger });
 }
 
 /** The client a remote command uses: environment parsed once, logs (retries) on stderr. */

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../../config/config.js';
 import { resolveFeeds, selectFeed, type FeedConfig } from '../../config/feeds-file.js';
-import { IntakeClient } from '../../intake/client.js';
+import type { IntakeClient } from '../../intake/client.js';
 import { createLogger, type Logger } from '../../log/log.js';
 import type { Db } from '../../db/connection.js';
 import { currentSourceBaseUrl } from '../../sync/version-migration/feed-sources.js';
 import { requireRemoteConfig, type RemoteConfig } from './client-context.js';
+import { intakeClientFor } from '../../config/intake-client.js';
 
 /** Adds `--feed NAME` to a command that touches one feed's rows, checkpoint or outbox. */
 export function withFeedOption(command: Command): Command {
@@ -36,7 +37,7 @@ export function feedRemote(config: Config, feed: FeedConfig): RemoteConfig {
 
 /** An IntakeClient for the feed's account at its configured base URL. */
 export function feedClient(config: Config, feed: FeedConfig, logger?: Logger): IntakeClient {
-  return new IntakeClient({ ...feedRemote(config, feed), logger });
+  return intakeClientFor(config, feedRemote(config, feed), { logger });
 }
 
 /**
@@ -59,7 +60,7 @@ export async function currentSource(
 ): Promise<{ client: IntakeClient; baseUrl: string }> {
   const remote = feedRemote(config, feed);
   const baseUrl = (await currentSourceBaseUrl(db, feed.name)) ?? remote.baseUrl;
-  return { client: new IntakeClient({ ...remote, baseUrl, logger }), baseUrl };
+  return { client: intakeClientFor(config, { ...remote, baseUrl }, { logger }), baseUrl };
 }
 
 /** For remote-only commands: the client of the feed `--feed` names, environment parsed once, logs (retries) on stderr. */

@@ -27,7 +27,7 @@ export function cliBudget(commands: number, extraMs = 0): number {
  * Runs `intake-sync ARGS` as its own process (TypeScript via tsx) with only the
  * given INTAKE_* variables, so the developer's environment cannot leak in.
  */
-export function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+export function runCli(args: readonly string[], env: Record<string, string>, as: { uid?: number } = {}): Promise<CliResult> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith('INTAKE_') && !key.startsWith('HTTP_TIMEOUT')),
   );
@@ -35,6 +35,7 @@ export function runCli(args: readonly string[], env: Record<string, string>): Pr
     cwd: REPO_ROOT,
     env: { ...inherited, LOG_LEVEL: 'warn', ...env } as Record<string, string>,
     timeoutMs: CLI_COMMAND_BUDGET_MS,
+    ...as,
   }).then(({ code, stdout, stderr, timedOut }) => ({
     // killed by a signal counts as a failure (1), as a shell would not report 0
     code: code ?? 1,

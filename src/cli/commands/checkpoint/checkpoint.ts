@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig, type Config } from '../../../config/config.js';
 import type { Db } from '../../../db/connection.js';
 import type { FeedConfig } from '../../../config/feeds-file.js';
-import { operator } from '../../context/operator.js';
+import { whoRanThis } from '../../../lib/who-ran-this.js';
 import { BadRequestError } from '../../../intake/errors/bad-request-error.js';
 import { createLogger } from '../../../log/log.js';
 import { listCheckpointResets, loadCheckpoint, peekCheckpoint, resetCheckpoint } from '../../../sync/poll/checkpoint.js';
@@ -97,7 +97,7 @@ export function registerCheckpointCommands(program: Command): void {
         const config = loadConfig();
         const selected = commandFeed(config, options.feed);
         const feed = selected.name;
-        const by = operator();
+        const by = whoRanThis();
         const result = await withStore(config, async (database) => {
           if (to !== null && !options.force) await checkIteratorWithOperator(config, selected, database.db, to);
           if (options.dryRun) {

@@ -11,7 +11,7 @@ import { readSchemaLevel } from '../../../db/schema-level.js';
 import { planSessions } from '../../../db/session-plan.js';
 import { databaseTarget } from '../../../db/url-target.js';
 import type { FeedConfig } from '../../../config/feeds-file.js';
-import { IntakeClient } from '../../../intake/client.js';
+import { intakeClientFor } from '../../../config/intake-client.js';
 
 /** One line of `doctor`: what was checked, whether it passed, and what was found (never a secret or PHI). */
 export interface CheckResult {
@@ -132,14 +132,12 @@ export async function checkOperator(config: Config, feed: FeedConfig): Promise<C
   const check = `operator ${feed.name}`;
   if (!feed.baseUrl) return { check, ok: true, detail: 'embedded sandbox (no INTAKE_API_BASE_URL): nothing to reach' };
   try {
-    const client = new IntakeClient({
-      baseUrl: feed.baseUrl,
-      apiKey: feed.apiKey ?? '',
-      apiSecret: feed.apiSecret ?? '',
-      timeoutMs: config.HTTP_TIMEOUT_MS,
+    const client = intakeClientFor(
+      config,
+      { baseUrl: feed.baseUrl, apiKey: feed.apiKey ?? '', apiSecret: feed.apiSecret ?? '' },
       // one attempt: doctor says what is wrong now, it does not wait for it to pass
-      retry: { retries: 0 },
-    });
+      { retry: { retries: 0 } },
+    );
     const page = await client.listEvents({ limit: 1 });
     return {
       check,

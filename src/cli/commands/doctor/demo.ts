@@ -4,8 +4,8 @@ import type { Config } from '../../../config/config.js';
 import { lockDataDir } from '../../../db/data-dir-lock.js';
 import { DataDirLockedError } from '../../../db/errors/data-dir-locked-error.js';
 import { openDatabase } from '../../../db/connection.js';
-import { IntakeClient } from '../../../intake/client.js';
 import { checkSchema, type CheckResult } from './checks.js';
+import { intakeClientFor } from '../../../config/intake-client.js';
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message.replace(/\n\s*/g, ' ') : String(error);
@@ -77,13 +77,11 @@ async function checkBuiltInSimulator(config: Config): Promise<CheckResult> {
     sandbox = await startSandbox({ host: '127.0.0.1', port: 0, clock: scaledClock(config.SANDBOX_TIME_SCALE) });
     const credential = sandbox.credentials[0];
     if (!credential) return { check, ok: false, detail: 'the built-in simulator started without a credential' };
-    const client = new IntakeClient({
-      baseUrl: sandbox.baseUrl,
-      apiKey: credential.key,
-      apiSecret: credential.secret,
-      timeoutMs: config.HTTP_TIMEOUT_MS,
-      retry: { retries: 0 },
-    });
+    const client = intakeClientFor(
+      config,
+      { baseUrl: sandbox.baseUrl, apiKey: credential.key, apiSecret: credential.secret },
+      { retry: { retries: 0 } },
+    );
     await client.listEvents({ limit: 1 });
     return {
       check,

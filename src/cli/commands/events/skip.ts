@@ -7,7 +7,7 @@ import type { SkimmedPage } from '../../../intake/events-page-skim.js';
 import { createLogger } from '../../../log/log.js';
 import { loadCheckpoint } from '../../../sync/poll/checkpoint.js';
 import { skipEvent, type SkippedEvent } from '../../../sync/feed-admin/skip-event.js';
-import { operator } from '../../context/operator.js';
+import { whoRanThis } from '../../../lib/who-ran-this.js';
 import { CliUsageError } from '../../context/errors.js';
 import { commandFeed, currentSourceClient, withFeedOption } from '../../context/feed-context.js';
 import { printFields, printJson } from '../../context/output.js';
@@ -76,7 +76,7 @@ export function registerEventsSkipCommand(program: Command): void {
         const skim = await client.skimEvents({ ...(at === null ? {} : { iterator: at }), limit: 1 });
         const plan = skipPlan(skim, at, capBytes);
         if (options.dryRun) return { ...plan, version: null, dryRun: true };
-        const version = await skipEvent(db, { feed: feed.name, at, ...plan, by: operator(), capBytes });
+        const version = await skipEvent(db, { feed: feed.name, at, ...plan, by: whoRanThis(), capBytes });
         if (version === null) throw new Error(`the checkpoint of feed ${feed.name} moved meanwhile: nothing skipped`);
         return { ...plan, version, dryRun: false };
       });

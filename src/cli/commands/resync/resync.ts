@@ -6,7 +6,7 @@ import { resync } from '../../../sync/resync/resync.js';
 import { planResync, type ResyncPlan } from '../../../sync/resync/resync-plan.js';
 import { checkCursor, readStoredPosition, type CursorCheck } from '../../../sync/resync/resync-precondition.js';
 import { CliUsageError } from '../../context/errors.js';
-import { operator } from '../../context/operator.js';
+import { whoRanThis } from '../../../lib/who-ran-this.js';
 import { commandFeed, currentSourceClient, feedRemote, withFeedOption } from '../../context/feed-context.js';
 import { printFields, printJson } from '../../context/output.js';
 import { withStore } from '../../../daemon/store-context.js';
@@ -36,7 +36,7 @@ export function registerResyncCommand(program: Command): void {
       const feed = selected.name;
       const log = createLogger({ level: config.LOG_LEVEL });
       feedRemote(config, selected); // checked before anything is read or written
-      const by = operator();
+      const by = whoRanThis();
       await withStore(config, async (database) => {
         const { db } = database;
         // the draining source's position and its subscriptions are the migration's: finish it first

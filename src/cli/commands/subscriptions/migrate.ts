@@ -2,17 +2,17 @@ import type { Command } from 'commander';
 import { terminalSafe } from '../../context/terminal-text.js';
 import { loadConfig } from '../../../config/config.js';
 import { parseSecureBaseUrl } from '../../../intake/base-url.js';
-import { IntakeClient } from '../../../intake/client.js';
 import { createLogger } from '../../../log/log.js';
 import { listFeedSources } from '../../../sync/version-migration/feed-sources.js';
 import { resolveMigrationTarget } from '../../../sync/version-migration/migration-target.js';
 import { migrateSubscriptions } from '../../../sync/version-migration/subscription-migration.js';
 import type { MigrationSummary } from '../../../sync/version-migration/migration-options.js';
-import { operator } from '../../context/operator.js';
+import { whoRanThis } from '../../../lib/who-ran-this.js';
 import { CliUsageError } from '../../context/errors.js';
 import { commandFeed, feedRemote, withFeedOption } from '../../context/feed-context.js';
 import { printJson } from '../../context/output.js';
 import { withStore } from '../../../daemon/store-context.js';
+import { intakeClientFor } from '../../../config/intake-client.js';
 
 interface MigrateCliOptions {
   feed?: string;
@@ -48,7 +48,7 @@ export function registerSubscriptionsMigrateCommand(subscriptions: Command): voi
       // the same account under both versions: the feed's own credentials
       const remote = feedRemote(config, selected);
       const log = createLogger({ level: config.LOG_LEVEL }).child({ component: 'subscriptions-migrate', feed });
-      const clientOf = (baseUrl: string) => new IntakeClient({ ...remote, baseUrl, logger: log });
+      const clientOf = (baseUrl: string) => intakeClientFor(config, { ...remote, baseUrl }, { logger: log });
       const summary = await withStore(config, async ({ db }) => {
         // every check before anything is written or sent
         const target = resolveMigrationTarget(feed, remote.baseUrl, await listFeedSources(db, feed), toBaseUrl);
@@ -60,7 +60,7 @@ export function registerSubscriptionsMigrateCommand(subscriptions: Command): voi
           oldClient: clientOf(target.from.baseUrl),
           dryRun: options.dryRun ?? false,
           releaseAwaiting: options.releaseAwaiting ?? false,
-          by: operator(),
+          by: whoRanThis(),
           log,
           progress: (done, total, externalId, state) =>
             process.stderr.write(`${terminalSafe(`subscriptions migrate: ${done}/${total} ${externalId}${progressNote(state)}`)}\n`),
