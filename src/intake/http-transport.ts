@@ -1,5 +1,4 @@
 import { whenSent } from './request-sent.js';
-import ky, { type KyInstance } from 'ky';
 import { z } from 'zod';
 import { coerceError } from './errors/coerce-error.js';
 import { NetworkError } from './errors/network-error.js';
@@ -26,7 +25,7 @@ export interface TransportRequest<T> {
 
 export interface TransportOptions {
   readonly baseUrl: URL;
-  /** full header value, `Bearer ...`; kept only inside the ky instance */
+  /** full header value, `Bearer ...`; kept only inside the transport */
   readonly authorization: string;
   readonly timeoutMs: number;
   /** no response body is read past this many bytes (MAX_RESPONSE_BYTES; default DEFAULT_MAX_RESPONSE_BYTES) */
@@ -34,17 +33,17 @@ export interface TransportOptions {
 }
 
 /**
- * Sends exactly one request (ky with retries off: retrying is the caller's
- * single layer) and returns the parsed body or throws a typed error. The
- * timeout covers headers and body, so a response that stalls mid-body fails too.
+ * Sends exactly one request with fetch (retrying is the caller's single layer, retry-runner.ts) and
+ * returns the parsed body or throws a typed error. The timeout covers headers and body, so a response
+ * that stalls mid-body fails too; the body is read up to the cap and no further.
  */
 export class HttpTransport {
-  readonly #ky: KyInstance;
+  readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   /** host:port of the base URL, for network errors (never its path or credentials) */
   readonly #host: string;
-  /** the base URL as ky prefixes it (with a trailing slash), to name a request for request-sent.ts */
+  /** the base URL with a trailing slash, to which each request's path is appended */
   readonly #prefix: string;
 
   constructor(options: TransportOptions) {
@@ -53,17 +52,7 @@ export class HttpTransport {
     this.#host = operatorHost(options.baseUrl);
     const base = String(options.baseUrl);
     this.#prefix = base.endsWith('/') ? base : `${base}/`;
-    this.#ky = ky.create({
-      prefixUrl: options.baseUrl,
-      retry: 0,
-      timeout: false,
-      throwHttpErrors: false,
-      // never follow a redirect: a 307 would re-send the prescription (PHI) and the bearer token to
-      // wherever Location points, and a redirected GET /events would be applied from whoever answers.
-      // The 3xx comes back as an unexpected status (UnexpectedStatusError), named, not retried
-      redirect: 'manual',
-      headers: { authorization: options.authorization, accept: 'application/json' },
-    });
+    this.#headers = { authorization: options.authorization, accept: 'application/json' };
   }
 
   /**
@@ -80,7 +69,7 @@ export class HttpTransport {
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     let read: ReadResponse;
     try {
-      const response = await this.#ky(request.path.slice(1), { method: 'GET', searchParams: request.searchParams, signal });
+      const response = await this.#fetch({ method: 'GET', path: request.path, searchParams: request.searchParams }, signal);
       if (response.status >= 200 && response.status < 300) return await consume(response.body ?? new ReadableStream());
       const body = await readCappedText(response, this.#maxResponseBytes, context);
       read = { status: response.status, retryAfter: response.headers.get('retry-after'), body };
@@ -101,12 +90,7 @@ export class HttpTransport {
     let read: ReadResponse;
     const forget = request.onSent ? whenSent(this.#urlOf(request), request.onSent) : undefined;
     try {
-      const response = await this.#ky(request.path.slice(1), {
-        method: request.method,
-        searchParams: request.searchParams,
-        json: request.json,
-        signal,
-      });
+      const response = await this.#fetch(request, signal);
       const body = await readCappedText(response, this.#maxResponseBytes, context);
       read = { status: response.status, retryAfter: response.headers.get('retry-after'), body };
       // fetch (undici) returns the connection to its pool a tick after the body ends: a request sent in
@@ -124,7 +108,21 @@ export class HttpTransport {
     return interpretResponse(context, read, request.schema, Date.now());
   }
 
-  // the URL ky builds: the prefix and path joined as strings, the query from URLSearchParams
+  #fetch(request: Pick<TransportRequest<unknown>, 'method' | 'path' | 'searchParams' | 'json'>, signal: AbortSignal): Promise<Response> {
+    const body = request.json === undefined ? undefined : JSON.stringify(request.json);
+    return fetch(this.#urlOf(request), {
+      method: request.method,
+      headers: body === undefined ? this.#headers : { ...this.#headers, 'content-type': 'application/json' },
+      body,
+      signal,
+      // never follow a redirect: a 307 would re-send the prescription (PHI) and the bearer token to
+      // wherever Location points, and a redirected GET /events would be applied from whoever answers.
+      // The 3xx comes back as an unexpected status (UnexpectedStatusError), named, not retried
+      redirect: 'manual',
+    });
+  }
+
+  // the prefix and path joined as strings (the path is already encoded), the query from URLSearchParams
   #urlOf(request: Pick<TransportRequest<unknown>, 'path' | 'searchParams'>): URL {
     const url = new URL(`${this.#prefix}${request.path.slice(1)}`);
     if (request.searchParams) url.search = new URLSearchParams(request.searchParams as Record<string, string>).toString();

@@ -50,13 +50,13 @@ function isWorthRetrying(mode: RetryMode, error: unknown): boolean {
 
 export type RetryDecision =
   | { readonly retry: true; readonly delayMs: number }
-  | { readonly retry: false; readonly reason: 'not-retryable' | 'out-of-time' };
+  | { readonly retry: false; readonly reason: 'not-retryable' | 'out-of-retries' | 'out-of-time' };
 
 /**
- * Whether to retry after `error`, and after how long. `retryIndex` is 0 for the
- * first retry. The retry count is p-retry's to enforce; this refuses a wait
- * that would end past `maxElapsedMs`, so a long Retry-After fails fast instead
- * of being cut short.
+ * Whether to retry after `error`, and after how long: the whole retry rule of the client, in one
+ * place (full-jitter backoff or Retry-After, retryDelay in retry-after.ts). `retryIndex` is 0 for
+ * the first retry; past `policy.retries` there is none. A wait that would end past `maxElapsedMs`
+ * is refused, so a long Retry-After fails fast instead of being cut short.
  */
 export function decideRetry(input: {
   mode: RetryMode;
@@ -67,6 +67,7 @@ export function decideRetry(input: {
   random: () => number;
 }): RetryDecision {
   if (!isWorthRetrying(input.mode, input.error)) return { retry: false, reason: 'not-retryable' };
+  if (input.retryIndex >= input.policy.retries) return { retry: false, reason: 'out-of-retries' };
   const delayMs = retryDelay(input.retryIndex, input.policy, input.error, input.random);
   if (input.elapsedMs + delayMs > input.policy.maxElapsedMs) return { retry: false, reason: 'out-of-time' };
   return { retry: true, delayMs };

@@ -1,6 +1,6 @@
-import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import type { Sleep } from '../lib/abortable-sleep.js';
+import { coerceError } from './errors/coerce-error.js';
 import { describeRequest, type RequestContext } from './errors/request-context.js';
 import { decideRetry, type RetryMode, type RetryPolicy } from './retry-policy.js';
 
@@ -25,39 +25,30 @@ export interface RetryRunnerDeps {
 }
 
 /**
- * The client's one retry layer: p-retry drives the attempts and enforces the
- * retry count and total time; the delay comes from decideRetry, slept in
- * `shouldRetry` (p-retry's own backoff is zeroed) so the wait honours
- * Retry-After and aborts with the caller's signal.
+ * The client's one retry layer: attempts until one succeeds, decideRetry (retry-policy.ts) says
+ * stop, or the caller's signal aborts. Every number (count, backoff, Retry-After, elapsed budget) is
+ * decideRetry's; this loop only sleeps what it decides, abortably, and reports each retry.
  */
 export class RetryRunner {
   constructor(private readonly deps: RetryRunnerDeps) {}
 
   /** Runs `attempt` until it succeeds, fails for good, or the budget is spent. */
-  run<T>(mode: RetryMode, context: RequestContext, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(mode: RetryMode, context: RequestContext, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const { policy, random, sleep, monotonicNow } = this.deps;
     const startedAt = monotonicNow();
-    return pRetry(attempt, {
-      retries: policy.retries,
-      maxRetryTime: policy.maxElapsedMs,
-      minTimeout: 0,
-      maxTimeout: 0,
-      signal,
-      shouldRetry: async ({ error, attemptNumber, retriesConsumed }) => {
-        const decision = decideRetry({
-          mode,
-          error,
-          retryIndex: retriesConsumed,
-          elapsedMs: monotonicNow() - startedAt,
-          policy,
-          random,
-        });
-        if (!decision.retry) return false;
-        this.#report(context, { attempt: attemptNumber, delayMs: decision.delayMs, error });
+    for (let retryIndex = 0; ; retryIndex++) {
+      if (signal?.aborted) throw coerceError(signal.reason);
+      try {
+        return await attempt();
+      } catch (caught) {
+        const error = coerceError(caught);
+        if (signal?.aborted) throw error;
+        const decision = decideRetry({ mode, error, retryIndex, elapsedMs: monotonicNow() - startedAt, policy, random });
+        if (!decision.retry) throw error;
+        this.#report(context, { attempt: retryIndex + 1, delayMs: decision.delayMs, error });
         await sleep(decision.delayMs, signal);
-        return true;
-      },
-    });
+      }
+    }
   }
 
   #report(context: RequestContext, retry: { attempt: number; delayMs: number; error: Error }): void {
