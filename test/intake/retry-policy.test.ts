@@ -97,4 +97,14 @@ describe('decideRetry', () => {
   it('names why it refuses', () => {
     expect(decide('repeatable', errors.unauthorized)).toEqual({ retry: false, reason: 'not-retryable' });
   });
+
+  it.each([
+    [0, true],
+    [5, true], // the sixth retry of six
+    [6, false],
+  ])('retries at most policy.retries times (retry index %i -> %s)', (retryIndex, retry) => {
+    const decision = decideRetry({ mode: 'repeatable', error: errors.status500, retryIndex, elapsedMs: 0, policy, random: () => 0.5 });
+    expect(decision.retry).toBe(retry);
+    if (!decision.retry) expect(decision.reason).toBe('out-of-retries');
+  });
 });
