@@ -164,9 +164,30 @@ export const envSchema = z
       .prefault('15m')
       .refine((ms) => ms !== null && ms >= 60_000 && ms <= 12 * 3_600_000, { message: 'must be a duration from 1m to 12h (not forever)' })
       .transform((ms) => ms as number),
+    /** `intake-sync console`: a session ends this long after sign-in however busy (absolute lifetime); 5m to 7d */
+    CONSOLE_SESSION_MAX: durationSetting
+      .prefault('12h')
+      .refine((ms) => ms !== null && ms >= 5 * 60_000 && ms <= 7 * 86_400_000, {
+        message: 'must be a duration from 5m to 7d (not forever)',
+      })
+      .transform((ms) => ms as number),
+    /** `intake-sync console`: the https:// (or http://) address users open; https makes the cookie `__Host-` and Secure even on loopback */
+    CONSOLE_PUBLIC_URL: z
+      .string()
+      .max(2048)
+      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+        message: 'must be an http:// or https:// URL',
+      })
+      .optional(),
+    /** `intake-sync console`: the most backends it opens (one per session, one per sign-in in flight, one for the session check) */
+    CONSOLE_MAX_CONNECTIONS: intFromEnv(2, 500).default(10),
+    /** `intake-sync console`: the most sessions one role may hold at once */
+    CONSOLE_SESSIONS_PER_ROLE: intFromEnv(1, 100).default(3),
+    /** `intake-sync console`: password mode on a server that lets a wrong password in; only on a loopback CONSOLE_HOST */
+    CONSOLE_ALLOW_TRUST_AUTH: z.literal('local-development', { message: 'must be local-development or unset' }).optional(),
     /** `intake-sync console` SSO mode (docs/console.md): the identity header a trusted proxy sets; checked by console/sso/settings.ts */
     CONSOLE_TRUSTED_HEADER: z.string().max(64).optional(),
-    /** the proxies (IPs/CIDRs) whose CONSOLE_TRUSTED_HEADER is believed */
+    /** the proxies (IPs/CIDRs, at most /16 or /48 wide) whose CONSOLE_TRUSTED_HEADER and X-Forwarded-For are believed */
     CONSOLE_TRUSTED_PROXIES: z.string().max(4096).optional(),
     /** `identity = role` lines mapping the header's identity to a PostgreSQL role */
     CONSOLE_ROLE_MAP_FILE: z.string().max(4096).optional(),

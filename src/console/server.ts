@@ -14,7 +14,8 @@ import { notFoundPage, problemPage } from './pages/not-found.js';
 import { overduePage } from './pages/overdue.js';
 import { prescriptionPage, prescriptionsPage } from './pages/prescriptions.js';
 import { quarantinePage } from './pages/quarantine.js';
-import { handleSignIn, SESSION_COOKIE, showSignIn } from './pages/sign-in.js';
+import { handleSignIn, sessionCookieName, showSignIn, signInNotice } from './pages/sign-in.js';
+import { returnPathFor } from './return-path.js';
 import { proxiedIdentity, refusedPage } from './sso/gate.js';
 import { handleSsoSignIn, showSsoSignIn } from './sso/sign-in.js';
 
@@ -43,8 +44,8 @@ export function consoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get('/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/favicon.ico', (c) => c.body(null, 404));
   app.get('/sign-in', (c) => {
-    const ended = c.req.query('ended') === 'idle' ? 'You were signed out after a period without activity.' : undefined;
-    return deps.sso ? showSsoSignIn(c, deps, deps.sso.settings, ended) : showSignIn(c, deps, ended);
+    const notice = signInNotice(c.req.query('ended'), c.req.query('unsaved') === '1');
+    return deps.sso ? showSsoSignIn(c, deps, deps.sso.settings, notice) : showSignIn(c, deps, notice);
   });
   app.post('/sign-in', (c) => (deps.sso ? handleSsoSignIn(c, deps, deps.sso) : handleSignIn(c, deps)));
 
@@ -53,17 +54,24 @@ export function consoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     // SSO mode: every request must come from a trusted proxy with a mapped identity
     const who = deps.sso ? proxiedIdentity(c, deps.sso.settings) : undefined;
     if (who && 'refused' in who) return refusedPage(c, who.refused);
-    const found = await deps.store.use(getCookie(c, SESSION_COOKIE));
-    if (who && typeof found === 'object' && found.identity !== who.identity) {
+    const cookieName = sessionCookieName(deps.secureCookies);
+    const found = await deps.store.use(getCookie(c, cookieName));
+    if (who && found !== undefined && !('ended' in found) && found.identity !== who.identity) {
       // another person behind the same browser, or the proxy's user changed: this session is not theirs
       await deps.store.end(found.id);
-      deleteCookie(c, SESSION_COOKIE, { path: '/' });
+      deleteCookie(c, cookieName, { path: '/', secure: deps.secureCookies });
       return c.redirect('/sign-in', 303);
     }
-    if (found === undefined || found === 'expired') {
-      deleteCookie(c, SESSION_COOKIE, { path: '/' });
-      if (c.req.method === 'POST') return c.text('Forbidden: not signed in', 403);
-      return c.redirect(found === 'expired' ? '/sign-in?ended=idle' : '/sign-in', 303);
+    if (found === undefined || 'ended' in found) {
+      // to sign-in, with why, that nothing was changed (a POST is never carried out), and where to return
+      deleteCookie(c, cookieName, { path: '/', secure: deps.secureCookies });
+      const query = new URLSearchParams();
+      if (found) query.set('ended', found.ended);
+      if (c.req.method === 'POST') query.set('unsaved', '1');
+      const url = new URL(c.req.url);
+      const next = returnPathFor(c.req.method, url.pathname, url.search);
+      if (next) query.set('next', next);
+      return c.redirect(query.size > 0 ? `/sign-in?${query}` : '/sign-in', 303);
     }
     if (c.req.method === 'POST') {
       const type = c.req.header('content-type') ?? '';
@@ -75,7 +83,7 @@ export function consoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
   app.post('/sign-out', async (c) => {
     await deps.store.end(c.get('session').id);
-    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    deleteCookie(c, sessionCookieName(deps.secureCookies), { path: '/', secure: deps.secureCookies });
     return c.redirect('/sign-in', 303);
   });
   app.get('/', (c) => feedsPage(c, deps));
@@ -105,14 +113,29 @@ export interface RunningConsole {
   close(): Promise<void>;
 }
 
-/** Listens on host:port and sweeps idle sessions every minute; close() ends every session. */
+/** How often the session check runs: a role that lost LOGIN, was dropped or changed its password loses its sessions within this. */
+export const SESSION_CHECK_MS = 60_000;
+
+/** Listens on host:port and runs the session check every minute; close() ends every session. */
 export async function startConsole(deps: ConsoleDeps, host: string, port: number): Promise<RunningConsole> {
   const app = consoleApp(deps);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
     s.once('error', reject);
   });
-  const sweep = setInterval(() => void deps.store.sweep(), 60_000);
+  let checking = false;
+  const sweep = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    deps
+      .checkSessions()
+      .catch((error: unknown) =>
+        deps.log.error({ event: 'console.session_check_failed', code: (error as { code?: string }).code }, 'console session check failed'),
+      )
+      .finally(() => {
+        checking = false;
+      });
+  }, SESSION_CHECK_MS);
   sweep.unref();
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -3,29 +3,37 @@ import { createPostgresClient } from '../db/postgres-client.js';
 
 /** Where the database is (from DATABASE_URL) and how to reach it, without anyone's credentials. */
 export interface DatabaseTarget {
-  /** DATABASE_URL with its user name and password removed */
+  /** DATABASE_URL reduced to host, port, database and the server-verification TLS parameters */
   url: string;
   caFile?: string | undefined;
   /** the deployment's schema (DATABASE_SCHEMA) */
   schema: string;
+  /** DATABASE_URL's user name (never its password): the console refuses that role at sign-in */
+  urlRole?: string | undefined;
 }
 
+/** The URL parameters the console keeps: how to find and verify the server, nothing that authenticates a client. */
+const KEPT_PARAMETERS = new Set(['sslmode', 'sslrootcert', 'sslnegotiation', 'host', 'port', 'dbname']);
+
 /**
- * DATABASE_URL's host, port, database and TLS parameters without its credentials: the console
- * never queries as the URL's role (the runtime's or the owner's), only as the signed-in one.
+ * DATABASE_URL's host, port and database (and the TLS parameters that verify the server), with its
+ * user name, password, client certificate and every other parameter dropped: the console never
+ * queries as the URL's role (the runtime's or the owner's), only as the signed-in one. The user
+ * name is kept apart, to refuse that role at sign-in.
  */
 export function databaseTarget(databaseUrl: string, schema: string, caFile?: string): DatabaseTarget {
   const url = new URL(databaseUrl);
+  const urlRole = decodeURIComponent(url.username) || url.searchParams.get('user') || undefined;
   url.username = '';
   url.password = '';
-  url.searchParams.delete('user');
-  url.searchParams.delete('password');
-  return { url: url.toString(), caFile, schema };
+  for (const name of [...url.searchParams.keys()]) if (!KEPT_PARAMETERS.has(name)) url.searchParams.delete(name);
+  return { url: url.toString(), caFile, schema, urlRole };
 }
 
 /**
- * A connection of the signed-in role's own (at most 2 sockets), proven with one query: a wrong
- * password or unknown role throws here. Statements time out so a page never hangs the server.
+ * A connection of the signed-in role's own (one socket: CONSOLE_MAX_CONNECTIONS counts one backend
+ * per session), proven with one query: a wrong password or unknown role throws here. Statements
+ * time out so a page never hangs the server.
  */
 export async function connectAsRole(target: DatabaseTarget, role: string, password: string): Promise<postgres.Sql> {
   const sql = createPostgresClient(
@@ -33,7 +41,7 @@ export async function connectAsRole(target: DatabaseTarget, role: string, passwo
     {
       username: role,
       password,
-      max: 2,
+      max: 1,
       connect_timeout: 10,
       idle_timeout: 300,
       fetch_types: false,

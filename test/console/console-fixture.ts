@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import postgres from 'postgres';
 import { grantsScript } from '../../src/cli/commands/grants/grants.js';
-import { composeConsole } from '../../src/console/compose.js';
+import { type ConsoleSettings, composeConsole } from '../../src/console/compose.js';
 import type { ConsoleDeps } from '../../src/console/context.js';
 import { type RunningConsole, startConsole } from '../../src/console/server.js';
 import { registerFeeds } from '../../src/db/feed-registry.js';
@@ -78,7 +78,7 @@ async function ensureRevealFunction(owner: postgres.Sql, roles: string[]): Promi
 }
 
 /** Builds the world: feeds clinic_a and clinic_b, a role for each, findings in each, the console on a free port. */
-export async function createConsoleWorld(label: string): Promise<ConsoleWorld> {
+export async function createConsoleWorld(label: string, settings: Partial<ConsoleSettings> = {}): Promise<ConsoleWorld> {
   const tdb = await createTestDatabase(label);
   if (!tdb.url) throw new Error('the console tests need a real PostgreSQL');
   await registerFeeds(tdb.database.db, [FEED_A, FEED_B], null);
@@ -133,7 +133,17 @@ export async function createConsoleWorld(label: string): Promise<ConsoleWorld> {
 
   let offset = 0;
   const deps = composeConsole(
-    { databaseUrl: tdb.url, schema: 'intake_sync', host: '127.0.0.1', idleTimeoutMs: 15 * 60_000 },
+    // the test server trusts 127.0.0.1 (no password asked): the fixture skips requirePasswordAuth, as
+    // CONSOLE_ALLOW_TRUST_AUTH=local-development would; many sessions per role, as the pages' tests sign in often
+    {
+      databaseUrl: tdb.url,
+      schema: 'intake_sync',
+      host: '127.0.0.1',
+      idleTimeoutMs: 15 * 60_000,
+      maxConnections: 40,
+      sessionsPerRole: 20,
+      ...settings,
+    },
     createLogger({ level: 'silent' }),
     () => Date.now() + offset,
   );

@@ -322,7 +322,8 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
       expect(r.headers['cache-control']).toBe('no-store');
     }
     const noCookie = await rawRequest('/sign-out', { method: 'POST', body: '' });
-    expect(noCookie.status).toBe(403);
+    expect(noCookie.status).toBe(303);
+    expect(noCookie.headers.location).toBe('/sign-in?unsaved=1');
     const signInWithoutToken = await rawRequest('/sign-in', { method: 'POST', body: `role=${world.roles.b}&password=x` });
     expect(signInWithoutToken.status).toBe(403);
     const [open] = await world.owner`select count(*)::int as n from intake_sync.quarantine where feed = ${FEED_B} and resolved_at is null`;

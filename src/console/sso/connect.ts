@@ -15,7 +15,7 @@ export async function connectAsMappedRole(target: DatabaseTarget, sso: SsoSettin
     {
       username: sso.loginRole,
       ...(sso.loginPassword === undefined ? {} : { password: sso.loginPassword }),
-      max: 2,
+      max: 1,
       connect_timeout: 10,
       idle_timeout: 300,
       fetch_types: false,

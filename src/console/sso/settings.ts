@@ -24,13 +24,14 @@ export interface SsoEnv {
 
 /**
  * The SSO mode's settings, or undefined when CONSOLE_TRUSTED_HEADER is unset (password mode).
- * Fails closed: a proxy list, map file or login role without the header, or the header without
- * any of them, throws naming the setting; the two modes never run together.
+ * Fails closed: a map file or login role without the header, or the header without any of them
+ * or without a proxy list, throws naming the setting; the two modes never run together.
  */
 export function ssoSettings(env: SsoEnv): SsoSettings | undefined {
   const header = env.CONSOLE_TRUSTED_HEADER?.trim();
   if (!header) {
-    for (const name of ['CONSOLE_TRUSTED_PROXIES', 'CONSOLE_ROLE_MAP_FILE', 'CONSOLE_LOGIN_ROLE', 'CONSOLE_LOGIN_PASSWORD'] as const) {
+    // CONSOLE_TRUSTED_PROXIES alone is the password mode's proxy list (whose X-Forwarded-For is read)
+    for (const name of ['CONSOLE_ROLE_MAP_FILE', 'CONSOLE_LOGIN_ROLE', 'CONSOLE_LOGIN_PASSWORD'] as const) {
       if (env[name]) throw new Error(`${name}: set without CONSOLE_TRUSTED_HEADER (the proxy sign-in mode needs both)`);
     }
     return undefined;
@@ -50,4 +51,10 @@ export function ssoSettings(env: SsoEnv): SsoSettings | undefined {
     loginRole,
     loginPassword: env.CONSOLE_LOGIN_PASSWORD || undefined,
   };
+}
+
+/** CONSOLE_TRUSTED_PROXIES in either mode: the peers whose X-Forwarded-For names the client; undefined when unset. */
+export function trustedProxiesSetting(env: SsoEnv): BlockList | undefined {
+  const value = env.CONSOLE_TRUSTED_PROXIES?.trim();
+  return value ? parseTrustedProxies(value) : undefined;
 }

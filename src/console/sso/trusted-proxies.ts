@@ -1,8 +1,13 @@
 import { BlockList, isIP } from 'node:net';
 
+/** The widest range CONSOLE_TRUSTED_PROXIES accepts: a /16 of IPv4 (a cluster's pod network), a /48 of IPv6. */
+export const WIDEST_PROXY_PREFIX = { ipv4: 16, ipv6: 48 } as const;
+
 /**
  * CONSOLE_TRUSTED_PROXIES: a comma list of IPv4/IPv6 addresses and CIDRs, the only TCP peers whose
- * identity header is believed. Parsed into a BlockList; any bad entry throws naming the setting. Pure.
+ * identity header and X-Forwarded-For are believed. Parsed into a BlockList; any bad entry throws
+ * naming the setting, and so does a range wider than WIDEST_PROXY_PREFIX (0.0.0.0/0 or ::/0 would
+ * let every client claim any identity). Pure.
  */
 export function parseTrustedProxies(value: string, variable = 'CONSOLE_TRUSTED_PROXIES'): BlockList {
   const entries = value
@@ -24,6 +29,14 @@ export function parseTrustedProxies(value: string, variable = 'CONSOLE_TRUSTED_P
     const prefix = /^\d{1,3}$/.test(bits) ? Number(bits) : Number.NaN;
     if (!(prefix >= 0 && prefix <= (family === 4 ? 32 : 128)))
       throw new Error(`${variable}: "${entry.slice(0, 64)}" has a bad prefix length`);
+    // an IPv4-mapped range (::ffff:a.b.c.d/n) is an IPv4 range in disguise: the IPv4 bound, 96 bits on
+    const mapped = type === 'ipv6' && /^::ffff:/i.test(address);
+    const widest = mapped ? 96 + WIDEST_PROXY_PREFIX.ipv4 : WIDEST_PROXY_PREFIX[type];
+    if (prefix < widest) {
+      throw new Error(
+        `${variable}: "${entry.slice(0, 64)}" is wider than /${mapped ? WIDEST_PROXY_PREFIX.ipv4 : widest}: list the proxies' own addresses or their subnet (at most a /${WIDEST_PROXY_PREFIX.ipv4} of IPv4, a /${WIDEST_PROXY_PREFIX.ipv6} of IPv6)`,
+      );
+    }
     list.addSubnet(address, prefix, type);
   }
   return list;
