@@ -29,7 +29,8 @@ export function refusalReason(facts: RoleFacts, urlRole: string | undefined): st
   if (facts.createRole) return 'This role has CREATEROLE: the console is for staff roles without it.';
   if (facts.createDb) return 'This role has CREATEDB: the console is for staff roles without it.';
   if (facts.schemaOwner) return "This role owns the deployment's schema: sign in with a staff role.";
-  if (urlRole !== undefined && (facts.role === urlRole || facts.loginRole === urlRole)) return "This is DATABASE_URL's role: sign in with a staff role.";
+  if (urlRole !== undefined && (facts.role === urlRole || facts.loginRole === urlRole))
+    return "This is DATABASE_URL's role: sign in with a staff role.";
   if (facts.runtime) return "This is the daemon's runtime role: sign in with a staff role.";
   if (facts.feeds !== null && facts.feeds.length === 0)
     return 'This role may see no feed: ask an administrator to grant it one (intake-sync grants --role app --feed NAME).';
@@ -58,7 +59,8 @@ export async function readRoleFacts(sql: postgres.Sql, schema: string): Promise<
       bool_or(r.rolsuper) as superuser, bool_or(r.rolbypassrls) as bypass_rls, bool_or(r.rolcreaterole) as create_role,
       bool_or(r.rolcreatedb) as create_db,
       coalesce(bool_or((select pg_has_role(r.oid, n.nspowner, 'MEMBER') from pg_namespace n where n.nspname = ${schema})), false) as schema_owner,
-      coalesce(bool_or(has_table_privilege(r.oid, to_regclass(${`"${schema}".events`}), 'INSERT')), false) as runtime,
+      coalesce(bool_or(exists (select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = ${schema} and c.relname = 'events' and has_table_privilege(r.oid, c.oid, 'INSERT'))), false) as runtime,
       coalesce(has_schema_privilege(current_user, ${schema}, 'USAGE'), false) as usable
     from pg_roles r where r.rolname in (session_user, current_user)
     having count(*) > 0`;

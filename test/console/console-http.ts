@@ -73,3 +73,9 @@ export async function postSignIn(
     form: { _csrf: form.csrf, ...fields },
   });
 }
+
+/** The text of a page's alert (the sign-in page's message), entities decoded. */
+export function alertText(body: string): string | undefined {
+  const text = /role="alert">([^<]*)/.exec(body)?.[1];
+  return text?.replaceAll('&#39;', "'").replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+}

@@ -110,7 +110,13 @@ export async function handleSignIn(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
       deps.log.warn({ event: 'console.sign_in.failed', client, role, code: (error as { code?: string }).code }, 'console sign-in failed');
       return retry('Sign-in failed: the role or the password is wrong, or the database refused the connection.', 401);
     }
-    const refused = await deps.refusal(sql).catch(() => 'The console could not check this role: try again.');
+    const refused = await deps.refusal(sql).catch((error: unknown) => {
+      deps.log.error(
+        { event: 'console.sign_in.check_failed', client, role, code: (error as { code?: string }).code },
+        'console role check failed',
+      );
+      return 'The console could not check this role: try again.';
+    });
     if (refused) {
       await sql.end({ timeout: 1 }).catch(() => {});
       deps.budget.release();
