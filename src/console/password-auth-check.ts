@@ -5,8 +5,9 @@ import type postgres from 'postgres';
 export interface HbaRule {
   line_number: number;
   type: string;
-  database: string[] | null;
-  user_name: string[] | null;
+  /** comma-joined, as written in the file */
+  database: string | null;
+  user_name: string | null;
   address: string | null;
   netmask: string | null;
   auth_method: string;
@@ -24,7 +25,7 @@ export function trustAuthMessage(probe: Extract<PasswordAuthProbe, { asksPasswor
   const lines = (probe.rules ?? [])
     .filter((r) => r.auth_method === 'trust' && r.type.startsWith('host'))
     .map((r) => {
-      const where = [r.type, (r.database ?? []).join(','), (r.user_name ?? []).join(','), r.address ?? '', r.netmask ?? '', r.auth_method]
+      const where = [r.type, r.database ?? '', r.user_name ?? '', r.address ?? '', r.netmask ?? '', r.auth_method]
         .filter((s) => s !== '')
         .join(' ');
       return `line ${r.line_number} (${where})`;
@@ -60,7 +61,8 @@ export async function probePasswordAuth(
   }
   try {
     const [where] = await sql<{ client: string | null }[]>`select host(inet_client_addr()) as client`;
-    const rules = await sql<HbaRule[]>`select line_number, type, database, user_name, address, netmask, auth_method
+    const rules = await sql<HbaRule[]>`select line_number, type, array_to_string(database, ',') as database,
+        array_to_string(user_name, ',') as user_name, address, netmask, auth_method
         from pg_hba_file_rules where error is null order by line_number`.catch(() => undefined);
     return { asksPassword: false, rules: rules ? [...rules] : undefined, client: where?.client ?? undefined };
   } finally {

@@ -140,7 +140,7 @@ describe('trustAuthMessage names the line to change', () => {
         asksPassword: false,
         client: '127.0.0.1',
         rules: [
-          { line_number: 90, type: 'local', database: ['all'], user_name: ['all'], address: null, netmask: null, auth_method: 'trust' },
+          { line_number: 90, type: 'local', database: 'all', user_name: 'all', address: null, netmask: null, auth_method: 'trust' },
           {
             line_number: 92,
             type: 'host',
