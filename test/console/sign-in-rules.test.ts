@@ -144,8 +144,8 @@ describe('trustAuthMessage names the line to change', () => {
           {
             line_number: 92,
             type: 'host',
-            database: ['all'],
-            user_name: ['all'],
+            database: 'all',
+            user_name: 'all',
             address: '127.0.0.1',
             netmask: '255.255.255.255',
             auth_method: 'trust',
@@ -153,8 +153,8 @@ describe('trustAuthMessage names the line to change', () => {
           {
             line_number: 94,
             type: 'host',
-            database: ['all'],
-            user_name: ['all'],
+            database: 'all',
+            user_name: 'all',
             address: '::1',
             netmask: null,
             auth_method: 'scram-sha-256',
