@@ -68,15 +68,18 @@ describe('deploy/kubernetes: the console', () => {
     }
   });
 
-  it('ingress: only pods carrying the proxy label, only on the console port', () => {
+  it("ingress: only pods of the console's own namespace carrying the proxy label, only on the console port", () => {
     const p = byName('NetworkPolicy', 'intake-sync-console');
     expect(p.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    // a podSelector alone selects in the policy's namespace; a namespaceSelector (even {}) or an ipBlock would widen it
     expect(p.spec.ingress).toEqual([
       {
-        from: [{ namespaceSelector: {}, podSelector: { matchLabels: { [PROXY_LABEL]: 'true' } } }],
+        from: [{ podSelector: { matchLabels: { [PROXY_LABEL]: 'true' } } }],
         ports: [{ port: 'console', protocol: 'TCP' }],
       },
     ]);
+    expect(p.metadata.namespace).toBe(deployment.metadata.namespace);
+    expect(JSON.stringify(p.spec.ingress)).not.toMatch(/namespaceSelector|ipBlock/);
     // the label is defined in one place: the policy file's comment, and docs point there
     const files = readdirSync(new URL(K8S, root)).filter((f) => f.endsWith('.yaml'));
     const defining = files.filter((f) => readFileSync(new URL(K8S + f, root), 'utf8').includes(PROXY_LABEL));
