@@ -38,6 +38,9 @@ export function needsSecureCookies(host: string, publicUrl: string | undefined):
   return publicUrl?.toLowerCase().startsWith('https:') === true || !isLoopbackHost(host);
 }
 
+/** Connection errors that mean the session's credentials no longer sign in (anything else: the database is unreachable). */
+const REVOKED_CODES = new Set(['28P01', '28000', '22023', '42704', '42501', 'SSO_ROLE']);
+
 /** Whether a session's role may still use the console: a fresh sign-in with its credentials, then the same checks. */
 export async function stillAllowed(
   session: ConsoleSession,
@@ -49,9 +52,10 @@ export async function stillAllowed(
   try {
     probe = await reconnect();
   } catch (error) {
-    // 28P01: the password changed; 28000: the role lost LOGIN or was dropped; 3D000/42704: the mapped role is gone
+    // 28P01: the password changed; 28000: the role lost LOGIN or was dropped; SSO mode: the mapped role
+    // is gone (22023, 42704) or no longer granted to the login role (42501), or was not taken (SSO_ROLE)
     const code = (error as { code?: string }).code ?? '';
-    return code === '28P01' || code === '28000' || code === '42704' || code === 'SSO_ROLE' ? false : 'unknown';
+    return REVOKED_CODES.has(code) ? false : 'unknown';
   }
   try {
     return (await refusal(probe)) === undefined;

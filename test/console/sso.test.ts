@@ -63,6 +63,7 @@ describe('console SSO mode (trusted header) over real sockets', () => {
   let login: string;
   const password = 'login-pw-sso29';
   let offset = 0;
+  let ssoDeps: ReturnType<typeof composeConsole>;
 
   beforeAll(async () => {
     world = await createConsoleWorld('console_sso');
@@ -82,12 +83,12 @@ describe('console SSO mode (trusted header) over real sockets', () => {
       CONSOLE_LOGIN_PASSWORD: password,
     });
     const url = world.tdb.url as string;
-    const deps = composeConsole(
-      { databaseUrl: url, schema: 'intake_sync', host: '127.0.0.1', idleTimeoutMs: 15 * 60_000, sso: settings },
+    ssoDeps = composeConsole(
+      { databaseUrl: url, schema: 'intake_sync', host: '127.0.0.1', idleTimeoutMs: 15 * 60_000, sessionsPerRole: 10, sso: settings },
       createLogger({ level: 'silent' }),
       () => Date.now() + offset,
     );
-    sso = await startConsole(deps, '127.0.0.1', 0);
+    sso = await startConsole(ssoDeps, '127.0.0.1', 0);
   }, 60_000);
 
   afterAll(async () => {
@@ -189,5 +190,32 @@ describe('console SSO mode (trusted header) over real sockets', () => {
     expect(idle.location).toBe('/sign-in?ended=idle');
     const page = await send(sso.url, '/sign-in?ended=idle', { localAddress: '127.0.0.1', headers });
     expect(page.body).toContain('signed out after a period without activity');
+  });
+
+  test('the minute check ends a session whose mapped role is no longer granted to the login role', async () => {
+    const cookie = await signIn('alice@clinic-a.example');
+    const headers = { [HEADER]: 'alice@clinic-a.example', cookie };
+    await ssoDeps.checkSessions();
+    expect((await send(sso.url, '/', { localAddress: '127.0.0.1', headers })).status).toBe(200);
+    await world.owner.unsafe(`revoke "${world.roles.a}" from "${login}"`);
+    try {
+      await ssoDeps.checkSessions();
+      const after = await send(sso.url, '/', { localAddress: '127.0.0.1', headers });
+      expect(after.status).toBe(303);
+      expect(after.location).toBe('/sign-in');
+    } finally {
+      await world.owner.unsafe(`grant "${world.roles.a}" to "${login}"`);
+    }
+  });
+
+  test('CONSOLE_TRUSTED_PROXIES refuses a trust-everyone range at start, naming the variable', () => {
+    expect(() =>
+      ssoSettings({
+        CONSOLE_TRUSTED_HEADER: HEADER,
+        CONSOLE_TRUSTED_PROXIES: '0.0.0.0/0',
+        CONSOLE_ROLE_MAP_FILE: join(dir, 'roles.map'),
+        CONSOLE_LOGIN_ROLE: login,
+      }),
+    ).toThrow(/^CONSOLE_TRUSTED_PROXIES: "0\.0\.0\.0\/0" is wider than \/16/);
   });
 });
