@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { SIGN_IN_LIMITS, SignInLimiter } from '../../src/console/rate-limit.js';
 import { parseTrustedProxies } from '../../src/console/sso/trusted-proxies.js';
 import { createLogger } from '../../src/log/log.js';
 import { postgresReachable } from '../helpers/db.js';
@@ -112,5 +113,35 @@ describe.skipIf(!realServer)('sign-in limits over real sockets', { timeout: 120_
     const other64 = await postSignIn(world.console.url, { role: 'nobody_v6_y', password: 'x' }, { forwardedFor: '2001:db8:1:3::1' });
     expect(other64.status).toBe(401);
     expect(tried).toHaveLength(11);
+  });
+
+  test('an attacked role: an address that failed waits 1 s, then 2 s (a stopped clock); a clean one signs in at once', async () => {
+    // the limiter on a clock that moves only when told, so no request's own duration counts
+    let now = 0;
+    world.deps.limiter = new SignInLimiter(SIGN_IN_LIMITS, () => now);
+    // ten clients behind the proxy fail once each on role a: it is attacked whatever ran before
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        postSignIn(world.console.url, { role: world.roles.a, password: 'wrong' }, { forwardedFor: `198.18.0.${i + 1}` }),
+      ),
+    );
+    tried = [];
+    const attacker = { forwardedFor: '198.18.1.1' };
+    const guess = () => postSignIn(world.console.url, { role: world.roles.a, password: 'wrong' }, attacker);
+    expect((await guess()).status).toBe(401);
+    const waited = await guess();
+    expect(waited.status).toBe(429);
+    expect(waited.retryAfter).toBe('1');
+    now += 1_000;
+    expect((await guess()).status).toBe(401);
+    expect((await guess()).status).toBe(429);
+    now += 1_999;
+    expect((await guess()).status).toBe(429);
+    now += 1;
+    expect((await guess()).status).toBe(401);
+    expect(tried).toHaveLength(3);
+    // meanwhile the owner, from an address that has not failed, is never slowed
+    const owner = await postSignIn(world.console.url, { role: world.roles.a, password: world.password }, { forwardedFor: '198.18.2.1' });
+    expect(owner.status).toBe(303);
   });
 });
