@@ -4,6 +4,7 @@ import { grantsScript } from '../../src/cli/commands/grants/grants.js';
 import { ADMIN_URL, postgresReachable } from '../helpers/db.js';
 import { alertText, postSignIn, send } from './console-http.js';
 import { type ConsoleWorld, createConsoleWorld } from './console-fixture.js';
+import { waitFor } from '../process/helpers/wait-for.js';
 
 // Only the roles the console is for, and bounded connections: real roles sign in over real sockets.
 
@@ -22,13 +23,12 @@ describe.skipIf(!realServer)('who may sign in, and how many backends the console
 
   /** The backends the console holds as `role` (pg_stat_activity), once its closed ones are gone. */
   async function backendsOf(role: string): Promise<number> {
-    // a closed connection's backend exits after the client's Terminate: wait for it, bounded
-    for (let i = 0; i < 100; i++) {
-      const [row] = await world.owner<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where usename = ${role}`;
-      if (row?.n === 0 || i === 99) return row?.n ?? 0;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return -1;
+    const count = async () =>
+      (await world.owner<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where usename = ${role}`)[0]?.n ?? 0;
+    // a closed connection's backend exits after the client's Terminate: wait for it, bounded; the
+    // caller's assertion then says how many are left
+    await waitFor(async () => (await count()) === 0, { timeoutMs: 20_000, what: `${role}'s backends to exit` }).catch(() => {});
+    return count();
   }
 
   beforeAll(async () => {
