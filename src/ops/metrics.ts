@@ -83,7 +83,8 @@ export function createFeedsMetrics(
   // the event-loop lag histogram samples on a timer: prom-client's default 10 ms wakes an idle daemon
   // 100 times a second, about 0.5% of a core (measured), ten times what its polls cost; 100 ms still
   // catches any stall that matters to a loop polling every few seconds
-  if (limits.processMetrics !== false) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_MS });
+  if (limits.processMetrics !== false)
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_MS });
   const registers = [registry];
 
   const applied = new Counter({

@@ -237,6 +237,7 @@ export class LeaseSession {
 }
 
 function checkedFeeds(feeds: readonly string[]): readonly string[] {
-  for (const feed of feeds) if (!FEED_NAME_PATTERN.test(feed)) throw new Error(`feed name ${JSON.stringify(feed)} is not one a lease can name`);
+  for (const feed of feeds)
+    if (!FEED_NAME_PATTERN.test(feed)) throw new Error(`feed name ${JSON.stringify(feed)} is not one a lease can name`);
   return [...feeds];
 }
