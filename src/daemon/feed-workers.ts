@@ -16,6 +16,8 @@ import { capHeapGrowthForFeeds } from './heap-growth.js';
 import { feedOriginRefusal, type RunMode } from './demo-gate.js';
 import { registerFeeds } from '../db/feed-registry.js';
 import { intakeClientFor } from '../config/intake-client.js';
+import { unretireFeeds } from '../db/feed-retirements.js';
+import type { FeedPauseBoard } from '../sync/leadership/feed-pauses.js';
 
 /** One configured feed of this process: its own client, state (health, metrics) and worker. */
 export interface FeedWorker {
@@ -36,6 +38,8 @@ export interface FeedWorkersContext {
   leaseUrl: string | undefined;
   log: Logger;
   clock: { now(): number };
+  /** the deployment's feed pauses (`feeds pause`), read once per lease check for every feed; none: never paused */
+  pauses?: FeedPauseBoard;
 }
 
 export interface FeedWorkersOptions extends FeedWorkersContext {
@@ -52,6 +56,7 @@ export interface FeedWorkersOptions extends FeedWorkersContext {
 export async function claimFeeds(context: FeedWorkersContext, feeds: readonly string[], total: number): Promise<void> {
   const conflict = await registerFeeds(context.database.db, feeds, context.mode === 'demo' ? 'simulator' : 'operator');
   if (conflict) throw feedOriginRefusal(conflict, context.mode);
+  await unretireFeeds(context.database.db, feeds);
   // many feeds hold many pages at once: keep V8 from growing the heap to four times that (see heap-growth.ts)
   capHeapGrowthForFeeds(total);
 }
@@ -99,6 +104,7 @@ export async function composeFeedWorker(
     database,
     databaseUrl: context.leaseUrl,
     lease: leases.lease(feed.name),
+    ...(context.pauses ? { pauseOf: pauseOfFeed(context.pauses, feed.name) } : {}),
     client,
     outboxClient: client,
     ...(sources ? { outboxClientFor: sources.clientFor } : {}),
@@ -109,6 +115,10 @@ export async function composeFeedWorker(
     clock,
   });
   return { feed: feed.name, state, worker };
+}
+
+function pauseOfFeed(pauses: FeedPauseBoard, feed: string) {
+  return () => pauses.pauseOf(feed);
 }
 
 /** Every configured feed's worker, all on ONE lock session (see openFeedLeases). */

@@ -22,7 +22,10 @@ import { SecretFileReader } from '../config/secret-file.js';
 import type { FeedConfig } from '../config/feeds-file.js';
 import { FeedFleet } from './feeds-reload/feed-fleet.js';
 import { LiveMetrics } from './feeds-reload/live-metrics.js';
-import { createReloadMetrics, type ReloadMetrics } from './feeds-reload/reload-metrics.js';
+import { createReloadMetrics } from './feeds-reload/reload-metrics.js';
+import type { Registry } from 'prom-client';
+import { FeedPauseBoard, readFeedPauses } from '../sync/leadership/feed-pauses.js';
+import { registerPauseMetric } from './pause-metrics.js';
 import { startFeedsReload } from './feeds-reload/start-reload.js';
 import { VERSION } from '../version.js';
 import { healthListenError } from './health-port-error.js';
@@ -77,7 +80,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
       `intake-sync ${VERSION} starting`,
     );
     await writeDeadlines(config, database, feeds);
-    const context = { config, mode, database, leaseUrl: sessions?.sessionUrl, log, clock };
+    // one read of the pauses per half lease check at most, for all feeds: honoured within a lease check
+    const pauses = new FeedPauseBoard(() => readFeedPauses(database.db), Math.min(500, config.LEASE_RETRY_MS / 2), clock.now);
+    const context = { config, mode, database, leaseUrl: sessions?.sessionUrl, log, clock, pauses };
     const names = feeds.map((f) => f.name);
     await claimFeeds(context, names, feeds.length);
     const leases = openFeedLeases(context, names, closers);
@@ -90,7 +95,10 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     if (stopRequested) return 0;
     if (options.once) return await drainOnce(running.entries, options.json, leaseWaitMs);
     const reloadMetrics = createReloadMetrics(clock.now());
-    const metrics = await startHealth(config, database, running.entries, log, closers, reloadMetrics);
+    const metrics = await startHealth(config, database, running.entries, log, closers, (registry) => {
+      reloadMetrics.register(registry);
+      registerPauseMetric(registry, pauses, () => running.entries.map((e) => e.feed));
+    });
     running.startAll();
     if (config.FEEDS_FILE)
       startFeedsReload({
@@ -161,7 +169,7 @@ async function startHealth(
   workers: readonly FeedWorker[],
   log: Logger,
   closers: Closers,
-  reloadMetrics: ReloadMetrics,
+  processMetrics: (registry: Registry) => void,
 ): Promise<LiveMetrics> {
   const maxPollAgeMs = defaultMaxPollAgeMs(config.POLL_INTERVAL_MS, config.READY_MAX_POLL_AGE_MS);
   const metrics = new LiveMetrics(
@@ -174,7 +182,7 @@ async function startHealth(
       tableSizes: tableSizeSource(database),
       overdue: overdueSource(database),
     },
-    (registry) => reloadMetrics.register(registry),
+    processMetrics,
   );
   closers.push({ what: 'metrics', close: async () => metrics.close() });
   const server = await startHealthServer({

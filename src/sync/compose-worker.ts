@@ -49,6 +49,8 @@ export interface ComposeWorkerOptions {
   settings: WorkerSettings;
   /** the feed's lease on the process's shared lock session (createFeedLeases); default: a lock session of its own */
   lease?: FeedLease;
+  /** the feed's pause, shared by the process's feeds (FeedPauseBoard); default: never paused */
+  pauseOf?: () => Promise<{ reason: string } | null>;
   state: WorkerState;
   log: Logger;
   clock?: { now(): number };
@@ -198,5 +200,6 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     log,
     feed: settings.feed,
     describeLeaseHolder: () => describeLeaseHolder(database, settings.feed),
+    ...(options.pauseOf ? { pauseOf: options.pauseOf } : {}),
   });
 }

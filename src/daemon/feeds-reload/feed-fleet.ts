@@ -1,4 +1,5 @@
 import type { FeedConfig } from '../../config/feeds-file.js';
+import { retireFeeds } from '../../db/feed-retirements.js';
 import type { FeedLeases } from '../../sync/leadership/lease.js';
 import { attachFeedObservers } from '../feed-observers.js';
 import { claimFeeds, composeFeedWorker, type Closers, type FeedWorker, type FeedWorkersContext } from '../feed-workers.js';
@@ -84,6 +85,7 @@ export class FeedFleet {
     this.applying += 1;
     try {
       await Promise.all([...plan.stop, ...plan.restart.map((f) => f.name)].map((name) => this.remove(name)));
+      await retireFeeds(this.context.database.db, plan.stop);
       this.leases.setFeeds(next.map((f) => f.name));
       const added = [...plan.start, ...plan.restart];
       if (added.length > 0)
