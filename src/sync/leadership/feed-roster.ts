@@ -67,7 +67,11 @@ export function rosterRow(facts: FeedOverviewFacts, nowMs: number): FeedRosterRo
 
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date).toISOString());
 
-/** Every feed of the deployment (feed_overview) with its leading process's name, by feed name. */
+/**
+ * Every feed of the deployment (feed_overview) with its leading process's name, by feed name: the
+ * feeds a run has claimed (origin set), not a name only registered (the `default` row of a
+ * FEEDS_FILE deployment, a feed `migrate` recorded that no daemon ran yet).
+ */
 export async function listFeedRoster(db: Db, nowMs: number): Promise<FeedRosterRow[]> {
   const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
@@ -77,6 +81,7 @@ export async function listFeedRoster(db: Db, nowMs: number): Promise<FeedRosterR
           from ${n.qualified('feed_overview')} o
           left join ${n.qualified('feed_leases')} l on l.feed = o.feed
           left join pg_catalog.pg_stat_activity a on a.pid = l.holder_pid
+         where o.origin is not null
          order by o.feed`,
   );
   return rows.map((r) =>
