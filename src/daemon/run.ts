@@ -14,7 +14,7 @@ import { defaultMaxPollAgeMs } from '../ops/readiness.js';
 import { decideRunMode } from './demo-gate.js';
 import { claimFeeds, openFeedLeases, type Closers, type FeedWorker } from './feed-workers.js';
 import { summaryJson, summaryText } from './run-summary.js';
-import { shutdownOnSignal } from './signals.js';
+import { reloadOnHangup, shutdownOnSignal } from './signals.js';
 import { databaseTlsWarnings } from './database-tls.js';
 import { openStore } from './store-context.js';
 import { readSchemaLevel } from '../db/schema-level.js';
@@ -68,6 +68,17 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
       await fleet?.stopAll();
     },
   });
+  // SIGHUP re-reads FEEDS_FILE once the feeds run; before that, or without the file, it is only logged
+  // (never the default action, which ends the process: `systemctl reload` sends it)
+  let onHangup = () =>
+    log.info(
+      { component: 'config' },
+      config.FEEDS_FILE
+        ? 'SIGHUP before the feeds started: ignored'
+        : 'SIGHUP: nothing to re-read without FEEDS_FILE (the variables change with a restart)',
+    );
+  const removeHangup = reloadOnHangup(() => onHangup());
+  closers.push({ what: 'SIGHUP handler', close: async () => removeHangup() });
   // the operator said so in so many words (sslmode=require or disable), but it is worth a line every start
   for (const warning of databaseTlsWarnings(config)) log.warn({ component: 'database' }, warning);
   try {
@@ -101,7 +112,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     });
     running.startAll();
     if (config.FEEDS_FILE)
-      startFeedsReload({
+      onHangup = startFeedsReload({
         config,
         feedsFile: config.FEEDS_FILE,
         secretFiles: [...secrets.paths],

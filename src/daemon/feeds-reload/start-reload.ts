@@ -2,16 +2,15 @@ import type { Config } from '../../config/config.js';
 import type { FeedConfig } from '../../config/feeds-file.js';
 import type { Logger } from '../../log/log.js';
 import type { Closers } from '../feed-workers.js';
-import { reloadOnHangup } from '../signals.js';
 import type { FeedFleet } from './feed-fleet.js';
 import { FeedsReloader } from './feeds-reloader.js';
 import { FilesWatch } from './file-watch.js';
 import type { ReloadMetrics } from './reload-metrics.js';
 
 /**
- * Reloads FEEDS_FILE on SIGHUP and when it or a secret file it names changes on disk (its
- * directory watched: a Kubernetes volume swaps a symlink). Closed (watch and handler removed, a
- * reload under way finished) through `closers`.
+ * Reloads FEEDS_FILE when it or a secret file it names changes on disk (its directory watched: a
+ * Kubernetes volume swaps a symlink); returns the reload the SIGHUP handler calls. Closed (watch
+ * stopped, a reload under way finished) through `closers`.
  */
 export function startFeedsReload(options: {
   config: Config;
@@ -24,7 +23,7 @@ export function startFeedsReload(options: {
   clock: { now(): number };
   closers: Closers;
   onApplied(next: readonly FeedConfig[]): Promise<void>;
-}): void {
+}): () => void {
   const { feedsFile } = options;
   let watch: FilesWatch | undefined;
   const reloader = new FeedsReloader({
@@ -40,14 +39,13 @@ export function startFeedsReload(options: {
   });
   watch = new FilesWatch(() => void reloader.reload('change'));
   watch.watch([feedsFile, ...options.secretFiles]);
-  const removeHangup = reloadOnHangup(() => void reloader.reload('signal'));
   options.log.info({ file: feedsFile }, 'FEEDS_FILE is re-read on SIGHUP and when it changes');
   options.closers.push({
     what: 'FEEDS_FILE reload',
     close: async () => {
-      removeHangup();
       watch?.close();
       await reloader.settled();
     },
   });
+  return () => void reloader.reload('signal');
 }
