@@ -18,6 +18,7 @@ import { registerFeeds } from '../db/feed-registry.js';
 import { intakeClientFor } from '../config/intake-client.js';
 import { unretireFeeds } from '../db/feed-retirements.js';
 import type { FeedPauseBoard } from '../sync/leadership/feed-pauses.js';
+import type { OperatorBudgets } from './operator-budgets.js';
 
 /** One configured feed of this process: its own client, state (health, metrics) and worker. */
 export interface FeedWorker {
@@ -40,6 +41,8 @@ export interface FeedWorkersContext {
   clock: { now(): number };
   /** the deployment's feed pauses (`feeds pause`), read once per lease check for every feed; none: never paused */
   pauses?: FeedPauseBoard;
+  /** OPERATOR_MAX_RPS per operator host, shared by the process's feeds; none: no cap */
+  budgets?: OperatorBudgets;
 }
 
 export interface FeedWorkersOptions extends FeedWorkersContext {
@@ -98,8 +101,8 @@ export async function composeFeedWorker(
   const { config, database, log, clock } = context;
   const state = new WorkerState(clock);
   const feedLog = several ? log.child({ feed: feed.name }) : log;
-  const client = await connectUpstream(config, feed, database, feedLog, state, closers);
-  const sources = feed.baseUrl ? await sourcesOf(config, feed, feed.baseUrl, client, database, feedLog, state) : undefined;
+  const client = await connectUpstream(config, feed, database, feedLog, state, closers, context.budgets);
+  const sources = feed.baseUrl ? await sourcesOf(config, feed, feed.baseUrl, client, database, feedLog, state, context.budgets) : undefined;
   const worker = composeWorker({
     database,
     databaseUrl: context.leaseUrl,
@@ -152,6 +155,7 @@ async function sourcesOf(
   database: Database,
   log: Logger,
   state: WorkerState,
+  budgets: OperatorBudgets | undefined,
 ): Promise<{ option: NonNullable<ComposeWorkerOptions['sources']>; clientFor(baseUrl: string): IntakeClient }> {
   planSources(feed.name, configuredBaseUrl, await listFeedSources(database.db, feed.name));
   const clients = new Map<string, IntakeClient>([[configuredBaseUrl, configuredClient]]);
@@ -159,7 +163,11 @@ async function sourcesOf(
   const clientFor = (baseUrl: string): IntakeClient => {
     let client = clients.get(baseUrl);
     if (!client) {
-      client = intakeClientFor(config, { baseUrl, apiKey: feed.apiKey ?? '', apiSecret: feed.apiSecret ?? '' }, { logger: log, onRetry });
+      client = intakeClientFor(
+        config,
+        { baseUrl, apiKey: feed.apiKey ?? '', apiSecret: feed.apiSecret ?? '' },
+        { logger: log, onRetry, requestBudget: budgets?.forFeed(baseUrl, feed.name) },
+      );
       clients.set(baseUrl, client);
     }
     return client;
@@ -175,6 +183,7 @@ async function connectUpstream(
   log: Logger,
   state: WorkerState,
   closers: Closers,
+  budgets: OperatorBudgets | undefined,
 ): Promise<IntakeClient> {
   const onRetry = (info: RetryInfo) => state.upstreamRetry(upstreamFailureReason(info.error));
   if (!feed.baseUrl) {
@@ -190,5 +199,9 @@ async function connectUpstream(
     // config validation requires both with a base URL; a hand-built FeedConfig is still refused by name
     throw new ConfigError(`invalid environment:\n  feed ${feed.name}: api_key and api_secret are required with a base_url`);
   }
-  return intakeClientFor(config, { baseUrl: feed.baseUrl, apiKey: feed.apiKey, apiSecret: feed.apiSecret }, { logger: log, onRetry });
+  return intakeClientFor(
+    config,
+    { baseUrl: feed.baseUrl, apiKey: feed.apiKey, apiSecret: feed.apiSecret },
+    { logger: log, onRetry, requestBudget: budgets?.forFeed(feed.baseUrl, feed.name) },
+  );
 }

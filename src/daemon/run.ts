@@ -26,6 +26,7 @@ import { createReloadMetrics } from './feeds-reload/reload-metrics.js';
 import type { Registry } from 'prom-client';
 import { FeedPauseBoard, readFeedPauses } from '../sync/leadership/feed-pauses.js';
 import { registerPauseMetric } from './pause-metrics.js';
+import { OperatorBudgets } from './operator-budgets.js';
 import { startFeedsReload } from './feeds-reload/start-reload.js';
 import { VERSION } from '../version.js';
 import { healthListenError } from './health-port-error.js';
@@ -93,7 +94,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     await writeDeadlines(config, database, feeds);
     // one read of the pauses per half lease check at most, for all feeds: honoured within a lease check
     const pauses = new FeedPauseBoard(() => readFeedPauses(database.db), Math.min(500, config.LEASE_RETRY_MS / 2), clock.now);
-    const context = { config, mode, database, leaseUrl: sessions?.sessionUrl, log, clock, pauses };
+    // OPERATOR_MAX_RPS: one budget per operator host, shared by every feed of this process
+    const budgets = new OperatorBudgets(config.OPERATOR_MAX_RPS, clock);
+    const context = { config, mode, database, leaseUrl: sessions?.sessionUrl, log, clock, pauses, budgets };
     const names = feeds.map((f) => f.name);
     await claimFeeds(context, names, feeds.length);
     const leases = openFeedLeases(context, names, closers);

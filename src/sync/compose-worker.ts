@@ -26,6 +26,8 @@ export interface WorkerSettings {
   drainMaxFailures: number;
   /** how long a stop waits for the page in flight before leaving it to the server */
   stopWaitMs: number;
+  /** a caught-up feed polls at this point of each interval (poll-phase.ts); undefined: the jittered interval */
+  pollPhaseMs?: number;
   /** FEED_RETENTION_MS: a checkpoint idle this long stops the feed (suspected gap); undefined = no check */
   retentionMs?: number;
   /** the RETAIN_* settings of this feed: the leader runs the retention cleaner; undefined = no cleaner */
