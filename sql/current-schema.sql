@@ -1556,6 +1556,37 @@ $$;
 COMMENT ON FUNCTION intake_sync.identity_key(identity jsonb) IS 'the composite match key of a PrescriptionIdentity, as the worker computes it (docs/sql-api/register.md)';
 
 --
+-- Name: pause_feed(text, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync.pause_feed(feed text, reason text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+DECLARE
+  was text;
+  by_whom text := COALESCE(NULLIF(pg_catalog.current_setting('intake_sync.actor', true), ''), session_user::text);
+BEGIN
+  IF pause_feed.reason IS NULL THEN
+    RAISE EXCEPTION 'reason: required' USING ERRCODE = '23502', COLUMN = 'reason';
+  END IF;
+  IF pause_feed.reason !~ '^[a-z][a-z0-9_.-]{0,63}$' THEN
+    RAISE EXCEPTION 'reason: must be a code of 1-64 a-z 0-9 _ . - starting with a letter (clinic_leaving, operator_review, ...)'
+      USING ERRCODE = '22023', COLUMN = 'reason';
+  END IF;
+  PERFORM "intake_sync"."_require_feed"(pause_feed.feed);
+  SELECT p.reason INTO was FROM "intake_sync"."feed_pauses" p WHERE p.feed = pause_feed.feed FOR UPDATE;
+  INSERT INTO "intake_sync"."feed_pauses" AS p (feed, reason, paused_by)
+  VALUES (pause_feed.feed, pause_feed.reason, pg_catalog.left(by_whom, 128))
+  ON CONFLICT (feed) DO UPDATE SET reason = excluded.reason, paused_by = excluded.paused_by;
+  PERFORM "intake_sync"."_audit"('feed.pause', pause_feed.feed, NULL,
+    pg_catalog.jsonb_build_object('reason', pause_feed.reason, 'previous_reason', was));
+  RETURN was IS NULL;
+END
+$_$;
+
+--
 -- Name: quarantine_page(text, text, text, timestamp with time zone, text, timestamp with time zone, text, text, integer); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -1977,6 +2008,28 @@ $$;
 --
 
 COMMENT ON FUNCTION intake_sync.resolve_quarantined(feed text, event_id text, external_id text) IS 'applies a held event (and its subscription''s other held events) to a local prescription and links the subscription to it, audited as quarantine.resolve (docs/sql-api/triage.md)';
+
+--
+-- Name: resume_feed(text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync.resume_feed(feed text) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+  was text;
+BEGIN
+  PERFORM "intake_sync"."_require_feed"(resume_feed.feed);
+  DELETE FROM "intake_sync"."feed_pauses" p WHERE p.feed = resume_feed.feed RETURNING p.reason INTO was;
+  IF was IS NULL THEN
+    RETURN false;
+  END IF;
+  PERFORM "intake_sync"."_audit"('feed.resume', resume_feed.feed, NULL, pg_catalog.jsonb_build_object('paused_for', was));
+  RETURN true;
+END
+$$;
 
 --
 -- Name: send_prescription(jsonb, text); Type: FUNCTION; Schema: intake_sync
@@ -2465,6 +2518,27 @@ CREATE TABLE intake_sync.feed_locks (
 );
 
 --
+-- Name: feed_pauses; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.feed_pauses (
+    feed text NOT NULL,
+    reason text NOT NULL,
+    paused_by text NOT NULL,
+    paused_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT feed_pauses_reason_code CHECK ((reason ~ '^[a-z][a-z0-9_.-]{0,63}$'::text))
+);
+
+--
+-- Name: feed_retirements; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.feed_retirements (
+    feed text NOT NULL,
+    retired_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
 -- Name: feed_stops; Type: TABLE; Schema: intake_sync
 --
 
@@ -2549,12 +2623,12 @@ CREATE VIEW intake_sync.feed_overview WITH (security_barrier='true') AS
           WHERE (e.feed = c.feed)
           ORDER BY e.received_at DESC
          LIMIT 1) AS last_event_occurred_at,
-    COALESCE(( SELECT jsonb_object_agg(r.reason, r.n) AS jsonb_object_agg
+    COALESCE(( SELECT jsonb_object_agg(r_1.reason, r_1.n) AS jsonb_object_agg
            FROM ( SELECT q.reason,
                     count(*) AS n
                    FROM intake_sync.quarantine q
                   WHERE ((q.feed = c.feed) AND (q.resolved_at IS NULL))
-                  GROUP BY q.reason) r), '{}'::jsonb) AS open_findings,
+                  GROUP BY q.reason) r_1), '{}'::jsonb) AS open_findings,
     ( SELECT count(*) AS count
            FROM intake_sync.outbox o
           WHERE ((o.feed = c.feed) AND (o.state = 'pending'::text))) AS outbox_pending,
@@ -2566,17 +2640,23 @@ CREATE VIEW intake_sync.feed_overview WITH (security_barrier='true') AS
     l.expires_at AS leader_expires_at,
     s.stopped_at,
     s.reason AS stop_reason,
-    s.command AS stop_command
-   FROM ((intake_sync.feed_checkpoints c
+    s.command AS stop_command,
+    p.paused_at,
+    p.reason AS pause_reason,
+    p.paused_by,
+    r.retired_at
+   FROM ((((intake_sync.feed_checkpoints c
      LEFT JOIN intake_sync.feed_leases l ON ((l.feed = c.feed)))
      LEFT JOIN intake_sync.feed_stops s ON ((s.feed = c.feed)))
+     LEFT JOIN intake_sync.feed_pauses p ON ((p.feed = c.feed)))
+     LEFT JOIN intake_sync.feed_retirements r ON ((r.feed = c.feed)))
   WHERE ((( SELECT intake_sync._visible_feeds() AS _visible_feeds) IS NULL) OR (c.feed = ANY (( SELECT intake_sync._visible_feeds() AS _visible_feeds)::text[])));
 
 --
 -- Name: VIEW feed_overview; Type: COMMENT; Schema: intake_sync
 --
 
-COMMENT ON VIEW intake_sync.feed_overview IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease, why its worker stopped it (docs/console.md)';
+COMMENT ON VIEW intake_sync.feed_overview IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease, why its worker stopped it, its pause, its retirement (docs/console.md)';
 
 --
 -- Name: feed_sources; Type: TABLE; Schema: intake_sync
@@ -3041,6 +3121,20 @@ ALTER TABLE ONLY intake_sync.feed_leases
 
 ALTER TABLE ONLY intake_sync.feed_locks
     ADD CONSTRAINT feed_locks_pkey PRIMARY KEY (feed, lock);
+
+--
+-- Name: feed_pauses feed_pauses_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.feed_pauses
+    ADD CONSTRAINT feed_pauses_pkey PRIMARY KEY (feed);
+
+--
+-- Name: feed_retirements feed_retirements_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.feed_retirements
+    ADD CONSTRAINT feed_retirements_pkey PRIMARY KEY (feed);
 
 --
 -- Name: feed_sources feed_sources_pk; Type: CONSTRAINT; Schema: intake_sync
@@ -3692,6 +3786,12 @@ REVOKE ALL ON FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text,
 REVOKE ALL ON FUNCTION intake_sync.identity_key(identity jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION pause_feed(feed text, reason text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync.pause_feed(feed text, reason text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION quarantine_page(in_feed text, in_reason text, in_event_name text, held_before timestamp with time zone, search text, after_held_since timestamp with time zone, after_feed text, after_key text, max_rows integer); Type: ACL; Schema: intake_sync
 --
 
@@ -3732,6 +3832,12 @@ REVOKE ALL ON FUNCTION intake_sync.request_reveal(feed text, event_id text) FROM
 --
 
 REVOKE ALL ON FUNCTION intake_sync.resolve_quarantined(feed text, event_id text, external_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION resume_feed(feed text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync.resume_feed(feed text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION send_prescription(prescription jsonb, feed text); Type: ACL; Schema: intake_sync

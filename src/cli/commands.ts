@@ -6,6 +6,7 @@ import { registerConsoleCommand } from './commands/console/console.js';
 import { registerDoctorCommand } from './commands/doctor/doctor.js';
 import { registerEventsCommands } from './commands/events/events.js';
 import { registerEventsSkipCommand } from './commands/events/skip.js';
+import { registerFeedsCommands } from './commands/feeds/feeds.js';
 import { registerGrantsCommand } from './commands/grants/grants.js';
 import { registerMigrateCommand } from './commands/migrate/migrate.js';
 import { registerPrescriptionLocalCommands } from './commands/prescriptions/local.js';
@@ -41,6 +42,7 @@ export function registerCommands(program: Command): void {
   registerPurgeCommand(program);
   registerRunCommand(program);
   registerStatusCommand(program);
+  registerFeedsCommands(program);
   registerChangesCommands(program);
   registerSandboxCommand(program);
   registerDoctorCommand(program);

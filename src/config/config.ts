@@ -135,6 +135,8 @@ export const envSchema = z
     LEASE_TTL_MS: intFromEnv(1_000, 3_600_000).default(15_000),
     /** ceiling of the backoff after failed polls */
     POLL_BACKOFF_MAX_MS: intFromEnv(100, 3_600_000).default(60_000),
+    // requests per second this process sends one operator host, all its feeds together (0: no cap)
+    OPERATOR_MAX_RPS: intFromEnv(0, 100_000).default(250),
     /** `run --once` gives up (exit 1) after this many consecutive failed polls */
     ONCE_MAX_FAILURES: intFromEnv(1, 10_000).default(10),
     /** off a TTY, how often a long drain logs its progress */

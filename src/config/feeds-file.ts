@@ -6,6 +6,7 @@ import { baseUrlProblem, canonicalBaseUrl } from '../intake/base-url.js';
 import { SUPPORTED_API_VERSIONS } from '../intake/versions.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../db/feed-name.js';
 import { deadlineSetting, OVERDUE_STAGES, type OverdueStage } from '../sync/overdue/overdue-stages.js';
+import { SecretFileReader } from './secret-file.js';
 
 /** One operator account this deployment consumes. */
 export interface FeedConfig {
@@ -42,15 +43,25 @@ const retainSchema = z
   )
   .strict();
 
-// `env:VAR` reads the value from the environment, so secrets stay out of the file
+// `env:VAR` reads the value from the environment, `file:/path` from a file (a mounted Secret), so secrets stay out of the file
 const ENV_REF = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
+const FILE_REF = /^file:(.+)$/;
 
 /** One entry of a FEEDS_FILE (its keys are documented in docs/configuration.md; a test checks them). */
-export const feedEntrySchema = (env: NodeJS.ProcessEnv) => {
+export const feedEntrySchema = (env: NodeJS.ProcessEnv, secrets: SecretFileReader = new SecretFileReader()) => {
   const value = z
     .string({ message: 'must be a string' })
     .min(1, { message: 'must not be empty' })
     .transform((raw, ctx) => {
+      const file = FILE_REF.exec(raw);
+      if (file) {
+        const read = secrets.read(file[1]!);
+        if ('problem' in read) {
+          ctx.addIssue({ code: 'custom', message: `names the file ${file[1]!.slice(0, 256)}, which ${read.problem}` });
+          return z.NEVER;
+        }
+        return read.value;
+      }
       const ref = ENV_REF.exec(raw);
       if (!ref) return raw;
       const resolved = env[ref[1]!];
@@ -80,9 +91,9 @@ export const feedEntrySchema = (env: NodeJS.ProcessEnv) => {
     .strict();
 };
 
-const feedsFileSchema = (env: NodeJS.ProcessEnv) =>
+const feedsFileSchema = (env: NodeJS.ProcessEnv, secrets: SecretFileReader) =>
   z
-    .array(feedEntrySchema(env), { message: 'must be a JSON array of feeds' })
+    .array(feedEntrySchema(env, secrets), { message: 'must be a JSON array of feeds' })
     .min(1, { message: 'must name at least one feed' })
     .superRefine((feeds, ctx) => {
       const seen = new Map<string, number>();
@@ -104,14 +115,19 @@ const pathText = (path: readonly PropertyKey[]) =>
  * Parses a FEEDS_FILE's text. Throws ConfigError naming the file and each bad field path; a
  * message never carries a value (secrets, and `env:` values, stay unprinted).
  */
-export function parseFeedsFile(text: string, file: string, env: NodeJS.ProcessEnv): FeedConfig[] {
+export function parseFeedsFile(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  secrets: SecretFileReader = new SecretFileReader(),
+): FeedConfig[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     throw new ConfigError(`invalid environment:\n  FEEDS_FILE: ${file} is not valid JSON`);
   }
-  const result = feedsFileSchema(env).safeParse(json);
+  const result = feedsFileSchema(env, secrets).safeParse(json);
   if (!result.success) {
     const lines = result.error.issues.map(
       (issue) => `  FEEDS_FILE: ${file}${issue.path.length ? ` ${pathText(issue.path)}` : ''}: ${issue.message}`,
@@ -132,7 +148,11 @@ export function parseFeedsFile(text: string, file: string, env: NodeJS.ProcessEn
  * The feeds this deployment consumes: FEEDS_FILE's, or (without it) the one feed the single-feed
  * variables describe, named FEED_NAME (`default` unless set).
  */
-export function resolveFeeds(config: Config, env: NodeJS.ProcessEnv = process.env): FeedConfig[] {
+export function resolveFeeds(
+  config: Config,
+  env: NodeJS.ProcessEnv = process.env,
+  secrets: SecretFileReader = new SecretFileReader(),
+): FeedConfig[] {
   if (!config.FEEDS_FILE) {
     return [
       { name: config.FEED_NAME, baseUrl: config.INTAKE_API_BASE_URL, apiKey: config.INTAKE_API_KEY, apiSecret: config.INTAKE_API_SECRET },
@@ -149,7 +169,7 @@ export function resolveFeeds(config: Config, env: NodeJS.ProcessEnv = process.en
       `invalid environment:\n  FEEDS_FILE: cannot read ${config.FEEDS_FILE} (${typeof code === 'string' ? code : 'error'})`,
     );
   }
-  return parseFeedsFile(text, config.FEEDS_FILE, env);
+  return parseFeedsFile(text, config.FEEDS_FILE, env, secrets);
 }
 
 /**

@@ -8,8 +8,8 @@ export interface OperatorAccount {
   apiSecret: string;
 }
 
-/** What a caller may set beside the configuration: its logger, metrics hook, a shorter timeout, fewer retries. */
-export type ClientExtras = Pick<IntakeClientOptions, 'logger' | 'onRetry' | 'retry' | 'signal'> & {
+/** What a caller may set beside the configuration: its logger, metrics hook, a shorter timeout, fewer retries, the daemon's host budget. */
+export type ClientExtras = Pick<IntakeClientOptions, 'logger' | 'onRetry' | 'retry' | 'signal' | 'requestBudget'> & {
   /** a cap below HTTP_TIMEOUT_MS (status's lag probe); never above it */
   timeoutCapMs?: number;
 };

@@ -7,22 +7,27 @@ import { configStageDeadlines, feedStageDeadlines } from '../sync/overdue/overdu
 import { createLogger, type Logger } from '../log/log.js';
 import { databaseProbe } from '../ops/database-probe.js';
 import { startHealthServer } from '../ops/health-server.js';
-import { createFeedsMetrics } from '../ops/metrics.js';
 import { retentionSource, tableSizeSource } from '../ops/retention-source.js';
 import { outboxSource } from '../ops/outbox-source.js';
 import { quarantineSource } from '../ops/quarantine-source.js';
 import { defaultMaxPollAgeMs } from '../ops/readiness.js';
 import { decideRunMode } from './demo-gate.js';
-import { composeFeedWorkers, type Closers, type FeedWorker } from './feed-workers.js';
-import { startProgressReporter } from './progress.js';
+import { claimFeeds, openFeedLeases, type Closers, type FeedWorker } from './feed-workers.js';
 import { summaryJson, summaryText } from './run-summary.js';
-import { shutdownOnSignal } from './signals.js';
+import { reloadOnHangup, shutdownOnSignal } from './signals.js';
 import { databaseTlsWarnings } from './database-tls.js';
 import { openStore } from './store-context.js';
 import { readSchemaLevel } from '../db/schema-level.js';
-import { attachActivityLog } from '../sync/activity/activity-log.js';
-import { attachFeedStopRecord } from '../sync/activity/feed-stop-record.js';
-import { latestCheckpointMove } from '../sync/feed-admin/checkpoint-mover.js';
+import { SecretFileReader } from '../config/secret-file.js';
+import type { FeedConfig } from '../config/feeds-file.js';
+import { FeedFleet } from './feeds-reload/feed-fleet.js';
+import { LiveMetrics } from './feeds-reload/live-metrics.js';
+import { createReloadMetrics } from './feeds-reload/reload-metrics.js';
+import type { Registry } from 'prom-client';
+import { FeedPauseBoard, readFeedPauses } from '../sync/leadership/feed-pauses.js';
+import { registerPauseMetric } from './pause-metrics.js';
+import { OperatorBudgets } from './operator-budgets.js';
+import { startFeedsReload } from './feeds-reload/start-reload.js';
 import { VERSION } from '../version.js';
 import { healthListenError } from './health-port-error.js';
 import { startLineFields } from './start-line.js';
@@ -48,20 +53,33 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
   // decided before anything opens: a deployment missing its base URL exits 2 and writes nothing
   const mode = decideRunMode(config, { demo: options.demo });
   // read before anything opens: a bad FEEDS_FILE exits 2 naming the file and field
-  const feeds = resolveFeeds(config);
+  const secrets = new SecretFileReader();
+  const feeds = resolveFeeds(config, process.env, secrets);
   const log = createLogger({ level: config.LOG_LEVEL, pretty: Boolean(process.stderr.isTTY) });
+  for (const warning of secrets.warnings) log.warn({ component: 'config' }, warning);
   // closed in reverse order of opening, whatever happens
   const closers: Closers = [];
-  let workers: FeedWorker[] = [];
+  let fleet: FeedFleet | undefined;
   let stopRequested = false;
   shutdownOnSignal({
     graceMs: config.SHUTDOWN_GRACE_MS,
     log,
     shutdown: async () => {
       stopRequested = true;
-      await Promise.all(workers.map(({ worker }) => worker.stop()));
+      await fleet?.stopAll();
     },
   });
+  // SIGHUP re-reads FEEDS_FILE once the feeds run; before that, or without the file, it is only logged
+  // (never the default action, which ends the process: `systemctl reload` sends it)
+  let onHangup = () =>
+    log.info(
+      { component: 'config' },
+      config.FEEDS_FILE
+        ? 'SIGHUP before the feeds started: ignored'
+        : 'SIGHUP: nothing to re-read without FEEDS_FILE (the variables change with a restart)',
+    );
+  const removeHangup = reloadOnHangup(() => onHangup());
+  closers.push({ what: 'SIGHUP handler', close: async () => removeHangup() });
   // the operator said so in so many words (sslmode=require or disable), but it is worth a line every start
   for (const warning of databaseTlsWarnings(config)) log.warn({ component: 'database' }, warning);
   try {
@@ -73,47 +91,47 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
       startLineFields({ version: VERSION, nodeVersion: process.versions.node, config, feeds, sessions, level }),
       `intake-sync ${VERSION} starting`,
     );
-    // overdue_prescriptions reads each feed's stage deadlines from the database
-    await writeFeedDeadlines(
-      database.db,
-      feeds.map((f) => ({ feed: f.name, deadlines: feedStageDeadlines(configStageDeadlines(config), f.overdue) })),
-    );
-    workers = await composeFeedWorkers({ config, mode, feeds, database, leaseUrl: sessions?.sessionUrl, log, clock, closers });
-    for (const { feed, state } of workers) {
-      const stopProgress = startProgressReporter({
-        state,
-        clock,
-        log: log.child({ component: 'progress', ...(workers.length > 1 ? { feed } : {}) }),
-        // one live line per terminal: several feeds log their progress instead
-        tty: process.stderr.isTTY && workers.length === 1 ? process.stderr : undefined,
-        intervalMs: config.PROGRESS_LOG_INTERVAL_MS,
-      });
-      closers.push({ what: 'progress', close: async () => stopProgress() });
-      const stopActivity = attachActivityLog({
-        state,
-        clock,
-        log: log.child({ component: 'activity', feed }),
-        intervalMs: config.PROGRESS_LOG_INTERVAL_MS,
-        whoMoved: () => latestCheckpointMove(database.db, feed),
-      });
-      closers.push({ what: 'activity log', close: async () => stopActivity() });
-      // why the feed stopped, for the console (feed_overview), which cannot ask this process
-      const detachStopRecord = attachFeedStopRecord({
-        state,
-        db: database.db,
-        names: database.names,
-        feed,
-        log: log.child({ component: 'activity', feed }),
-      });
-      closers.push({ what: 'feed stop record', close: detachStopRecord });
-    }
+    await writeDeadlines(config, database, feeds);
+    // one read of the pauses per half lease check at most, for all feeds: honoured within a lease check
+    const pauses = new FeedPauseBoard(() => readFeedPauses(database.db), Math.min(500, config.LEASE_RETRY_MS / 2), clock.now);
+    // OPERATOR_MAX_RPS: one budget per operator host, shared by every feed of this process
+    const budgets = new OperatorBudgets(config.OPERATOR_MAX_RPS, clock);
+    const context = { config, mode, database, leaseUrl: sessions?.sessionUrl, log, clock, pauses, budgets };
+    const names = feeds.map((f) => f.name);
+    await claimFeeds(context, names, feeds.length);
+    const leases = openFeedLeases(context, names, closers);
+    // FEEDS_FILE may grow from one feed to several while running: its logs name the feed from the start
+    const running = new FeedFleet(context, leases, Boolean(config.FEEDS_FILE) || feeds.length > 1);
+    fleet = running;
+    // before the lease session closes (closers run in reverse): every worker stopped, each feed's observers closed
+    closers.push({ what: 'feeds', close: () => running.stopAll() });
+    for (const feed of feeds) await running.add(feed);
     if (stopRequested) return 0;
-    if (options.once) return await drainOnce(workers, options.json, leaseWaitMs);
-    await startHealth(config, database, workers, log, closers);
-    // one feed's worker ending (a bug) must not end the others: each is awaited to its own end
-    const ended = await Promise.allSettled(workers.map(({ worker }) => worker.run()));
-    const failed = ended.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    if (options.once) return await drainOnce(running.entries, options.json, leaseWaitMs);
+    const reloadMetrics = createReloadMetrics(clock.now());
+    const metrics = await startHealth(config, database, running.entries, log, closers, (registry) => {
+      reloadMetrics.register(registry);
+      registerPauseMetric(registry, pauses, () => running.entries.map((e) => e.feed));
+    });
+    running.startAll();
+    if (config.FEEDS_FILE)
+      onHangup = startFeedsReload({
+        config,
+        feedsFile: config.FEEDS_FILE,
+        secretFiles: [...secrets.paths],
+        initial: feeds,
+        fleet: running,
+        metrics: reloadMetrics,
+        log: log.child({ component: 'config' }),
+        clock,
+        closers,
+        onApplied: async (next) => {
+          await writeDeadlines(config, database, next);
+          metrics.rebuild(metricsSources(database, running.entries));
+        },
+      });
+    // one feed's worker ending (a bug) must not end the others: the fleet ends once every worker has
+    await running.untilEnded();
     return 0;
   } finally {
     for (const { what, close } of closers.reverse()) {
@@ -123,6 +141,24 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     }
     log.info('stopped');
   }
+}
+
+/** overdue_prescriptions reads each feed's stage deadlines from the database. */
+async function writeDeadlines(config: Config, database: Database, feeds: readonly FeedConfig[]): Promise<void> {
+  await writeFeedDeadlines(
+    database.db,
+    feeds.map((f) => ({ feed: f.name, deadlines: feedStageDeadlines(configStageDeadlines(config), f.overdue) })),
+  );
+}
+
+function metricsSources(database: Database, workers: readonly FeedWorker[]) {
+  return workers.map(({ feed, state }) => ({
+    feed,
+    state,
+    quarantine: quarantineSource(database, feed),
+    outbox: outboxSource(database, feed),
+    retention: retentionSource(database, feed),
+  }));
 }
 
 /** `run --once`: drains every feed side by side; prints each summary; fails (after printing the rest) if any feed did. */
@@ -147,16 +183,11 @@ async function startHealth(
   workers: readonly FeedWorker[],
   log: Logger,
   closers: Closers,
-): Promise<void> {
+  processMetrics: (registry: Registry) => void,
+): Promise<LiveMetrics> {
   const maxPollAgeMs = defaultMaxPollAgeMs(config.POLL_INTERVAL_MS, config.READY_MAX_POLL_AGE_MS);
-  const metrics = createFeedsMetrics(
-    workers.map(({ feed, state }) => ({
-      feed,
-      state,
-      quarantine: quarantineSource(database, feed),
-      outbox: outboxSource(database, feed),
-      retention: retentionSource(database, feed),
-    })),
+  const metrics = new LiveMetrics(
+    metricsSources(database, workers),
     clock,
     {
       pollIntervalMs: config.POLL_INTERVAL_MS,
@@ -165,11 +196,13 @@ async function startHealth(
       tableSizes: tableSizeSource(database),
       overdue: overdueSource(database),
     },
+    processMetrics,
   );
   closers.push({ what: 'metrics', close: async () => metrics.close() });
   const server = await startHealthServer({
     host: config.HEALTH_HOST,
     port: config.HEALTH_PORT,
+    // the fleet's entries, changed in place by a reload: each request reads the feeds of that moment
     feeds: workers,
     metrics,
     probeDatabase: databaseProbe(database),
@@ -184,4 +217,5 @@ async function startHealth(
     throw healthListenError(error, config.HEALTH_HOST, config.HEALTH_PORT);
   });
   closers.push({ what: 'health endpoint', close: () => server.close() });
+  return metrics;
 }

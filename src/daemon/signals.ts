@@ -63,3 +63,15 @@ export function shutdownOnSignal(options: ShutdownOnSignalOptions): () => void {
     process.off('SIGINT', onSignal);
   };
 }
+
+/**
+ * Calls `reload` on each SIGHUP (re-read FEEDS_FILE: feeds-reload/). Without this handler a
+ * SIGHUP would end the process. Returns the removal of the handler.
+ */
+export function reloadOnHangup(reload: () => void): () => void {
+  const onHangup = () => reload();
+  process.on('SIGHUP', onHangup);
+  return () => {
+    process.off('SIGHUP', onHangup);
+  };
+}

@@ -5,6 +5,7 @@ import type { RetentionSettings } from '../sync/retention/cleaner.js';
 import type { BatchSettings } from '../sync/retention/purge-pass.js';
 import type { RetentionPolicy } from '../sync/retention/retention-classes.js';
 import { STATISTICS_DEFAULTS } from '../sync/statistics/statistics-keeper.js';
+import { pollPhaseMs } from '../sync/poll/poll-phase.js';
 
 /** The worker's settings as the environment configures them, for `feed` (default FEED_NAME). */
 export function workerSettingsFrom(config: Config, feed: string = config.FEED_NAME, retain?: FeedConfig['retain']): WorkerSettings {
@@ -12,6 +13,8 @@ export function workerSettingsFrom(config: Config, feed: string = config.FEED_NA
     feed,
     pageLimit: config.PAGE_LIMIT,
     pollIntervalMs: config.POLL_INTERVAL_MS,
+    // caught-up feeds poll spread over the interval, each at its own slot, not in step after a common start
+    pollPhaseMs: pollPhaseMs(feed, config.POLL_INTERVAL_MS),
     pollBackoffMaxMs: config.POLL_BACKOFF_MAX_MS,
     leaseRetryMs: config.LEASE_RETRY_MS,
     leaseTtlMs: config.LEASE_TTL_MS,

@@ -1,3 +1,4 @@
+import type { RequestBudget } from './request-budget.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { abortableSleep, type Sleep } from '../lib/abortable-sleep.js';
@@ -45,6 +46,8 @@ export interface IntakeClientOptions {
   signal?: AbortSignal;
   /** called before each retry wait; for metrics (must not throw) */
   onRetry?: (info: RetryInfo) => void;
+  /** this account's share of its operator host's request budget (OPERATOR_MAX_RPS); none: unlimited */
+  requestBudget?: RequestBudget | undefined;
 }
 
 /** Per-call options: `signal` aborts the request in flight and any retry wait. */
@@ -89,6 +92,7 @@ export class IntakeClient {
       authorization: `Bearer ${token}`,
       timeoutMs: options.timeoutMs ?? 15_000,
       maxResponseBytes: options.maxResponseBytes,
+      budget: options.requestBudget,
     });
     this.#logger = options.logger?.child({ component: 'intake-client' });
     this.#signal = options.signal;

@@ -1,4 +1,5 @@
 import { whenSent } from './request-sent.js';
+import type { RequestBudget } from './request-budget.js';
 import { z } from 'zod';
 import { coerceError } from './errors/coerce-error.js';
 import { NetworkError } from './errors/network-error.js';
@@ -30,6 +31,8 @@ export interface TransportOptions {
   readonly timeoutMs: number;
   /** no response body is read past this many bytes (MAX_RESPONSE_BYTES; default DEFAULT_MAX_RESPONSE_BYTES) */
   readonly maxResponseBytes?: number | undefined;
+  /** the operator host's request budget (OPERATOR_MAX_RPS): every attempt waits for its share first */
+  readonly budget?: RequestBudget | undefined;
 }
 
 /**
@@ -45,8 +48,10 @@ export class HttpTransport {
   readonly #host: string;
   /** the base URL with a trailing slash, to which each request's path is appended */
   readonly #prefix: string;
+  readonly #budget: RequestBudget | undefined;
 
   constructor(options: TransportOptions) {
+    this.#budget = options.budget;
     this.#timeoutMs = options.timeoutMs;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#host = operatorHost(options.baseUrl);
@@ -65,6 +70,8 @@ export class HttpTransport {
     consume: (body: ReadableStream<Uint8Array>) => Promise<T>,
   ): Promise<T> {
     const context: RequestContext = { method: 'GET', path: request.path };
+    // the budget's wait is not the request's: the timeout starts once it may go out
+    await this.#budget?.acquire(request.signal);
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     let read: ReadResponse;
@@ -85,6 +92,7 @@ export class HttpTransport {
   /** Performs the request once; never retries. */
   async send<T>(request: TransportRequest<T>): Promise<T> {
     const context: RequestContext = { method: request.method, path: request.path };
+    await this.#budget?.acquire(request.signal);
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     let read: ReadResponse;

@@ -74,13 +74,17 @@ export function createSyncMetrics(state: WorkerState, clock: { now(): number }, 
 export function createFeedsMetrics(
   feeds: readonly FeedMetricsSource[],
   clock: { now(): number },
-  limits: Pick<SyncMetricsOptions, 'pollIntervalMs' | 'readyMaxPollAgeMs' | 'retentionIntervalMs' | 'tableSizes' | 'overdue'>,
+  limits: Pick<SyncMetricsOptions, 'pollIntervalMs' | 'readyMaxPollAgeMs' | 'retentionIntervalMs' | 'tableSizes' | 'overdue'> & {
+    /** false: no process metrics here (a daemon whose feeds change keeps them on a registry of its own) */
+    processMetrics?: boolean;
+  },
 ): SyncMetrics {
   const registry = new Registry();
   // the event-loop lag histogram samples on a timer: prom-client's default 10 ms wakes an idle daemon
   // 100 times a second, about 0.5% of a core (measured), ten times what its polls cost; 100 ms still
   // catches any stall that matters to a loop polling every few seconds
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_MS });
+  if (limits.processMetrics !== false)
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_MONITORING_MS });
   const registers = [registry];
 
   const applied = new Counter({

@@ -26,6 +26,8 @@ export interface WorkerSettings {
   drainMaxFailures: number;
   /** how long a stop waits for the page in flight before leaving it to the server */
   stopWaitMs: number;
+  /** a caught-up feed polls at this point of each interval (poll-phase.ts); undefined: the jittered interval */
+  pollPhaseMs?: number;
   /** FEED_RETENTION_MS: a checkpoint idle this long stops the feed (suspected gap); undefined = no check */
   retentionMs?: number;
   /** the RETAIN_* settings of this feed: the leader runs the retention cleaner; undefined = no cleaner */
@@ -49,6 +51,8 @@ export interface ComposeWorkerOptions {
   settings: WorkerSettings;
   /** the feed's lease on the process's shared lock session (createFeedLeases); default: a lock session of its own */
   lease?: FeedLease;
+  /** the feed's pause, shared by the process's feeds (FeedPauseBoard); default: never paused */
+  pauseOf?: () => Promise<{ reason: string } | null>;
   state: WorkerState;
   log: Logger;
   clock?: { now(): number };
@@ -198,5 +202,6 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     log,
     feed: settings.feed,
     describeLeaseHolder: () => describeLeaseHolder(database, settings.feed),
+    ...(options.pauseOf ? { pauseOf: options.pauseOf } : {}),
   });
 }

@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { createReloadMetrics } from '../../src/daemon/feeds-reload/reload-metrics.js';
+import { registerPauseMetric } from '../../src/daemon/pause-metrics.js';
 import { createSyncMetrics } from '../../src/ops/metrics.js';
+import { FeedPauseBoard } from '../../src/sync/leadership/feed-pauses.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { exposedNames, headingAnchor, metricNames } from './helpers/promql.js';
 import { ALERTS_FILE, ALERTS_TEST_FILE, allAlerts } from './helpers/rules.js';
@@ -53,6 +56,9 @@ describe('deploy/prometheus/alerts.yaml', () => {
         'IntakeSyncRetentionNotRunning',
         // issue 28: stalled prescriptions
         'IntakeSyncPrescriptionsOverdue',
+        // issue 36: a paused feed, a refused FEEDS_FILE
+        'IntakeSyncFeedPaused',
+        'IntakeSyncFeedsReloadFailed',
       ].sort(),
     );
   });
@@ -77,6 +83,17 @@ describe('deploy/prometheus/alerts.yaml', () => {
       new WorkerState({ now: () => 0 }),
       { now: () => 0 },
       { feed: 'default', pollIntervalMs: 5_000, readyMaxPollAgeMs: 60_000 },
+    );
+    // the daemon's process-wide series beside the feeds' (src/daemon/run.ts): the reloads and the pauses
+    createReloadMetrics(0).register(metrics.registry);
+    registerPauseMetric(
+      metrics.registry,
+      new FeedPauseBoard(
+        async () => new Map(),
+        1_000,
+        () => 0,
+      ),
+      () => ['default'],
     );
     const exposed = exposedNames(await metrics.registry.getMetricsAsJSON());
     exposed.add('up');

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { decideRunMode } from '../../src/daemon/demo-gate.js';
 import { loadConfig } from '../../src/config/config.js';
 import { configuredFeedNames, resolveFeeds } from '../../src/config/feeds-file.js';
+import { SecretFileReader } from '../../src/config/secret-file.js';
 import { imageEnv, resolvedEnv } from './helpers/container-env.js';
 import { findExecutable, skipReason } from './helpers/tools.js';
 
@@ -37,7 +38,7 @@ describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? 
       )
     : [];
 
-  it('the worker reads every feed of the mounted file with credentials from the Secret, and nothing single-feed is left', () => {
+  it('the worker reads every feed of the mounted file with credentials from the Secret mounted as files, and nothing single-feed is left', () => {
     const deployment = rendered.find((m) => m.kind === 'Deployment') as Obj;
     const pod = deployment.spec.template.spec as Obj;
     const container = pod.containers[0] as Obj;
@@ -57,14 +58,42 @@ describe.skipIf(skip)(`deploy/kubernetes-several-feeds against the code${skip ? 
     const fileText = configMap.data[basename(feedsFile)] as string;
     expect(fileText, `ConfigMap ${volume.configMap.name} holds ${basename(feedsFile)}`).toBeDefined();
 
-    // the pod's view: the file where FEEDS_FILE says, the environment as the manifests give it
+    // the credentials: the Secret mounted as files (never environment: a volume changes in place, the
+    // daemon re-reads it), readable by the pod's user through its group and by nobody else
+    const secretMount = (container.volumeMounts as Obj[]).find((m) => m.name === 'feed-secrets') as Obj;
+    const secretVolume = (pod.volumes as Obj[]).find((v) => v.name === 'feed-secrets') as Obj;
+    expect(secretVolume.secret.defaultMode).toBe(0o440);
+    expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsGroup);
+    const secret = rendered.find((m) => m.kind === 'Secret' && m.metadata.name === secretVolume.secret.secretName) as Obj;
+    expect(secret, `the Secret ${secretVolume.secret.secretName}`).toBeDefined();
+    // no content hash in the names: an edit changes the mounted files in place instead of rolling the pods
+    expect(volume.configMap.name).toBe('intake-sync-feeds');
+    expect(secret.metadata.name).toBe('intake-sync-feeds');
+    const localSecrets = join(dir, 'secrets');
+    mkdirSync(localSecrets, { recursive: true });
+    for (const [key, value] of Object.entries(secret.data as Record<string, string>))
+      writeFileSync(join(localSecrets, key), Buffer.from(value, 'base64'), { mode: 0o440 });
+    // every file: value of the file points into the Secret's mount, at one of its keys
+    const refs = [...fileText.matchAll(/"file:([^"]+)"/g)].map((m) => m[1] as string);
+    expect(refs.length).toBe(4);
+    for (const ref of refs) {
+      expect(dirname(ref)).toBe(secretMount.mountPath);
+      expect(Object.keys(secret.data), ref).toContain(basename(ref));
+    }
+
+    // the pod's view: the file where FEEDS_FILE says, the secret files where the mount puts them
     const local = join(dir, basename(feedsFile));
-    writeFileSync(local, fileText);
+    writeFileSync(local, fileText.replaceAll(`file:${secretMount.mountPath}/`, `file:${localSecrets}/`));
     const config = loadConfig({ ...imageEnv(new URL('Dockerfile', root)), ...env, FEEDS_FILE: local });
     expect(decideRunMode(config, { demo: false })).toBe('operator');
-    const feeds = resolveFeeds(config, { ...env, FEEDS_FILE: local });
+    const reader = new SecretFileReader();
+    const feeds = resolveFeeds(config, { ...env, FEEDS_FILE: local }, reader);
     expect(feeds.map((f) => f.name)).toEqual(['west', 'east']);
-    for (const feed of feeds) expect(feed.apiKey && feed.apiSecret, `${feed.name}: credentials from the Secret`).toBeTruthy();
+    expect(feeds.map((f) => [f.apiKey, f.apiSecret])).toEqual([
+      ['west-operator-api-key', 'west-operator-api-secret'],
+      ['east-operator-api-key', 'east-operator-api-secret'],
+    ]);
+    expect(reader.warnings).toEqual([]);
 
     // the doctor init container checks exactly what the worker runs with: same variables, same mounted file
     const doctor = (pod.initContainers as Obj[]).find((c) => c.name === 'doctor') as Obj;

@@ -21,12 +21,17 @@ CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
     l."acquired_at" AS "leader_since", l."heartbeat_at" AS "leader_heartbeat_at", l."expires_at" AS "leader_expires_at",
     -- the worker's own words for a feed it stopped (the /readyz line) and the command that fixes it;
     -- null while it runs (its next successful poll removes them)
-    s."stopped_at", s."reason" AS "stop_reason", s."command" AS "stop_command"
+    s."stopped_at", s."reason" AS "stop_reason", s."command" AS "stop_command",
+    -- `feeds pause` (feed_pauses, 0029): while paused no replica polls it; and whether a FEEDS_FILE
+    -- reload removed it (feed_retirements, 0029). Appended last: CREATE OR REPLACE VIEW adds columns only at the end
+    p."paused_at", p."reason" AS "pause_reason", p."paused_by", r."retired_at"
   FROM "intake_sync"."feed_checkpoints" c
   LEFT JOIN "intake_sync"."feed_leases" l ON l."feed" = c."feed"
   LEFT JOIN "intake_sync"."feed_stops" s ON s."feed" = c."feed"
+  LEFT JOIN "intake_sync"."feed_pauses" p ON p."feed" = c."feed"
+  LEFT JOIN "intake_sync"."feed_retirements" r ON r."feed" = c."feed"
   WHERE ((SELECT "intake_sync"."_visible_feeds"()) IS NULL OR c."feed" = ANY ((SELECT "intake_sync"."_visible_feeds"())::text[]));
 
 REVOKE ALL ON TABLE "intake_sync"."feed_overview" FROM PUBLIC;
 
-COMMENT ON VIEW "intake_sync"."feed_overview" IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease, why its worker stopped it (docs/console.md)';
+COMMENT ON VIEW "intake_sync"."feed_overview" IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease, why its worker stopped it, its pause, its retirement (docs/console.md)';

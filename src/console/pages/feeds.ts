@@ -22,6 +22,10 @@ interface FeedRow {
   stopped_at: Date | null;
   stop_reason: string | null;
   stop_command: string | null;
+  // `feeds pause` and a FEEDS_FILE reload's removal (0029)
+  paused_at?: Date | null;
+  pause_reason?: string | null;
+  retired_at?: Date | null;
 }
 
 /**
@@ -42,6 +46,10 @@ export function leaderText(f: Pick<FeedRow, 'leader_since' | 'leader_heartbeat_a
  * command that fixes it; else running while a worker leads it; else no worker runs it.
  */
 export function feedState(f: FeedRow, now: number) {
+  if (f.retired_at)
+    return html`retired since ${formatTime(f.retired_at)}<br><small>removed from FEEDS_FILE; its data stays under retention</small>`;
+  if (f.pause_reason)
+    return html`<strong>paused</strong> since ${formatTime(f.paused_at ?? null)}: ${f.pause_reason}<br><small>${leaderText(f, now)}</small>`;
   if (f.stop_reason !== null) {
     return html`<strong class="stopped">stopped</strong> since ${formatTime(f.stopped_at)}: ${f.stop_reason}
       ${f.stop_command === null ? '' : html`<br>Fix: <code>${f.stop_command}</code>`}<br><small>${leaderText(f, now)}</small>`;

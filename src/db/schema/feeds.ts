@@ -126,3 +126,29 @@ export const feedStops = intakeSync.table(
     check('feed_stops_command_length', sql`char_length(${t.command}) <= 300`),
   ],
 );
+
+/**
+ * A feed paused by a person (`intake-sync feeds pause`, 0029): every replica's worker for it polls
+ * nothing and sends nothing until `feeds resume` removes the row; its lag alerts are silenced. Written
+ * only through pause_feed()/resume_feed() (sql/api/feeds/), which audit each change.
+ */
+export const feedPauses = intakeSync.table(
+  'feed_pauses',
+  {
+    feed: text('feed').primaryKey(),
+    /** a code, not prose (it is audited, shown in metrics and alerts): `clinic_leaving`, `operator_review` */
+    reason: text('reason').notNull(),
+    pausedBy: text('paused_by').notNull(),
+    pausedAt: timestamp('paused_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check('feed_pauses_reason_code', sql`${t.reason} ~ '^[a-z][a-z0-9_.-]{0,63}$'`)],
+);
+
+/**
+ * A feed a reload removed from FEEDS_FILE (0029): no replica runs it any more; its data stays under
+ * retention. The row goes when a FEEDS_FILE names the feed again.
+ */
+export const feedRetirements = intakeSync.table('feed_retirements', {
+  feed: text('feed').primaryKey(),
+  retiredAt: timestamp('retired_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -36,6 +36,8 @@ export interface SyncWorkerDeps {
   describeLeaseHolder?: () => Promise<string>;
   /** clock for drain()'s wait for the lease; default Date.now */
   now?: () => number;
+  /** the feed's pause (`feeds pause`, feed-pauses.ts), asked at each lease check; never rejects. None: never paused */
+  pauseOf?: () => Promise<{ reason: string } | null>;
 }
 
 export interface DrainOptions {
@@ -66,6 +68,7 @@ export class SyncWorker {
     return this.begin(async () => {
       while (!this.stopping) {
         if (!(await this.acquire())) continue;
+        if (await this.holdWhilePaused()) continue;
         const poller = this.deps.createPoller();
         const lost = await this.lead(poller, () => poller.run());
         if (this.deps.state.snapshot().fatalReason !== null) {
@@ -93,6 +96,13 @@ export class SyncWorker {
             if (options.leaseWaitMs !== undefined && now() - started >= options.leaseWaitMs)
               throw await this.leaseHeld(options.leaseWaitMs);
             continue;
+          }
+          const pause = await this.pauseNow();
+          if (pause) {
+            // a paused feed polls nothing, a one-off drain included
+            this.deps.log.info({ reason: pause.reason }, 'the feed is paused (feeds pause): not draining it');
+            await this.deps.lease.release();
+            return undefined;
           }
           let summary: DrainSummary | undefined;
           const poller = this.deps.createPoller();
@@ -195,6 +205,11 @@ export class SyncWorker {
           await poller.stop();
           return;
         }
+        if (await this.pauseNow()) {
+          // the term ends (leader tasks stopped, lease released); run() takes the lease again and holds it paused
+          await poller.stop();
+          return;
+        }
       }
     })();
     try {
@@ -219,6 +234,37 @@ export class SyncWorker {
     if (!this.standbySessionOpen) return;
     this.standbySessionOpen = false;
     await this.deps.lease.release();
+  }
+
+  private async pauseNow(): Promise<{ reason: string } | null> {
+    return this.deps.pauseOf ? await this.deps.pauseOf().catch(() => null) : null;
+  }
+
+  /**
+   * A paused feed's leader keeps the lease (no other replica polls it either) and polls and sends
+   * nothing, checking at each lease check whether it still holds the lease and is still paused.
+   * Reads as standby (health, metrics: its poll age must not alarm). False when the feed is not paused.
+   */
+  private async holdWhilePaused(): Promise<boolean> {
+    const pause = await this.pauseNow();
+    if (!pause) return false;
+    const { state, log, lease } = this.deps;
+    state.becameStandby();
+    log.info({ reason: pause.reason }, 'the feed is paused (feeds pause): holding its lease, polling nothing');
+    while (!this.stopping) {
+      await this.deps.sleep(this.deps.leaseRetryMs, this.stopSignal.signal);
+      if (this.stopping) break;
+      if (!(await lease.stillHeld())) {
+        log.warn('lost the feed lease while paused');
+        return true;
+      }
+      if (!(await this.pauseNow())) {
+        log.info('the feed was resumed (feeds resume): polling again');
+        return true;
+      }
+    }
+    await lease.release();
+    return true;
   }
 
   private async parkUntilStopped(): Promise<void> {

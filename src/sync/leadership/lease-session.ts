@@ -52,6 +52,8 @@ export class LeaseSession {
   private readonly sql: ReturnType<typeof leaseSql>;
   /** feeds whose lease this session holds, in the order taken (the last one is given up first) */
   private readonly held = new Set<string>();
+  /** the feeds this process is configured for now (a reload changes them: setFeeds) */
+  private feeds: readonly string[];
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -60,14 +62,21 @@ export class LeaseSession {
     private readonly options: LeaseSessionOptions,
   ) {
     storeNames(schema);
-    for (const feed of options.feeds)
-      if (!FEED_NAME_PATTERN.test(feed)) throw new Error(`feed name ${JSON.stringify(feed)} is not one a lease can name`);
+    this.feeds = checkedFeeds(options.feeds);
     this.sql = leaseSql(schema, randomUUID(), Math.max(1, Math.round(options.idleTtlMs)));
+  }
+
+  /**
+   * The feeds of a reloaded FEEDS_FILE: the share is counted over them from the next statement on.
+   * A removed feed's worker releases its lease when it stops (leader-loop.ts), before this is called.
+   */
+  setFeeds(feeds: readonly string[]): void {
+    this.feeds = checkedFeeds(feeds);
   }
 
   /** The lease of one configured feed on this session. */
   lease(feed: string): FeedLease {
-    if (!this.options.feeds.includes(feed)) throw new Error(`feed ${JSON.stringify(feed)} is not one of this lease session's feeds`);
+    if (!this.feeds.includes(feed)) throw new Error(`feed ${JSON.stringify(feed)} is not one of this lease session's feeds`);
     return {
       tryAcquire: () => this.serial(() => this.tryAcquire(feed)),
       stillHeld: () => this.serial(() => this.stillHeld(feed)),
@@ -109,7 +118,7 @@ export class LeaseSession {
       const [count] = await this.simple<{ members: number; pid: number }>(client, this.sql.count(), 'counting the replicas');
       // a silent reconnect is a new session: its backend is not the one the leases name
       if (Number(count?.pid) !== this.backendPid) throw new Error('the lock session was replaced by a reconnect');
-      if (!mayTakeLease(this.held.size, this.options.feeds.length, Number(count?.members ?? 1))) return false;
+      if (!mayTakeLease(this.held.size, this.feeds.length, Number(count?.members ?? 1))) return false;
       const [row] = await this.simple<{ taken: boolean }>(client, this.sql.take(feed), 'taking the feed lease');
       if (row?.taken !== true) return false;
       this.held.add(feed);
@@ -140,7 +149,7 @@ export class LeaseSession {
         return false;
       }
       // more than its share (a replica joined): the most recently taken feed is given up, one per check
-      if (mustYieldLease(this.held.size, this.options.feeds.length, Number(row.members)) && [...this.held].at(-1) === feed) {
+      if (mustYieldLease(this.held.size, this.feeds.length, Number(row.members)) && [...this.held].at(-1) === feed) {
         this.options.log?.info(
           { feed, held: this.held.size, members: Number(row.members) },
           "holding more than this replica's share of the feeds: giving one up",
@@ -225,4 +234,10 @@ export class LeaseSession {
     // timeout 0: a query on it may never be answered; closing the socket ends the session (its leases are then free)
     void client.end({ timeout: 0 }).catch(() => {});
   }
+}
+
+function checkedFeeds(feeds: readonly string[]): readonly string[] {
+  for (const feed of feeds)
+    if (!FEED_NAME_PATTERN.test(feed)) throw new Error(`feed name ${JSON.stringify(feed)} is not one a lease can name`);
+  return [...feeds];
 }

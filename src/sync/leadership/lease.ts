@@ -49,6 +49,8 @@ export function createFeedLease(database: Database, options: AdvisoryLeaseOption
 /** Every configured feed's lease on ONE lock session (see lease-session.ts); the caller closes it. */
 export interface FeedLeases {
   lease(feed: string): FeedLease;
+  /** the configured feeds after a reload: the share is counted over them */
+  setFeeds(feeds: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -64,10 +66,10 @@ export function createFeedLeases(
     timeouts?: TransactionTimeouts | undefined;
   },
 ): FeedLeases {
-  if (database.kind !== 'postgres') return { lease: () => embeddedLease, close: async () => {} };
+  if (database.kind !== 'postgres') return { lease: () => embeddedLease, setFeeds: () => {}, close: async () => {} };
   if (!options.url) throw new Error('a Postgres feed lease needs the database URL for its own connection');
   const session = new LeaseSession(options.url, database.names.schema, options);
-  return { lease: (feed) => session.lease(feed), close: () => session.close() };
+  return { lease: (feed) => session.lease(feed), setFeeds: (feeds) => session.setFeeds(feeds), close: () => session.close() };
 }
 
 // one process owns an embedded PGlite directory, so there is nobody to exclude

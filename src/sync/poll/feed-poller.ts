@@ -24,6 +24,8 @@ export interface FeedPollerWiring {
     leaseRetryMs: number;
     drainMaxFailures: number;
     retentionMs?: number;
+    /** a caught-up feed's slot in the poll interval (poll-phase.ts); undefined: the jittered interval */
+    pollPhaseMs?: number;
   };
   state: WorkerState;
   clock: { now(): number };
@@ -53,7 +55,7 @@ export function createFeedPoller(wiring: FeedPollerWiring, source?: SourceReadin
   const { db, settings, state } = wiring;
   const { feed } = settings;
   const client = source?.client ?? wiring.client;
-  const policy = defaultDelayPolicy(settings.pollIntervalMs, settings.pollBackoffMaxMs);
+  const policy = defaultDelayPolicy(settings.pollIntervalMs, settings.pollBackoffMaxMs, settings.pollPhaseMs);
   const matchLockWait = { started: () => state.matchLockWaitStarted(), ended: () => state.matchLockWaitEnded() };
   const readFrom = source ? { readFrom: source.baseUrl, draining: source.draining } : {};
   const draining = source?.draining === true;
@@ -73,7 +75,7 @@ export function createFeedPoller(wiring: FeedPollerWiring, source?: SourceReadin
     loadCheckpoint: source ? () => source.loadCheckpoint() : () => loadCheckpoint(db, feed),
     clock: wiring.clock,
     sleep: wiring.sleep,
-    nextDelay: (reason) => nextDelay(reason, policy, wiring.random),
+    nextDelay: (reason) => nextDelay(reason, policy, wiring.random, wiring.clock.now()),
     state,
     log: wiring.log.child(draining ? { component: 'poller', base_url: source?.baseUrl } : { component: 'poller' }),
     drainMaxFailures: settings.drainMaxFailures,

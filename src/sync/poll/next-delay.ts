@@ -1,4 +1,5 @@
 import { fullJitterDelay } from '../../lib/backoff.js';
+import { slotDelay } from './poll-phase.js';
 
 /** Why the loop is about to wait; each kind has its own schedule. */
 export type DelayReason =
@@ -22,11 +23,14 @@ export interface DelayPolicy {
   readonly failureFloorMs: number;
   /** ceiling of the growing wait after pages that make no progress */
   readonly noProgressCapMs: number;
+  /** a caught-up feed polls at its slot in the interval (poll-phase.ts); undefined: the jittered interval */
+  readonly caughtUpPhaseMs?: number | undefined;
 }
 
 /** Derives the policy from the poll interval alone, as the daemon does. */
-export function defaultDelayPolicy(pollIntervalMs: number, failureCapMs = 60_000): DelayPolicy {
+export function defaultDelayPolicy(pollIntervalMs: number, failureCapMs = 60_000, caughtUpPhaseMs?: number): DelayPolicy {
   return {
+    ...(caughtUpPhaseMs === undefined ? {} : { caughtUpPhaseMs }),
     pollIntervalMs,
     pollJitterRatio: 0.1,
     failureBaseMs: 500,
@@ -37,16 +41,19 @@ export function defaultDelayPolicy(pollIntervalMs: number, failureCapMs = 60_000
 }
 
 /**
- * How long to wait before the next poll. Pure: `random` is injected.
- * - caught up: the poll interval, jittered so a fleet does not poll in step;
+ * How long to wait before the next poll. Pure: `random` and `nowMs` are injected.
+ * - caught up: until the feed's slot in the interval (with a phase and `nowMs`), else the poll
+ *   interval jittered, so a fleet does not poll in step;
  * - failure: full-jitter exponential backoff (the client's), never under the floor;
  * - no progress: the jittered poll interval doubled per repeat, capped — the
  *   operator claims more is coming but gave nothing, so treat it like caught up, only slower;
  * - conflict: the first reload is immediate (a reset is normal); repeats back off like failures.
  */
-export function nextDelay(reason: DelayReason, policy: DelayPolicy, random: () => number): number {
+export function nextDelay(reason: DelayReason, policy: DelayPolicy, random: () => number, nowMs?: number): number {
   switch (reason.kind) {
     case 'caught-up':
+      if (policy.caughtUpPhaseMs !== undefined && nowMs !== undefined)
+        return slotDelay(nowMs, policy.pollIntervalMs, policy.caughtUpPhaseMs);
       return jitteredInterval(policy, random);
     case 'no-progress': {
       const grown = jitteredInterval(policy, random) * 2 ** Math.max(0, reason.streak - 1);

@@ -1,0 +1,52 @@
+import { describe, expect, test } from 'vitest';
+import { feedState } from '../../../src/console/pages/feeds.js';
+
+const NOW = Date.parse('2026-01-01T12:00:00Z');
+const row = (overrides: Record<string, unknown> = {}) =>
+  ({
+    feed: 'clinic-a',
+    origin: 'operator',
+    position_moved_at: new Date(NOW),
+    events_applied: '0',
+    last_event_received_at: null,
+    last_event_occurred_at: null,
+    open_findings: {},
+    outbox_pending: '0',
+    outbox_failed: '0',
+    leader_since: new Date(NOW - 60_000),
+    leader_heartbeat_at: new Date(NOW - 1_000),
+    leader_expires_at: new Date(NOW + 10_000),
+    stopped_at: null,
+    stop_reason: null,
+    stop_command: null,
+    ...overrides,
+  }) as Parameters<typeof feedState>[0];
+
+// the Feeds page's state cell for the feed_overview columns of 0029 (feeds pause, a FEEDS_FILE reload's removal)
+describe('feedState', () => {
+  test.each([
+    ['running', {}, /^running<br>/],
+    [
+      'paused, with the reason code and the lease kept',
+      { paused_at: new Date(NOW - 3_600_000), pause_reason: 'clinic_leaving' },
+      /<strong>paused<\/strong> since .*: clinic_leaving<br><small>a worker leads it/,
+    ],
+    [
+      'paused beats stopped',
+      { pause_reason: 'operator_review', paused_at: new Date(NOW), stop_reason: 'x', stopped_at: new Date(NOW) },
+      /paused<\/strong>/,
+    ],
+    [
+      'retired beats everything',
+      { retired_at: new Date(NOW), pause_reason: 'clinic_leaving', paused_at: new Date(NOW) },
+      /^retired since .*removed from FEEDS_FILE/,
+    ],
+    [
+      'stopped, as before',
+      { stop_reason: 'stopped consuming: 401', stopped_at: new Date(NOW) },
+      /<strong class="stopped">stopped<\/strong>/,
+    ],
+  ])('%s', (_label, overrides, expected) => {
+    expect(feedState(row(overrides), NOW).text).toMatch(expected);
+  });
+});
