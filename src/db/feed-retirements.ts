@@ -4,7 +4,7 @@ import { FEED_NAME_PATTERN } from './feed-name.js';
 import { namesOf } from './store-names.js';
 
 /**
- * Marks feeds a FEEDS_FILE reload removed as retired (feed_retirements, 0029): no replica runs them
+ * Marks feeds a FEEDS_FILE reload removed as retired (feed_retirements, 0027): no replica runs them
  * any more, their data stays under retention. `feeds list` and feed_overview show it.
  */
 export async function retireFeeds(db: Db, feeds: readonly string[]): Promise<void> {

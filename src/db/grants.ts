@@ -58,7 +58,7 @@ const WORKER_FUNCTIONS = [
   // the match lock (page apply, registration, rematch) and the source lock (outbox claims, the start
   // of an API version migration): row locks on feed_locks, which only the owner may write (0017)
   '_feed_lock(text, text, boolean)',
-  // `feeds pause` / `feeds resume` (0029): an operator's action on the whole deployment, never an app's
+  // `feeds pause` / `feeds resume` (0027): an operator's action on the whole deployment, never an app's
   'pause_feed(text, text)',
   'resume_feed(text)',
 ] as const;
@@ -116,9 +116,9 @@ const RUNTIME_TABLES: readonly { name: string; privileges: readonly TablePrivile
   { name: 'feed_deadlines', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
   // the leading worker records why it stopped a feed, and removes it when the feed runs again (0026)
   { name: 'feed_stops', privileges: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'] },
-  // every replica reads the pauses once per lease check (written only through pause_feed/resume_feed, 0029)
+  // every replica reads the pauses once per lease check (written only through pause_feed/resume_feed, 0027)
   { name: 'feed_pauses', privileges: ['SELECT'] },
-  // a reload marks the feeds it removed, and a start or reload that names one again clears it (0029)
+  // a reload marks the feeds it removed, and a start or reload that names one again clears it (0027)
   { name: 'feed_retirements', privileges: ['SELECT', 'INSERT', 'DELETE'] },
 ];
 

@@ -22,7 +22,7 @@ interface FeedRow {
   stopped_at: Date | null;
   stop_reason: string | null;
   stop_command: string | null;
-  // `feeds pause` and a FEEDS_FILE reload's removal (0029)
+  // `feeds pause` and a FEEDS_FILE reload's removal (0027)
   paused_at?: Date | null;
   pause_reason?: string | null;
   retired_at?: Date | null;

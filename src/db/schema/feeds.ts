@@ -128,7 +128,7 @@ export const feedStops = intakeSync.table(
 );
 
 /**
- * A feed paused by a person (`intake-sync feeds pause`, 0029): every replica's worker for it polls
+ * A feed paused by a person (`intake-sync feeds pause`, 0027): every replica's worker for it polls
  * nothing and sends nothing until `feeds resume` removes the row; its lag alerts are silenced. Written
  * only through pause_feed()/resume_feed() (sql/api/feeds/), which audit each change.
  */
@@ -145,7 +145,7 @@ export const feedPauses = intakeSync.table(
 );
 
 /**
- * A feed a reload removed from FEEDS_FILE (0029): no replica runs it any more; its data stays under
+ * A feed a reload removed from FEEDS_FILE (0027): no replica runs it any more; its data stays under
  * retention. The row goes when a FEEDS_FILE names the feed again.
  */
 export const feedRetirements = intakeSync.table('feed_retirements', {

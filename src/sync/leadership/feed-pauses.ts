@@ -4,7 +4,7 @@ import { attributionOf } from '../../db/audit.js';
 import { namesOf } from '../../db/store-names.js';
 import { FeedPauseRefusedError } from './errors/feed-pause-refused-error.js';
 
-/** A feed paused by a person (feed_pauses, 0029). */
+/** A feed paused by a person (feed_pauses, 0027). */
 export interface FeedPause {
   reason: string;
   pausedBy: string;

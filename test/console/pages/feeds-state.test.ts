@@ -22,7 +22,7 @@ const row = (overrides: Record<string, unknown> = {}) =>
     ...overrides,
   }) as Parameters<typeof feedState>[0];
 
-// the Feeds page's state cell for the feed_overview columns of 0029 (feeds pause, a FEEDS_FILE reload's removal)
+// the Feeds page's state cell for the feed_overview columns of 0027 (feeds pause, a FEEDS_FILE reload's removal)
 describe('feedState', () => {
   test.each([
     ['running', {}, /^running<br>/],
