@@ -121,88 +121,92 @@ describe.skipIf(!hasPostgres)(`FEEDS_FILE reloaded while running (${NEEDS_POSTGR
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('adds a feed, resumes it when its secret file is fixed, refuses a bad file, removes a feed on SIGHUP; no restart', async () => {
-    publish('config', { 'feeds.json': JSON.stringify([westFeed()]) });
-    publish('secrets', { east_secret: 'not-the-secret\n' });
-    const env = {
-      DATABASE_URL: test.url ?? '',
-      FEEDS_FILE: feedsFile(),
-      PAGE_LIMIT: '5',
-      POLL_INTERVAL_MS: '100',
-      LEASE_RETRY_MS: '250',
-      LEASE_TTL_MS: '3000',
-      HEALTH_HOST: '127.0.0.1',
-      HEALTH_PORT: '0',
-      SHUTDOWN_GRACE_MS: '10000',
-    };
-    const replicas = [spawnCli(['run'], env), spawnCli(['run'], env)];
-    children.push(...replicas);
-    const ports = await Promise.all(replicas.map(healthPort));
-    await waitFor(async () => (await delivered('west')) === COUNT, { timeoutMs: WAIT_MS, what: 'feed west to deliver' });
+  it(
+    'adds a feed, resumes it when its secret file is fixed, refuses a bad file, removes a feed on SIGHUP; no restart',
+    async () => {
+      publish('config', { 'feeds.json': JSON.stringify([westFeed()]) });
+      publish('secrets', { east_secret: 'not-the-secret\n' });
+      const env = {
+        DATABASE_URL: test.url ?? '',
+        FEEDS_FILE: feedsFile(),
+        PAGE_LIMIT: '5',
+        POLL_INTERVAL_MS: '100',
+        LEASE_RETRY_MS: '250',
+        LEASE_TTL_MS: '3000',
+        HEALTH_HOST: '127.0.0.1',
+        HEALTH_PORT: '0',
+        SHUTDOWN_GRACE_MS: '10000',
+      };
+      const replicas = [spawnCli(['run'], env), spawnCli(['run'], env)];
+      children.push(...replicas);
+      const ports = await Promise.all(replicas.map(healthPort));
+      await waitFor(async () => (await delivered('west')) === COUNT, { timeoutMs: WAIT_MS, what: 'feed west to deliver' });
 
-    // 1. east added, with a secret file holding the wrong secret: it starts, and its leader stops it on the 401
-    publish('config', { 'feeds.json': JSON.stringify([westFeed(), eastFeed()]) });
-    for (const port of ports)
-      await waitFor(async () => (await readyFeeds(port)).join() === 'east,west', { timeoutMs: WAIT_MS, what: 'east on every replica' });
-    await waitFor(
-      async () =>
-        (
-          await queryRows<{ n: number }>(test.database.db, sql`select count(*)::int as n from intake_sync.feed_stops where feed = 'east'`)
-        )[0]?.n === 1,
-      { timeoutMs: WAIT_MS, what: 'feed east stopped by the 401' },
-    );
-    expect(await delivered('east')).toBe(0);
-
-    // 2. the secret rotated in its Secret: the feed stopped by the 401 resumes and drains
-    publish('secrets', { east_secret: `${east.credentials[1]?.secret}\n` });
-    await waitFor(async () => (await delivered('east')) === COUNT, { timeoutMs: WAIT_MS, what: 'feed east to resume and deliver' });
-
-    // 3. a bad file: refused with one line per problem on every replica, the running feeds keep running
-    publish('config', {
-      'feeds.json': JSON.stringify([westFeed(), { ...eastFeed(), api_key: 'env:NOT_SET_ANYWHERE' }, { name: 'Bad Name' }]),
-    });
-    for (const port of ports)
-      await waitFor(async () => /^intake_sync_feeds_reload_failed 1$/m.test(await metricsOf(port)), {
-        timeoutMs: WAIT_MS,
-        what: 'the reload failure metric',
-      });
-    for (const [i, port] of ports.entries()) {
-      const metrics = await metricsOf(port);
-      expect(metrics).toMatch(/^intake_sync_feeds_reload_failures_total 1$/m);
-      expect(await readyFeeds(port)).toEqual(['east', 'west']);
-      const refused = replicas[i]!.logs()
-        .filter((l) => typeof l.msg === 'string' && l.msg.startsWith('FEEDS_FILE reload refused: FEEDS_FILE:'))
-        .map((l) => String(l.msg));
-      expect(refused).toContain(
-        `FEEDS_FILE reload refused: FEEDS_FILE: ${feedsFile()} [1].api_key: names the environment variable NOT_SET_ANYWHERE, which is not set`,
-      );
-      expect(refused.some((line) => line.includes('[2].name'))).toBe(true);
-    }
-    const leaders = await leadersByFeed(test.database, ['west', 'east']);
-    expect([...leaders.values()].every((pid) => pid !== null)).toBe(true);
-
-    // 4. west removed, read on SIGHUP: its leader releases it, nobody takes it, its data stays
-    writeFileSync(join(dir, 'config', `..v${version}`, 'feeds.json'), JSON.stringify([eastFeed()]));
-    for (const replica of replicas) replica.child.kill('SIGHUP');
-    for (const port of ports)
+      // 1. east added, with a secret file holding the wrong secret: it starts, and its leader stops it on the 401
+      publish('config', { 'feeds.json': JSON.stringify([westFeed(), eastFeed()]) });
+      for (const port of ports)
+        await waitFor(async () => (await readyFeeds(port)).join() === 'east,west', { timeoutMs: WAIT_MS, what: 'east on every replica' });
       await waitFor(
-        async () => (await readyFeeds(port)).join() === 'east' && /^intake_sync_feeds_reload_failed 0$/m.test(await metricsOf(port)),
-        { timeoutMs: WAIT_MS, what: 'west gone from every replica, the reload a success' },
+        async () =>
+          (
+            await queryRows<{ n: number }>(test.database.db, sql`select count(*)::int as n from intake_sync.feed_stops where feed = 'east'`)
+          )[0]?.n === 1,
+        { timeoutMs: WAIT_MS, what: 'feed east stopped by the 401' },
       );
-    await waitFor(async () => (await leadersByFeed(test.database, ['west'])).get('west') === null, {
-      timeoutMs: WAIT_MS,
-      what: "west's lease released",
-    });
-    expect(await delivered('west')).toBe(COUNT);
+      expect(await delivered('east')).toBe(0);
 
-    // no restart: both processes ran throughout, and stop cleanly; no secret was ever logged
-    for (const replica of replicas) {
-      expect(replica.child.exitCode).toBeNull();
-      const logs = JSON.stringify(replica.logs());
-      expect(logs).not.toContain('not-the-secret');
-      expect(logs).not.toContain(east.credentials[1]?.secret ?? '-');
-      replica.child.kill('SIGTERM');
-    }
-    expect(await Promise.all(replicas.map((r) => r.exited))).toEqual([0, 0]);
-  });
+      // 2. the secret rotated in its Secret: the feed stopped by the 401 resumes and drains
+      publish('secrets', { east_secret: `${east.credentials[1]?.secret}\n` });
+      await waitFor(async () => (await delivered('east')) === COUNT, { timeoutMs: WAIT_MS, what: 'feed east to resume and deliver' });
+
+      // 3. a bad file: refused with one line per problem on every replica, the running feeds keep running
+      publish('config', {
+        'feeds.json': JSON.stringify([westFeed(), { ...eastFeed(), api_key: 'env:NOT_SET_ANYWHERE' }, { name: 'Bad Name' }]),
+      });
+      for (const port of ports)
+        await waitFor(async () => /^intake_sync_feeds_reload_failed 1$/m.test(await metricsOf(port)), {
+          timeoutMs: WAIT_MS,
+          what: 'the reload failure metric',
+        });
+      for (const [i, port] of ports.entries()) {
+        const metrics = await metricsOf(port);
+        expect(metrics).toMatch(/^intake_sync_feeds_reload_failures_total 1$/m);
+        expect(await readyFeeds(port)).toEqual(['east', 'west']);
+        const refused = replicas[i]!.logs()
+          .filter((l) => typeof l.msg === 'string' && l.msg.startsWith('FEEDS_FILE reload refused: FEEDS_FILE:'))
+          .map((l) => String(l.msg));
+        expect(refused).toContain(
+          `FEEDS_FILE reload refused: FEEDS_FILE: ${feedsFile()} [1].api_key: names the environment variable NOT_SET_ANYWHERE, which is not set`,
+        );
+        expect(refused.some((line) => line.includes('[2].name'))).toBe(true);
+      }
+      const leaders = await leadersByFeed(test.database, ['west', 'east']);
+      expect([...leaders.values()].every((pid) => pid !== null)).toBe(true);
+
+      // 4. west removed, read on SIGHUP: its leader releases it, nobody takes it, its data stays
+      writeFileSync(join(dir, 'config', `..v${version}`, 'feeds.json'), JSON.stringify([eastFeed()]));
+      for (const replica of replicas) replica.child.kill('SIGHUP');
+      for (const port of ports)
+        await waitFor(
+          async () => (await readyFeeds(port)).join() === 'east' && /^intake_sync_feeds_reload_failed 0$/m.test(await metricsOf(port)),
+          { timeoutMs: WAIT_MS, what: 'west gone from every replica, the reload a success' },
+        );
+      await waitFor(async () => (await leadersByFeed(test.database, ['west'])).get('west') === null, {
+        timeoutMs: WAIT_MS,
+        what: "west's lease released",
+      });
+      expect(await delivered('west')).toBe(COUNT);
+
+      // no restart: both processes ran throughout, and stop cleanly; no secret was ever logged
+      for (const replica of replicas) {
+        expect(replica.child.exitCode).toBeNull();
+        const logs = JSON.stringify(replica.logs());
+        expect(logs).not.toContain('not-the-secret');
+        expect(logs).not.toContain(east.credentials[1]?.secret ?? '-');
+        replica.child.kill('SIGTERM');
+      }
+      expect(await Promise.all(replicas.map((r) => r.exited))).toEqual([0, 0]);
+    },
+    6 * WAIT_MS,
+  ); // six waits on the replicas, each bounded by WAIT_MS: a loaded machine takes minutes, a quiet one 9 s
 });
