@@ -31,6 +31,8 @@ test('migrations create the store tables in the intake_sync schema, the ledger i
     'feed_deadlines',
     'feed_leases',
     'feed_locks',
+    'feed_pauses',
+    'feed_retirements',
     'feed_sources',
     'feed_stops',
     'lease_members',
