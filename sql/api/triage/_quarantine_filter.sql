@@ -7,16 +7,19 @@
 -- a condition is added only for an argument given, so each statement is planned for its own filters.
 -- Checks every argument (a bad one is named, nothing is read). Owner only: its callers are SECURITY
 -- DEFINER and pass the caller's own feeds.
--- Search (an event id, a subscription id, or a visible prescription's external_id) is a set of finding
--- ids found by index lookups (quarantine_open_event_idx, events_subscription_feed_idx from 0030,
--- prescriptions_external_id_idx): an OR of the three across the two tables had no index condition and
--- walked every open finding of the caller (about 180 ms at 100k, bench:console).
+-- Search (an event id, a subscription id, or a visible prescription's external_id) becomes the set of
+-- finding ids it names, found here by index lookups (quarantine_open_event_idx,
+-- events_subscription_feed_idx from 0030, prescriptions_external_id_idx) and written into the condition:
+-- an OR of the three across the two tables had no index condition and walked every open finding of the
+-- caller (about 180 ms at 100k, bench:console). $6 stays bound for the callers' argument order.
 CREATE OR REPLACE FUNCTION "intake_sync"."_quarantine_filter"(
   visible text[], in_feed text, in_reason text, in_event_name text, held_before timestamptz, search text)
 RETURNS text
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   conditions text := ' AND q.resolved_at IS NULL';
+  subscriptions text[];
+  found bigint[];
 BEGIN
   -- the caller's feeds first (null: every feed). A filter, not an index condition: before PostgreSQL 17
   -- an `= ANY` on the index's second column makes quarantine_page's walk unordered, and the planner then
@@ -40,13 +43,22 @@ BEGIN
   IF _quarantine_filter.in_event_name IS NOT NULL THEN conditions := conditions || ' AND e.name = $4'; END IF;
   IF _quarantine_filter.held_before IS NOT NULL THEN conditions := conditions || ' AND q.first_seen_at <= $5'; END IF;
   IF _quarantine_filter.search IS NOT NULL THEN
-    conditions := conditions || ' AND q.id IN (
-      SELECT o.id FROM "intake_sync"."quarantine" o WHERE o.event_id = $6 AND o.resolved_at IS NULL
-      UNION ALL
+    -- the subscriptions searched: the search itself, and those of the visible prescriptions it names
+    subscriptions := ARRAY[_quarantine_filter.search] || ARRAY(
+      SELECT p.subscription_id FROM "intake_sync"."prescriptions" p
+      WHERE p.external_id = _quarantine_filter.search AND p.subscription_id IS NOT NULL
+        AND (_quarantine_filter.visible IS NULL OR p.feed = ANY (_quarantine_filter.visible)));
+    -- the open findings of that event id or of those subscriptions' events, each by its index; found
+    -- here, not in the statement: planned with no statistics, a subquery there was hashed against a
+    -- walk of every open finding (400-800 ms at 100k)
+    found := ARRAY(
+      SELECT o.id FROM "intake_sync"."quarantine" o WHERE o.event_id = _quarantine_filter.search AND o.resolved_at IS NULL
+      UNION
       SELECT o.id FROM "intake_sync"."events" s
       JOIN "intake_sync"."quarantine" o ON o.event_id = s.id AND o.feed = s.feed AND o.resolved_at IS NULL
-      WHERE s.subscription_id IN (SELECT $6 UNION SELECT p.subscription_id FROM "intake_sync"."prescriptions" p
-        WHERE p.external_id = $6 AND p.subscription_id IS NOT NULL AND ($1 IS NULL OR p.feed = ANY ($1))))';
+      WHERE s.subscription_id = ANY (subscriptions));
+    -- ids only (bigints, written by format): the statement reads those rows by the primary key
+    conditions := conditions || pg_catalog.format(' AND q.id = ANY (%L::bigint[])', found);
   END IF;
   RETURN conditions;
 END
