@@ -36,6 +36,8 @@ export const API_FUNCTIONS = [
   'quarantine_count(text, text, text, timestamptz, text)',
   'dismiss_matching(text, text, text, timestamptz, text, bigint, text, integer)',
   'quarantine_reasons()',
+  // the console's prescription page: its own and its resolve-linked subscriptions (issue 34 §6)
+  'prescription_subscriptions(text, text)',
 ] as const;
 
 /**
