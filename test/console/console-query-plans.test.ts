@@ -117,9 +117,13 @@ describe.skipIf(!realServer)(`console quarantine query plans on 100k unanalyzed 
     });
   }
 
-  it('the prescription page findings query reads no table sequentially', async () => {
-    const query = `select feed, quarantine_key from ${SCHEMA}.quarantine_open where feed = $1 and subscription_id = $2 order by held_since limit 200`;
-    expect(await plan(query, ['clinic_a', 'sub-77'])).toEqual([]);
+  it("the prescription page's subscriptions (prescription_subscriptions) read no table sequentially", async () => {
+    const plans = await nestedPlans(tdb.url as string, 'select * from intake_sync.prescription_subscriptions($1, $2)', [
+      'clinic_a',
+      'rx-77',
+    ]);
+    expect(plans.join('\n')).not.toMatch(/Seq Scan on (quarantine|events|prescriptions|subscription_links)\b/);
+    expect(plans.join('\n')).toContain('prescriptions_feed_external_id_key');
   });
 
   it('the prescriptions search (external_id prefix) narrows by index through the barrier view', async () => {

@@ -18,13 +18,15 @@ const FEED = FEED_NAME_PATTERN;
 /** How many other open findings its subscription has (what "the whole subscription" would also close). */
 async function otherOpenFindings(c: Context<ConsoleEnv>, deps: ConsoleDeps, finding: FindingRow): Promise<number> {
   if (finding.subscription_id === null) return 0;
+  // the quarantine filter's count with the subscription as Search (index lookups), not quarantine_open by
+  // subscription (a walk of the feed's open findings); a Search also matches an event id equal to it
   const [row] = await c
     .get('session')
-    .sql.unsafe<{ n: number }[]>(
-      `select count(*)::int as n from ${schemaOf(deps)}.quarantine_open where feed = $1 and subscription_id = $2 and quarantine_key <> $3`,
-      [finding.feed, finding.subscription_id, finding.quarantine_key],
-    );
-  return row?.n ?? 0;
+    .sql.unsafe<{ n: number }[]>(`select matching::int - 1 as n from ${schemaOf(deps)}.quarantine_count($1, null, null, null, $2)`, [
+      finding.feed,
+      finding.subscription_id,
+    ]);
+  return Math.max(0, row?.n ?? 0);
 }
 
 /** The finding a path names, read through quarantine_open: undefined when the role cannot see it. */

@@ -117,17 +117,25 @@ export async function prescriptionPage(c: Context<ConsoleEnv>, deps: ConsoleDeps
     [feed, externalId],
   );
   const subscriptions = [...new Set(links.map((l) => l.subscription_id))];
-  const findings =
-    subscriptions.length > 0
-      ? await session.sql.unsafe<
-          { feed: string; quarantine_key: string; event_id: string | null; reason: string; event_name: string | null; held_since: Date }[]
-        >(
-          `select feed, quarantine_key, event_id, reason, event_name, held_since from ${schema}.quarantine_open
-           where feed = $1 and subscription_id = any (array(select jsonb_array_elements_text($2::text::jsonb))) order by held_since limit 200`,
-          // as JSON text: a user's connection fetches no array types
-          [feed, JSON.stringify(subscriptions)],
-        )
-      : [];
+  // each subscription's open findings through the quarantine filter's Search (quarantine_page: index
+  // lookups); quarantine_open filtered by subscription walked every open finding of the feed (45 ms at 10k)
+  const findings: {
+    feed: string;
+    quarantine_key: string;
+    event_id: string | null;
+    reason: string;
+    event_name: string | null;
+    held_since: Date;
+  }[] = [];
+  for (const subscription of subscriptions.slice(0, 20)) {
+    const rows = await session.sql.unsafe<(typeof findings)[number][]>(
+      `select feed, quarantine_key, event_id, reason, event_name, held_since
+       from ${schema}.quarantine_page($1, null, null, null, $2, null, null, null, 200, false) where subscription_id = $2`,
+      [feed, subscription],
+    );
+    findings.push(...rows);
+  }
+  findings.sort((a, b) => a.held_since.getTime() - b.held_since.getTime());
   const body = html`<dl><dt>Feed</dt><dd>${rx.feed}</dd><dt>Status</dt><dd>${rx.status ?? 'none yet'}</dd>
   <dt>Status since</dt><dd>${formatTime(rx.status_occurred_at)}</dd><dt>Subscription</dt><dd>${subscriptionList(links)}</dd>
   <dt>Events applied</dt><dd>${rx.events}</dd></dl>
@@ -145,7 +153,7 @@ export async function prescriptionPage(c: Context<ConsoleEnv>, deps: ConsoleDeps
       : html`<div class="table-scroll" role="region" aria-label="Outbox sends" tabindex="0"><table><thead><tr><th scope="col">Id</th><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">HTTP status</th><th scope="col">Created</th><th scope="col">Completed</th></tr></thead><tbody>
     ${sends.map((s) => html`<tr><td>${s.id}</td><td>${s.kind}</td><td>${s.state}</td><td>${s.attempts}</td><td>${s.response_status ?? '—'}</td><td>${formatTime(s.created_at)}</td><td>${formatTime(s.completed_at)}</td></tr>`)}</tbody></table></div>`
   }
-  <h2>Open findings of its subscription</h2>
+  <h2>Open findings of its subscriptions</h2>
   ${
     findings.length === 0
       ? html`<p>None.</p>`
