@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dismissedAllMessage } from '../../src/console/pages/dismiss-all.js';
-import { PAGE_SIZE, pageLinks, subscriptionCell } from '../../src/console/pages/quarantine.js';
+import { PAGE_SIZE, pageLinks, subscriptionCell, TOTAL_AT_MOST, totalText } from '../../src/console/pages/quarantine.js';
 
 describe('the quarantine list', () => {
   it.each([
@@ -12,6 +12,15 @@ describe('the quarantine list', () => {
     ['before', PAGE_SIZE + 1, { previous: true, next: true }],
   ] as const)('page links: %s with %i rows read', (direction, rows, links) => {
     expect(pageLinks(direction, rows)).toEqual(links);
+  });
+
+  it.each([
+    [0, '0 open findings match'],
+    [1, '1 open finding matches'],
+    [TOTAL_AT_MOST, `${TOTAL_AT_MOST} open findings match`],
+    [TOTAL_AT_MOST + 1, `More than ${TOTAL_AT_MOST} open findings match`],
+  ])('the total %i in words', (total, text) => {
+    expect(totalText(total)).toBe(text);
   });
 
   it('links a subscription to its group, keeping the filter and starting at the first page', () => {

@@ -78,8 +78,9 @@ export async function dismissAllPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
   // the age's instant is fixed here and carried with Confirm: the set counted is the set closed
   const held = heldBefore(filter, deps.now());
   const [row] = await session.sql.unsafe<{ matching: string; as_of: string }[]>(
-    `select matching, as_of from ${schema}.quarantine_count($1, $2, $3, $4::timestamptz, $5)`,
-    filterArguments(filter, held) as never[],
+    `select matching, as_of from ${schema}.quarantine_count($1, $2, $3, $4::timestamptz, $5, $6)`,
+    // one beyond the most a confirmation takes: enough to say "narrow the filter first"
+    [...filterArguments(filter, held), DISMISS_ALL_MAX + 1] as never[],
   );
   return confirmPage(c, filter, held, Number(row?.matching ?? 0), String(row?.as_of ?? '0'));
 }

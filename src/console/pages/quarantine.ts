@@ -21,6 +21,14 @@ import {
 import { takeFlash } from './feeds.js';
 
 export const PAGE_SIZE = 50;
+/** The list's total counts this far and then says "more than" (Dismiss all matching counts them all). */
+export const TOTAL_AT_MOST = 1000;
+
+/** The total in words: exact up to TOTAL_AT_MOST. Pure. */
+export function totalText(total: number): string {
+  if (total > TOTAL_AT_MOST) return `More than ${TOTAL_AT_MOST} open findings match`;
+  return total === 1 ? '1 open finding matches' : `${total} open findings match`;
+}
 
 export interface FindingRow {
   feed: string;
@@ -106,8 +114,8 @@ export async function quarantinePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
     problems.length > 0
       ? [{ matching: '0' }]
       : await session.sql.unsafe<{ matching: string }[]>(
-          `select matching from ${schema}.quarantine_count($1, $2, $3, $4::timestamptz, $5)`,
-          args as never[],
+          `select matching from ${schema}.quarantine_count($1, $2, $3, $4::timestamptz, $5, $6)`,
+          [...args, TOTAL_AT_MOST + 1] as never[],
         );
   const total = Number(counted?.matching ?? 0);
   const feeds = (await session.sql.unsafe<{ feed: string }[]>(`select feed from ${schema}.feed_overview order by feed`)).map((r) => r.feed);
@@ -129,7 +137,7 @@ export async function quarantinePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
       : '';
   const body = html`${filterForm(filter, feeds, reasons)}
   ${problems.length > 0 ? html`<p class="error" role="alert">${problems.join('; ')}</p>` : ''}
-  <p class="summary"><strong>${total}</strong> open finding${total === 1 ? '' : 's'} match: ${describeFilter(filter)}.
+  <p class="summary"><strong>${totalText(total)}</strong>: ${describeFilter(filter)}.
   ${page.length === 0 ? '' : html` This page shows ${page.length}, oldest first.`}
   ${total > 0 ? html` <a href="/quarantine/dismiss-all${queryString(kept)}">Dismiss all matching…</a>` : ''}</p>
   ${

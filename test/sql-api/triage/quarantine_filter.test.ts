@@ -149,6 +149,15 @@ describe.skipIf(!reachable)(
       });
     });
 
+    it('counts at most at_most when given (the list says "more than"), and names a bad one', async () => {
+      const [row] = await app<{ matching: string }[]>`select matching from intake_sync.quarantine_count(null, null, null, null, null, 3)`;
+      expect(Number(row?.matching)).toBe(3);
+      await expect(app`select * from intake_sync.quarantine_count(null, null, null, null, null, 0)`).rejects.toMatchObject({
+        code: '22023',
+        message: expect.stringContaining('at_most'),
+      });
+    });
+
     it('pages backward to the same rows as forward', async () => {
       const forward = await list(app, {});
       const rows = await app.unsafe<{ feed: string; quarantine_key: string }[]>(
