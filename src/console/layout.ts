@@ -53,13 +53,13 @@ dt{font-weight:600}dd{margin:0}code{font-size:.9em;overflow-wrap:anywhere}
 .table-scroll{overflow-x:auto;max-width:100%;margin:.4rem 0 1rem}.table-scroll table{margin:0}
 table.compact th,table.compact td{padding:.2rem .4rem;font-size:.9rem;white-space:nowrap}table.compact td.detail{white-space:normal;min-width:12rem}
 .muted{color:#4a525c}.summary{margin:.4rem 0}.pager{display:flex;gap:1.2rem;margin:.6rem 0 1rem}
-ul.details{list-style:none;margin:.2rem 0 0;padding:0;font-size:.85rem;color:#333a42}ul.details li{display:inline;margin-right:1rem}ul.details span{font-weight:600}
-table.audit td{overflow-wrap:anywhere}table.audit td.when{white-space:nowrap;width:13rem}
+ul.details{list-style:none;margin:.2rem 0 0;padding:0;font-size:.85rem;color:#333a42}ul.details li{display:inline-block;margin-right:1rem}ul.details span{font-weight:600}
+table.audit td{overflow-wrap:break-word}table.audit td.when{white-space:nowrap;width:13rem}
 fieldset{border:1px solid #c9ced6;margin:0 0 .6rem;padding:.4rem .6rem}legend{font-size:.85rem}label.choice{flex-direction:row;gap:.4rem;align-items:baseline;font-size:.9rem}
 figure.chart{margin:0}figcaption{font-size:.8rem}table.mini{width:auto;margin:.3rem 0}table.mini td,table.mini th{padding:.05rem .4rem}
 main{overflow-wrap:break-word}
 section.feed{display:flex;flex-wrap:wrap;gap:1rem 2rem;background:#fff;border:1px solid #c9ced6;padding:.6rem .9rem;margin:0 0 1rem}
 section.feed h2{flex-basis:100%;margin:0}section.feed dl.feed-facts{border:0;padding:0;flex:1 1 20rem;min-width:0;grid-template-columns:minmax(6rem,max-content) minmax(0,1fr)}
 .feed-chart h3{font-size:.95rem;margin:0 0 .3rem}
-@media (max-width:600px){main{padding:.6rem}header{gap:.6rem;padding:.5rem .6rem}.sign-out{margin-left:0}form.filters label,form.filters input,form.filters select{width:100%}section.feed dl.feed-facts{grid-template-columns:minmax(0,1fr)}section.feed dd{margin-bottom:.3rem}}
+@media (max-width:600px){main{padding:.6rem}header{gap:.6rem;padding:.5rem .6rem}.sign-out{margin-left:0}form.filters label,form.filters input,form.filters select{width:100%}section.feed dl.feed-facts{grid-template-columns:minmax(0,1fr)}section.feed dd{margin-bottom:.3rem}table.audit td.when{white-space:normal;width:6.5rem}}
 `;
