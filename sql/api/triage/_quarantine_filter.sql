@@ -9,7 +9,7 @@
 -- DEFINER and pass the caller's own feeds.
 -- Search (an event id, a subscription id, or a visible prescription's external_id) becomes the set of
 -- finding ids it names, found here by index lookups (quarantine_open_event_idx,
--- events_subscription_feed_idx from 0030, prescriptions_external_id_idx) and written into the condition:
+-- events_subscription_feed_idx from 0028, prescriptions_external_id_idx) and written into the condition:
 -- an OR of the three across the two tables had no index condition and walked every open finding of the
 -- caller (about 180 ms at 100k, bench:console). $6 stays bound for the callers' argument order.
 CREATE OR REPLACE FUNCTION "intake_sync"."_quarantine_filter"(

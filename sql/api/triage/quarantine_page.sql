@@ -10,7 +10,7 @@
 -- Its arguments are named in_* where a result column has the same name. SECURITY DEFINER (the app role
 -- reads no table), filtered by the caller's feeds (_visible_feeds) before anything else; identifiers,
 -- codes and times only, never patient data.
--- The 9-argument version without backward is dropped by drizzle/0030_console_lookups.sql.
+-- The 9-argument version without backward is dropped by drizzle/0028_console_lookups.sql.
 CREATE OR REPLACE FUNCTION "intake_sync"."quarantine_page"(
   in_feed text DEFAULT NULL, in_reason text DEFAULT NULL, in_event_name text DEFAULT NULL,
   held_before timestamptz DEFAULT NULL, search text DEFAULT NULL,
