@@ -39,7 +39,7 @@ header{display:flex;flex-wrap:wrap;align-items:center;gap:1.5rem;padding:.6rem 1
 header a{color:#fff}.brand{font-weight:600}nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0}
 nav a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
 .sign-out{margin-left:auto;display:flex;gap:.6rem;align-items:center}
-main{padding:1rem 1.2rem;max-width:80rem}h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.1rem;margin:1.4rem 0 .5rem}
+main{padding:1rem 1.2rem;max-width:100%}h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.1rem;margin:1.4rem 0 .5rem}
 table{border-collapse:collapse;background:#fff;width:100%;margin:.4rem 0 1rem}th,td{border:1px solid #c9ced6;padding:.35rem .5rem;text-align:left;vertical-align:top}
 th{background:#e9edf2}form.filters{display:flex;flex-wrap:wrap;gap:.8rem;align-items:flex-end;margin-bottom:1rem}
 label{display:flex;flex-direction:column;font-size:.85rem;gap:.15rem}input,select,button{font:inherit;padding:.3rem .45rem}
@@ -49,5 +49,17 @@ button.danger{background:#9b1c1c;border-color:#9b1c1c}.flash{background:#e6f4ea;
 .actions{display:flex;flex-wrap:wrap;gap:2rem;margin-top:1rem}.actions form{background:#fff;border:1px solid #c9ced6;padding:.8rem}.actions h2{margin-top:0}
 .signin{max-width:22rem;background:#fff;border:1px solid #c9ced6;padding:1rem;display:flex;flex-direction:column;gap:.8rem}
 svg.chart{background:#fff;border:1px solid #c9ced6}dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;background:#fff;padding:.8rem;border:1px solid #c9ced6}
-dt{font-weight:600}dd{margin:0}code{font-size:.9em}
+dt{font-weight:600}dd{margin:0}code{font-size:.9em;overflow-wrap:anywhere}
+.table-scroll{overflow-x:auto;max-width:100%;margin:.4rem 0 1rem}.table-scroll table{margin:0}
+table.compact th,table.compact td{padding:.2rem .4rem;font-size:.9rem;white-space:nowrap}table.compact td.detail{white-space:normal;min-width:12rem}
+.muted{color:#4a525c}.summary{margin:.4rem 0}.pager{display:flex;gap:1.2rem;margin:.6rem 0 1rem}
+ul.details{list-style:none;margin:.2rem 0 0;padding:0;font-size:.85rem;color:#333a42}ul.details li{display:inline-block;margin-right:1rem}ul.details span{font-weight:600}
+table.audit td{overflow-wrap:break-word}table.audit td.when{white-space:nowrap;width:13rem}
+fieldset{border:1px solid #c9ced6;margin:0 0 .6rem;padding:.4rem .6rem}legend{font-size:.85rem}label.choice{flex-direction:row;gap:.4rem;align-items:baseline;font-size:.9rem}
+figure.chart{margin:0}figcaption{font-size:.8rem}table.mini{width:auto;margin:.3rem 0}table.mini td,table.mini th{padding:.05rem .4rem}
+main{overflow-wrap:break-word}
+section.feed{display:flex;flex-wrap:wrap;gap:1rem 2rem;background:#fff;border:1px solid #c9ced6;padding:.6rem .9rem;margin:0 0 1rem}
+section.feed h2{flex-basis:100%;margin:0}section.feed dl.feed-facts{border:0;padding:0;flex:1 1 20rem;min-width:0;grid-template-columns:minmax(6rem,max-content) minmax(0,1fr)}
+.feed-chart h3{font-size:.95rem;margin:0 0 .3rem}
+@media (max-width:600px){main{padding:.6rem}header{gap:.6rem;padding:.5rem .6rem}.sign-out{margin-left:0}form.filters label,form.filters input,form.filters select{width:100%}section.feed dl.feed-facts{grid-template-columns:minmax(0,1fr)}section.feed dd{margin-bottom:.3rem}table.audit td.when{white-space:normal;width:6.5rem}}
 `;

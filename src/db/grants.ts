@@ -31,7 +31,13 @@ export const API_FUNCTIONS = [
   'resolve_quarantined(text, text, text)',
   'dismiss_quarantined(text, text, text, boolean)',
   // the quarantine list, one keyset page filtered inside (the console's Quarantine page, issue 29 §8)
-  'quarantine_page(text, text, text, timestamptz, text, timestamptz, text, text, integer)',
+  'quarantine_page(text, text, text, timestamptz, text, timestamptz, text, text, integer, boolean)',
+  // its total and Dismiss all matching, through the same filter (_quarantine_filter), and the finding reasons (issue 34 §5)
+  'quarantine_count(text, text, text, timestamptz, text, bigint)',
+  'dismiss_matching(text, text, text, timestamptz, text, bigint, text, integer)',
+  'quarantine_reasons()',
+  // the console's prescription page: its own and its resolve-linked subscriptions (issue 34 §6)
+  'prescription_subscriptions(text, text)',
 ] as const;
 
 /**

@@ -100,7 +100,10 @@ describe.skipIf(!hasPostgres)(`quarantine triage, rematch and import on the CLI 
     expect(prose.code).toBe(2);
     expect(prose.stderr).toMatch(/reason: must be a code/);
     const dismissed = await runCli(['quarantine', 'dismiss', 'e3', '--reason', 'not_ours'], env);
-    expect(dismissed).toMatchObject({ code: 0, stdout: 'dismissed e3 (not_ours)\n' });
+    expect(dismissed).toMatchObject({
+      code: 0,
+      stdout: 'dismissed e3 (not_ours): the whole subscription, which had no other open finding\n',
+    });
     const all = await runCli(['quarantine', 'list', '--all', '--json'], env);
     const rows = all.stdout
       .trim()
@@ -124,9 +127,12 @@ describe.skipIf(!hasPostgres)(`quarantine triage, rematch and import on the CLI 
     const listed = await runCli(['quarantine', 'list'], env);
     expect(listed.stdout).toMatch(/^w3\s+sub-w\s+accepted\s+unmatched/m);
     const one = await runCli(['quarantine', 'dismiss', 'w1', '--reason', 'not_ours', '--only-this-event'], env);
-    expect(one).toMatchObject({ code: 0, stdout: 'dismissed w1 (not_ours)\n' });
+    expect(one).toMatchObject({ code: 0, stdout: 'dismissed w1 (not_ours): this finding only\n' });
     const rest = await runCli(['quarantine', 'dismiss', 'w2', '--reason', 'not_ours'], env);
-    expect(rest).toMatchObject({ code: 0, stdout: 'dismissed w2 and 1 other open finding of its subscription (not_ours): 2 in all\n' });
+    expect(rest).toMatchObject({
+      code: 0,
+      stdout: 'dismissed w2 and 1 other open finding of its subscription (not_ours): the whole subscription, 2 in all\n',
+    });
     expect((await audit('quarantine.dismiss')).map((a) => a.subject).filter((s) => s?.startsWith('w'))).toEqual(['w1', 'w2', 'w3']);
     const again = await runCli(['quarantine', 'dismiss', 'w3', '--reason', 'not_ours', '--json'], env);
     expect(again.code).toBe(2);

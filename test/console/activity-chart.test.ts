@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { activityChart, hourlyBuckets } from '../../src/console/activity-chart.js';
+import { activityChart, bucketHour, hourlyBuckets } from '../../src/console/activity-chart.js';
 import { sqlProblem } from '../../src/console/sql-problem.js';
 
 describe('hourlyBuckets', () => {
@@ -25,6 +25,24 @@ describe('hourlyBuckets', () => {
     const svg = activityChart([1, 0, 3, ...new Array<number>(21).fill(0)], 'Feed <a>').text;
     expect(svg).toContain('aria-label="Feed &lt;a&gt;: 4 events in the last 24 hours, at most 3 in one hour"');
     expect(svg.match(/<rect /g)).toHaveLength(24);
+  });
+
+  test('labelled axes (events per hour with 0 and the highest hour; the hours, UTC) and the counts as text', () => {
+    const now = Date.parse('2024-12-10T12:30:00Z');
+    const chart = activityChart([1, 0, 3, ...new Array<number>(21).fill(0)], 'Feed a', now).text;
+    expect(chart).toContain('>events/h</text>');
+    expect(chart).toContain('>hour (UTC), last 24 h</text>');
+    expect(chart).toMatch(/>3<\/text>/);
+    expect(chart).toContain('>13:00</text>');
+    expect(chart).toContain('>now</text>');
+    // the text equivalent: each hour and its count
+    expect(chart).toContain('<tr><td>13:00</td><td>1</td></tr><tr><td>14:00</td><td>0</td></tr><tr><td>15:00</td><td>3</td></tr>');
+    expect(chart.match(/<tr><td>/g)).toHaveLength(24);
+    expect(bucketHour(23, now)).toBe('12:00');
+  });
+
+  test('an empty day says 0, not a made-up maximum', () => {
+    expect(activityChart(new Array<number>(24).fill(0), 'Feed a').text).toContain('at most 0 in one hour');
   });
 });
 

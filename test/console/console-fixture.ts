@@ -123,9 +123,10 @@ export async function createConsoleWorld(label: string, settings: Partial<Consol
       values (${feed}, ${externalId}, 'send', 'delivered', now() - interval '5 hours')`;
   }
 
-  // clinic_a is led by a worker (a live lease); clinic_b's last lease lapsed an hour ago
+  // clinic_a is led by a worker (a live lease held by a live backend: this connection's, as the daemon's
+  // lock session holds it); clinic_b's last lease lapsed an hour ago
   await owner`insert into intake_sync.feed_leases (feed, holder, holder_pid, acquired_at, heartbeat_at, expires_at) values
-    (${FEED_A}, 'holder-a', 1, now() - interval '2 hours', now() - interval '1 second', now() + interval '1 hour'),
+    (${FEED_A}, 'holder-a', pg_backend_pid(), now() - interval '2 hours', now() - interval '1 second', now() + interval '1 hour'),
     (${FEED_B}, 'holder-b', 2, now() - interval '3 hours', now() - interval '61 minutes', now() - interval '1 hour')`;
   // clinic_b's worker had stopped it on an expired position (feed_stops, as attachFeedStopRecord writes it)
   await owner`insert into intake_sync.feed_stops (feed, stopped_at, reason, command) values

@@ -1,8 +1,9 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prescriptionSearch } from '../../src/console/pages/prescriptions.js';
-import { filterClause, type QuarantineFilter } from '../../src/console/quarantine-filter.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { registerFeeds } from '../../src/db/feed-registry.js';
+import { nestedPlans } from '../sql-api/helpers/plans.js';
 
 const realServer = await postgresReachable();
 
@@ -38,6 +39,7 @@ describe.skipIf(!realServer)(`console quarantine query plans on 100k unanalyzed 
   beforeAll(async () => {
     tdb = await createTestDatabase('console_plans');
     sql = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
+    await registerFeeds(tdb.database.db, ['clinic_a', 'clinic_b'], null);
     await sql.unsafe(`insert into intake_sync.prescriptions (external_id, feed, subscription_id, status, status_rank)
       select 'rx-' || g, case when g % 2 = 0 then 'clinic_a' else 'clinic_b' end, 'sub-' || g, 'received', 1
       from generate_series(1, ${ROWS}) g`);
@@ -64,44 +66,64 @@ describe.skipIf(!realServer)(`console quarantine query plans on 100k unanalyzed 
     return seqScans((row as Record<string, unknown>)['QUERY PLAN']).filter((r) => GUARDED.has(r));
   }
 
-  const now = new Date();
-  const filters: Record<string, QuarantineFilter> = {
-    'no filter': {},
-    feed: { feed: 'clinic_a' },
-    'feed and reason': { feed: 'clinic_a', reason: 'ambiguous' },
-    'event name': { eventName: 'prescription.received' },
-    age: { age: '7d' },
-    'search by event id': { search: 'ev-77' },
-    'search by subscription id': { search: 'sub-77' },
-    'search by external_id': { search: 'rx-77' },
+  // the filters as quarantine_page, quarantine_count and dismiss_matching take them (the one filter,
+  // _quarantine_filter): feed, reason, event name, held_before, search
+  const filters: Record<string, (string | null)[]> = {
+    'no filter': [null, null, null, null, null],
+    feed: ['clinic_a', null, null, null, null],
+    'feed and reason': ['clinic_a', 'ambiguous', null, null, null],
+    'event name': [null, null, 'prescription.received', null, null],
+    age: [null, null, null, new Date(Date.now() - 7 * 86_400_000).toISOString(), null],
+    'search by event id': [null, null, null, null, 'ev-77'],
+    'search by subscription id': [null, null, null, null, 'sub-77'],
+    'search by external_id': [null, null, null, null, 'rx-77'],
   };
+  /** The plan of the statement a function builds from the filter (auto_explain: the plan it used). */
+  async function innerPlan(call: string, filter: (string | null)[], all: string[] = []): Promise<string> {
+    const plans = await nestedPlans(tdb.url as string, call, filter);
+    all.push(...plans);
+    const inner = plans.filter((p) => p.includes('"intake_sync"."quarantine" q'));
+    if (process.env.SHOW_PLANS) console.log(call, filter, inner.join('\n'));
+    expect(inner.length, call).toBeGreaterThan(0);
+    return inner.join('\n');
+  }
+  const PAGE = 'select * from intake_sync.quarantine_page($1, $2, $3, $4::timestamptz, $5, null, null, null, 51, false)';
+  const COUNT = 'select * from intake_sync.quarantine_count($1, $2, $3, $4::timestamptz, $5)';
+  const DISMISS = `select * from intake_sync.dismiss_matching($1, $2, $3, $4::timestamptz, $5, 1000000, 'operator_test', 100)`;
 
   for (const [name, filter] of Object.entries(filters)) {
     it(`the quarantine list (${name}) reads no table sequentially`, async () => {
-      const { where, params } = filterClause(filter, SCHEMA, now);
-      const query = `select q.feed, q.event_id, q.quarantine_key, q.subscription_id from ${SCHEMA}.quarantine_open q
-        where ${where} order by q.held_since, q.feed, q.quarantine_key limit 51`;
-      expect(await plan(query, params)).toEqual([]);
+      const all: string[] = [];
+      const plan = await innerPlan(PAGE, filter, all);
+      expect(all.join('\n')).not.toMatch(/Seq Scan on (quarantine|events|prescriptions)\b/);
+      if (filter[4] !== null) {
+        // a Search finds its findings by index (_quarantine_filter) and reads them by id: it never
+        // walks every open finding in order
+        expect(all.join('\n')).toContain('quarantine_open_event_idx');
+        expect(all.join('\n')).toContain('events_subscription_feed_idx');
+        expect(plan).toContain('quarantine_pkey');
+        expect(plan).not.toContain('quarantine_open_held_idx');
+      } else expect(plan).toContain('quarantine_open_held_idx');
     });
     it(`the dismiss-all batch (${name}) reads no table sequentially`, async () => {
-      const { where, params } = filterClause(filter, SCHEMA, now);
-      const query = `select q.feed, q.quarantine_key from ${SCHEMA}.quarantine_open q where ${where}
-        order by q.held_since, q.feed, q.quarantine_key limit 500`;
-      expect(await plan(query, params)).toEqual([]);
+      expect(await innerPlan(DISMISS, filter)).not.toMatch(/Seq Scan on (quarantine|events|prescriptions)\b/);
     });
   }
 
   // counting every open finding has to visit all of them; a narrowing filter must not
   for (const name of ['feed and reason', 'search by event id', 'search by subscription id', 'search by external_id']) {
     it(`the dismiss-all count (${name}) reads no table sequentially`, async () => {
-      const { where, params } = filterClause(filters[name] as QuarantineFilter, SCHEMA, now);
-      expect(await plan(`select count(*) as n from ${SCHEMA}.quarantine_open q where ${where}`, params)).toEqual([]);
+      expect(await innerPlan(COUNT, filters[name] as (string | null)[])).not.toMatch(/Seq Scan on (quarantine|events|prescriptions)\b/);
     });
   }
 
-  it('the prescription page findings query reads no table sequentially', async () => {
-    const query = `select feed, quarantine_key from ${SCHEMA}.quarantine_open where feed = $1 and subscription_id = $2 order by held_since limit 200`;
-    expect(await plan(query, ['clinic_a', 'sub-77'])).toEqual([]);
+  it("the prescription page's subscriptions (prescription_subscriptions) read no table sequentially", async () => {
+    const plans = await nestedPlans(tdb.url as string, 'select * from intake_sync.prescription_subscriptions($1, $2)', [
+      'clinic_a',
+      'rx-77',
+    ]);
+    expect(plans.join('\n')).not.toMatch(/Seq Scan on (quarantine|events|prescriptions|subscription_links)\b/);
+    expect(plans.join('\n')).toContain('prescriptions_feed_external_id_key');
   });
 
   it('the prescriptions search (external_id prefix) narrows by index through the barrier view', async () => {

@@ -150,7 +150,7 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     await b.context.close();
   });
 
-  test('quarantine: own findings only, grouped by subscription, no patient data; the other feed is 404 by every path', async () => {
+  test('quarantine: own findings only, one table with a subscription column, no patient data; the other feed is 404 by every path', async () => {
     const { context, page } = await signIn(world.roles.a);
     const response = await page.goto(`${world.console.url}/quarantine`);
     expect(response?.headers()['cache-control']).toBe('no-store');
@@ -158,12 +158,12 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     for (const phi of [PATIENT.first, PATIENT.last, PATIENT.dob, PATIENT_B.first, PATIENT_B.last]) expect(html).not.toContain(phi);
     expect(html).toContain('evt-a1');
     expect(html).not.toContain('evt-b1');
-    expect(await page.getByRole('heading', { name: 'Subscription sub-a1' }).count()).toBe(1);
+    expect(await page.getByRole('cell', { name: 'sub-a1' }).count()).toBe(2);
     await expectAccessible(page);
     await page.screenshot({ path: `${SHOTS}quarantine.png`, fullPage: true });
 
-    // a group links to every finding of its subscription, whatever page they fell on
-    await page.getByRole('link', { name: 'every open finding of subscription sub-a2' }).click();
+    // a subscription links to every open finding of it (its group), whatever page they fell on
+    await page.getByRole('link', { name: 'sub-a2', exact: true }).click();
     await page.waitForURL(/[?&]q=sub-a2/);
     expect(await page.locator('main table').innerText()).toContain('evt-a3');
     await page.goto(`${world.console.url}/quarantine`);
@@ -243,7 +243,7 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     expect((await auditRows('quarantine.resolve', world.roles.a)).map((r) => r.subject)).toEqual(['evt-a1']);
 
     await page.goto(`${world.console.url}/quarantine/${FEED_A}/evt-a4`);
-    await page.getByLabel('Reason').selectOption('operator_test');
+    await page.getByLabel('Dismissal reason').selectOption('operator_test');
     await page.getByRole('button', { name: 'Dismiss' }).click();
     await page.waitForURL(/\/quarantine\?feed=clinic_a$/);
     expect((await auditRows('quarantine.dismiss', world.roles.a)).map((r) => r.subject)).toEqual(['evt-a4']);
@@ -281,10 +281,10 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     expect(await page.locator('main').innerText()).toContain(`${count} open findings match`);
     await expectAccessible(page);
     await page.screenshot({ path: `${SHOTS}dismiss-all.png`, fullPage: true });
-    await page.getByLabel('Reason').selectOption('not_ours');
-    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByLabel('Dismissal reason').selectOption('not_ours');
+    await page.getByRole('button', { name: `Dismiss these ${count} findings` }).click();
     await page.waitForURL(/\/quarantine\?/);
-    expect(await page.getByRole('status').innerText()).toContain(`Dismissed ${count} findings`);
+    expect(await page.getByRole('status').innerText()).toContain(`Dismissed ${count} of the ${count} findings counted`);
     expect((await auditRows('quarantine.dismiss', world.roles.a)).length).toBe(before + count);
     const [left] = await world.owner`select count(*)::int as n from intake_sync.quarantine where feed = ${FEED_A} and resolved_at is null`;
     expect(left?.n).toBe(0);

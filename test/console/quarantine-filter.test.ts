@@ -1,28 +1,68 @@
 import { describe, expect, test } from 'vitest';
-import { decodeCursor, encodeCursor, filterClause, filterParams, parseQuarantineFilter } from '../../src/console/quarantine-filter.js';
+import {
+  decodeCursor,
+  describeFilter,
+  encodeCursor,
+  filterArguments,
+  filterParams,
+  heldBefore,
+  parseQuarantineFilter,
+} from '../../src/console/quarantine-filter.js';
+
+// the finding reasons as quarantine_reasons() returns them (the console reads them from SQL)
+const REASONS = ['unmatched', 'ambiguous', 'malformed', 'unsupported_version'];
 
 describe('parseQuarantineFilter', () => {
   test('reads every field and round-trips through filterParams', () => {
     const query = { feed: 'clinic_a', reason: 'unmatched', event_name: 'accepted', age: '7d', q: 'sub-1' };
-    const { filter, problems } = parseQuarantineFilter(query);
+    const { filter, problems } = parseQuarantineFilter(query, REASONS);
     expect(problems).toEqual([]);
     expect(filter).toEqual({ feed: 'clinic_a', reason: 'unmatched', eventName: 'accepted', age: '7d', search: 'sub-1' });
     expect(filterParams(filter)).toEqual(query);
   });
 
+  test.each(REASONS)('accepts every reason the SQL lists: %s (the Feeds page links to each)', (reason) => {
+    expect(parseQuarantineFilter({ reason }, REASONS)).toEqual({ filter: { reason }, problems: [] });
+  });
+
   test.each([
     [{ feed: 'Clinic A' }, 'Feed: not a feed name'],
-    [{ reason: 'nope' }, 'Reason: not a finding reason'],
+    [{ reason: 'nope' }, 'Finding reason: one of unmatched, ambiguous, malformed, unsupported_version'],
     [{ event_name: 'a b' }, 'Event name: 1-64 of a-z 0-9 _ . -'],
     [{ age: '2y' }, 'Age: not one of the choices'],
     [{ q: 'x'.repeat(513) }, 'Search: an identifier of 1-512 visible characters'],
     [{ q: 'two words' }, 'Search: an identifier of 1-512 visible characters'],
   ])('refuses %j naming the field', (query, problem) => {
-    expect(parseQuarantineFilter(query).problems).toEqual([problem]);
+    expect(parseQuarantineFilter(query, REASONS).problems).toEqual([problem]);
   });
 
   test('empty values are no filter', () => {
-    expect(parseQuarantineFilter({ feed: '', q: '  ' })).toEqual({ filter: {}, problems: [] });
+    expect(parseQuarantineFilter({ feed: '', q: '  ' }, REASONS)).toEqual({ filter: {}, problems: [] });
+  });
+});
+
+describe('the filter as the SQL functions take it, and in words', () => {
+  test('filterArguments: feed, reason, event name, held_before, search, in that order; absent ones null', () => {
+    expect(filterArguments({ feed: 'a', reason: 'unmatched', eventName: 'x', search: 's' }, '2024-12-19T00:00:00.000Z')).toEqual([
+      'a',
+      'unmatched',
+      'x',
+      '2024-12-19T00:00:00.000Z',
+      's',
+    ]);
+    expect(filterArguments({}, null)).toEqual([null, null, null, null, null]);
+  });
+
+  test('heldBefore: now minus the age, or null', () => {
+    expect(heldBefore({ age: '1d' }, Date.parse('2024-12-20T00:00:00Z'))).toBe('2024-12-19T00:00:00.000Z');
+    expect(heldBefore({}, 0)).toBeNull();
+  });
+
+  test('describeFilter', () => {
+    expect(describeFilter({})).toBe('every open finding your role can see');
+    expect(describeFilter({ feed: 'a', reason: 'unsupported_version', age: '7d' })).toBe(
+      'feed a, finding reason unsupported_version, held at least 7d',
+    );
   });
 });
 
@@ -39,24 +79,5 @@ describe('cursor', () => {
       expect(decodeCursor(bad)).toBeUndefined();
     }
     expect(decodeCursor(Buffer.from(JSON.stringify(['2024-12-10T10:00:00Z', 'Bad Feed', 'k'])).toString('base64url'))).toBeUndefined();
-  });
-});
-
-describe('filterClause', () => {
-  test('binds every value as a parameter, never in the SQL text', () => {
-    const now = new Date('2024-12-20T00:00:00Z');
-    const { where, params } = filterClause(
-      { feed: "a'; drop table x; --", reason: 'unmatched', eventName: 'accepted', age: '1d', search: "x' or 1=1" },
-      '"intake_sync"',
-      now,
-    );
-    expect(where).not.toContain('drop');
-    expect(where).not.toContain('1=1');
-    expect(params).toEqual(["a'; drop table x; --", 'unmatched', 'accepted', '2024-12-19T00:00:00.000Z', "x' or 1=1"]);
-    expect(where).toContain('"intake_sync".prescription_status');
-  });
-
-  test('no filter is true', () => {
-    expect(filterClause({}, '"s"', new Date())).toEqual({ where: 'true', params: [] });
   });
 });

@@ -3,7 +3,10 @@
 -- the caller's feed access (_feed_visible).
 -- One row per registered feed the caller may see: the position's counters, when it last moved, the
 -- newest applied event, open findings by reason, the outbox's pending and failed rows, and the lease
--- of the worker leading it, and why the feed stopped when its worker stopped it (feed_stops, 0026).
+-- of the worker leading it (alive or not, by the database's clock), and why the feed stopped when its
+-- worker stopped it (feed_stops, 0026). `origin` is whose feed it is (operator or simulator, claimed by
+-- a worker's start; null after migrate or a checkpoint reset until the next start), not whether it
+-- was polled: pages_applied and position_moved_at say that.
 -- The feed filter reads _visible_feeds() once per query (an initplan), not _feed_visible() once per
 -- row: a function call per row cost ~80 us, seconds over 100k rows (bench:console, issue 29 §8).
 CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
@@ -24,7 +27,16 @@ CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
     s."stopped_at", s."reason" AS "stop_reason", s."command" AS "stop_command",
     -- `feeds pause` (feed_pauses, 0029): while paused no replica polls it; and whether a FEEDS_FILE
     -- reload removed it (feed_retirements, 0029). Appended last: CREATE OR REPLACE VIEW adds columns only at the end
-    p."paused_at", p."reason" AS "pause_reason", p."paused_by", r."retired_at"
+    p."paused_at", p."reason" AS "pause_reason", p."paused_by", r."retired_at",
+    -- (appended after 0029's columns) whether a worker leads the feed, by the daemon's own rule (lease-sql.ts): the lease has not
+    -- expired AND the backend that holds it still exists, both judged by the database's clock. The
+    -- console compared the lease with its own clock, so a console host a few seconds ahead of the
+    -- database (the TTL is 15 s) said "no worker leads it" while the daemon ran (issue 34 §6)
+    (l."expires_at" > pg_catalog.now() AND EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity a WHERE a."pid" = l."holder_pid")) AS "leader_alive",
+    pg_catalog.date_part('epoch', pg_catalog.now() - l."heartbeat_at")::double precision AS "leader_heartbeat_age_s",
+    pg_catalog.date_part('epoch', pg_catalog.now() - l."expires_at")::double precision AS "leader_lapsed_s",
+    -- the API version the feed reads now, when a version migration recorded its sources (feed_sources)
+    (SELECT f."api_version" FROM "intake_sync"."feed_sources" f WHERE f."feed" = c."feed" AND f."state" = 'current' LIMIT 1) AS "source_api_version"
   FROM "intake_sync"."feed_checkpoints" c
   LEFT JOIN "intake_sync"."feed_leases" l ON l."feed" = c."feed"
   LEFT JOIN "intake_sync"."feed_stops" s ON s."feed" = c."feed"

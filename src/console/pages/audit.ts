@@ -3,10 +3,12 @@ import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
 import { formatTime } from '../format.js';
 import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
+import { auditSentence } from './audit-sentence.js';
+import { FEED_NAME_PATTERN } from '../../db/feed-name.js';
 
 const PAGE = 100;
 const ACTION = /^[a-z][a-z_.]{0,63}$/;
-const FEED = /^[a-z0-9_-]{1,64}$/;
+const FEED = FEED_NAME_PATTERN;
 const ACTOR = /^[\x21-\x7e]{1,256}$/;
 
 /** The audit filter from the query string; bad values are named. Pure. */
@@ -92,8 +94,12 @@ export async function auditPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   ${
     page.length === 0
       ? html`<p>No audit row matches.</p>`
-      : html`<table><thead><tr><th scope="col">When</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Feed</th><th scope="col">Subject</th><th scope="col">Detail</th></tr></thead><tbody>
-    ${page.map((r) => html`<tr><td>${formatTime(r.at)}</td><td>${r.actor}${r.on_behalf_of ? ` (${r.on_behalf_of})` : ''}</td><td>${r.action}</td><td>${r.feed ?? '—'}</td><td>${r.subject ?? '—'}</td><td><code>${JSON.stringify(r.detail)}</code></td></tr>`)}</tbody></table>`
+      : html`<div class="table-scroll" role="region" aria-label="Audit entries" tabindex="0"><table class="audit"><thead><tr><th scope="col">When</th><th scope="col">What happened</th></tr></thead><tbody>
+    ${page.map((r) => {
+      const { sentence, details } = auditSentence(r);
+      return html`<tr><td class="when">${formatTime(r.at)}</td><td>${sentence} <small class="muted">${r.action}</small>
+        ${details.length === 0 ? '' : html`<ul class="details">${details.map(([label, value]) => html`<li><span>${label}:</span> ${value}</li>`)}</ul>`}</td></tr>`;
+    })}</tbody></table></div>`
   }
   ${rows.length > PAGE && last ? html`<p><a href="/audit${queryString({ ...keep, before: last.id })}" rel="next">Older</a></p>` : ''}`;
   return c.html(layout({ title: 'Audit', session, current: '/audit', body }).text);

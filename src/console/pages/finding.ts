@@ -10,9 +10,24 @@ import { notFoundPage, problemPage } from './not-found.js';
 import { findingHref, prescriptionHref } from '../links.js';
 import type { FindingRow } from './quarantine.js';
 import { takeFlash } from './feeds.js';
+import { FEED_NAME_PATTERN } from '../../db/feed-name.js';
 
 const IDENTIFIER = /^[\x21-\x7e]{1,512}$/;
-const FEED = /^[a-z0-9_-]{1,64}$/;
+const FEED = FEED_NAME_PATTERN;
+
+/** How many other open findings its subscription has (what "the whole subscription" would also close). */
+async function otherOpenFindings(c: Context<ConsoleEnv>, deps: ConsoleDeps, finding: FindingRow): Promise<number> {
+  if (finding.subscription_id === null) return 0;
+  // the quarantine filter's count with the subscription as Search (index lookups), not quarantine_open by
+  // subscription (a walk of the feed's open findings); a Search also matches an event id equal to it
+  const [row] = await c
+    .get('session')
+    .sql.unsafe<{ n: number }[]>(`select matching::int - 1 as n from ${schemaOf(deps)}.quarantine_count($1, null, null, null, $2)`, [
+      finding.feed,
+      finding.subscription_id,
+    ]);
+  return Math.max(0, row?.n ?? 0);
+}
 
 /** The finding a path names, read through quarantine_open: undefined when the role cannot see it. */
 async function visibleFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps): Promise<FindingRow | undefined> {
@@ -66,6 +81,7 @@ async function renderFinding(
         )
       : undefined;
   const csrf = html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}">`;
+  const siblings = await otherOpenFindings(c, deps, finding);
   const body = html`${options.message ? html`<p class="error" role="alert">${options.message}</p>` : ''}
   <dl><dt>Feed</dt><dd>${finding.feed}</dd><dt>Event id</dt><dd>${finding.event_id ?? '(none: malformed)'}</dd>
   <dt>Reason</dt><dd>${finding.reason}</dd><dt>Detail</dt><dd>${finding.detail}</dd><dt>Event name</dt><dd>${finding.event_name ?? '—'}</dd>
@@ -83,8 +99,16 @@ async function renderFinding(
       ${matches ? (matches.length === 0 ? html`<p>No local prescription of ${finding.feed} matches.</p>` : html`<ul>${matches.map((m) => html`<li><a href="${prescriptionHref(finding.feed, m.external_id)}">${m.external_id}</a> (${m.status ?? 'no status yet'})</li>`)}</ul>`) : ''}
     </form>
     <form method="post" action="${href}/dismiss"><h2>Dismiss</h2>${csrf}
-      <label for="reason">Reason<select id="reason" name="reason">${DISMISS_REASONS.map((r) => html`<option value="${r}">${r}</option>`)}</select></label>
-      <p><button type="submit" class="danger">Dismiss</button></p></form>
+      <fieldset><legend>What it closes</legend>
+      <label class="choice"><input type="radio" name="scope" value="this_finding" checked> ${DISMISS_SCOPES.this_finding}: ${finding.event_id ?? finding.quarantine_key}</label>
+      ${
+        finding.subscription_id === null
+          ? ''
+          : html`<label class="choice"><input type="radio" name="scope" value="whole_subscription"> ${DISMISS_SCOPES.whole_subscription}: ${siblings === 0 ? html`this finding alone, as subscription ${finding.subscription_id} has no other open finding` : html`this finding and the ${siblings} other open finding${siblings === 1 ? '' : 's'} of subscription ${finding.subscription_id}`}</label>`
+      }</fieldset>
+      <label for="reason">Dismissal reason<select id="reason" name="reason">${DISMISS_REASONS.map((r) => html`<option value="${r}">${r}</option>`)}</select></label>
+      <p><button type="submit" class="danger">Dismiss</button></p>
+      <p><small>The CLI's <code>intake-sync quarantine dismiss</code> closes ${DISMISS_SCOPES.whole_subscription} unless given <code>--only-this-event</code> (${DISMISS_SCOPES.this_finding}).</small></p></form>
   </div>
   <p><a href="/quarantine${queryString({ feed: finding.feed })}">Back to the quarantine</a></p>`;
   const title = `Finding ${finding.event_id ?? finding.quarantine_key}`;
@@ -148,20 +172,42 @@ export async function resolveFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
   }
 }
 
-/** POST /quarantine/:feed/:key/dismiss: dismiss_quarantined() as the user, this finding only (the page shows one; the list groups by subscription). */
+/**
+ * The two scopes of a single Dismiss, named the same in the console and the CLI (`quarantine dismiss`
+ * closes the whole subscription unless --only-this-event). The console offers this finding only first.
+ */
+export const DISMISS_SCOPES = { this_finding: 'this finding only', whole_subscription: 'the whole subscription' } as const;
+
+/** What a Dismiss says it did. Pure. */
+export function dismissedMessage(finding: string, reason: string, closed: number): string {
+  const others = closed - 1;
+  if (others <= 0) return `Dismissed ${finding} (${reason}): this finding only.`;
+  return `Dismissed ${finding} and ${others} other open finding${others === 1 ? '' : 's'} of its subscription (${reason}): the whole subscription, ${closed} in all.`;
+}
+
+/** POST /quarantine/:feed/:key/dismiss: dismiss_quarantined() as the user, with the scope the form chose. */
 export async function dismissFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const finding = await visibleFinding(c, deps);
   if (!finding) return c.html(notFoundPage(c.get('session')), 404);
   const form = await c.req.parseBody();
   const reason = typeof form.reason === 'string' ? form.reason : '';
+  const scope = typeof form.scope === 'string' ? form.scope : 'this_finding';
   if (!(DISMISS_REASONS as readonly string[]).includes(reason)) {
-    return renderFinding(c, deps, finding, { message: 'Reason: choose one of the codes.', status: 400 });
+    return renderFinding(c, deps, finding, { message: 'Dismissal reason: choose one of the codes.', status: 400 });
   }
+  if (!Object.hasOwn(DISMISS_SCOPES, scope))
+    return renderFinding(c, deps, finding, { message: 'What it closes: choose one.', status: 400 });
+  const onlyThis = scope === 'this_finding';
   try {
-    await c
+    const [row] = await c
       .get('session')
-      .sql.unsafe(`select ${schemaOf(deps)}.dismiss_quarantined($1, $2, $3, true)`, [finding.feed, finding.quarantine_key, reason]);
-    c.get('session').flash = `Dismissed ${finding.event_id ?? finding.quarantine_key} (${reason}).`;
+      .sql.unsafe<{ closed: number }[]>(`select ${schemaOf(deps)}.dismiss_quarantined($1, $2, $3, $4) as closed`, [
+        finding.feed,
+        finding.quarantine_key,
+        reason,
+        onlyThis,
+      ]);
+    c.get('session').flash = dismissedMessage(finding.event_id ?? finding.quarantine_key, reason, row?.closed ?? 1);
     return c.redirect(`/quarantine${queryString({ feed: finding.feed })}`, 303);
   } catch (error) {
     return actionFailed(c, deps, finding, error);

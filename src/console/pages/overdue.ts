@@ -4,10 +4,11 @@ import { formatAge, formatTime } from '../format.js';
 import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
 import { prescriptionHref } from '../links.js';
+import { FEED_NAME_PATTERN } from '../../db/feed-name.js';
 
 /** The stages overdue_prescriptions reports (docs/sql-api/overdue.md), in lifecycle order. */
 export const OVERDUE_STAGE_ORDER = ['sent', 'accepted', 'ordered', 'dispensed', 'cancel_requested'] as const;
-const FEED = /^[a-z0-9_-]{1,64}$/;
+const FEED = FEED_NAME_PATTERN;
 const LIMIT = 200;
 
 /** Pure: the filter from the query string; anything but a known feed name or stage is left out. */
@@ -56,9 +57,9 @@ export async function overduePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   ${
     rows.length === 0
       ? html`<p>None overdue.</p>`
-      : html`<table><thead><tr><th scope="col">External id</th><th scope="col">Feed</th><th scope="col">Stage</th><th scope="col">Since</th><th scope="col">Overdue by</th></tr></thead><tbody>
+      : html`<div class="table-scroll" role="region" aria-label="Overdue prescriptions" tabindex="0"><table><thead><tr><th scope="col">External id</th><th scope="col">Feed</th><th scope="col">Stage</th><th scope="col">Since</th><th scope="col">Overdue by</th></tr></thead><tbody>
     ${rows.map((r) => html`<tr><td><a href="${prescriptionHref(r.feed, r.external_id)}">${r.external_id}</a></td><td>${r.feed}</td><td>${r.stage}</td><td>${formatTime(r.since)}</td><td>${formatAge(r.overdue_seconds * 1000)}</td></tr>`)}
-    </tbody></table>`
+    </tbody></table></div>`
   }`;
   return c.html(layout({ title, session, current: '/', body }).text);
 }

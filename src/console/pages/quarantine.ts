@@ -1,21 +1,34 @@
 import type { Context } from 'hono';
+import type postgres from 'postgres';
 import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
 import { formatTime } from '../format.js';
 import { html, queryString, type SafeHtml } from '../html.js';
-import { findingHref } from '../links.js';
 import { layout } from '../layout.js';
+import { findingHref } from '../links.js';
 import {
   AGES,
   decodeCursor,
+  describeFilter,
   encodeCursor,
+  filterArguments,
   filterParams,
+  findingReasons,
+  heldBefore,
   parseQuarantineFilter,
+  type QuarantineCursor,
   type QuarantineFilter,
-  REASONS,
 } from '../quarantine-filter.js';
 import { takeFlash } from './feeds.js';
 
 export const PAGE_SIZE = 50;
+/** The list's total counts this far and then says "more than" (Dismiss all matching counts them all). */
+export const TOTAL_AT_MOST = 1000;
+
+/** The total in words: exact up to TOTAL_AT_MOST. Pure. */
+export function totalText(total: number): string {
+  if (total > TOTAL_AT_MOST) return `More than ${TOTAL_AT_MOST} open findings match`;
+  return total === 1 ? '1 open finding matches' : `${total} open findings match`;
+}
 
 export interface FindingRow {
   feed: string;
@@ -31,89 +44,114 @@ export interface FindingRow {
 }
 
 /** The filter form (GET: filters and search are identifiers, never patient data). */
-export function filterForm(filter: QuarantineFilter, feeds: readonly string[]): SafeHtml {
+export function filterForm(filter: QuarantineFilter, feeds: readonly string[], reasons: readonly string[]): SafeHtml {
   const option = (value: string, label: string, selected: string | undefined) =>
     html`<option value="${value}"${selected === value ? html` selected` : ''}>${label}</option>`;
   return html`<form method="get" action="/quarantine" class="filters" role="search">
     <label for="f-feed">Feed<select id="f-feed" name="feed">${option('', 'all', filter.feed)}${feeds.map((f) => option(f, f, filter.feed))}</select></label>
-    <label for="f-reason">Finding reason<select id="f-reason" name="reason">${option('', 'all', filter.reason)}${REASONS.map((r) => option(r, r, filter.reason))}</select></label>
+    <label for="f-reason">Finding reason<select id="f-reason" name="reason">${option('', 'all', filter.reason)}${reasons.map((r) => option(r, r, filter.reason))}</select></label>
     <label for="f-event">Event name<input id="f-event" name="event_name" value="${filter.eventName ?? ''}" maxlength="64"></label>
     <label for="f-age">Held at least<select id="f-age" name="age">${option('', 'any time', filter.age)}${Object.keys(AGES).map((a) => option(a, a, filter.age))}</select></label>
-    <label for="f-q">Search<input id="f-q" name="q" value="${filter.search ?? ''}" maxlength="512" size="36" placeholder="event id, subscription id or external_id"></label>
+    <label for="f-q">Search<input id="f-q" name="q" value="${filter.search ?? ''}" maxlength="512" size="34" placeholder="event, subscription or external id"></label>
     <button type="submit">Apply</button>
   </form>`;
 }
 
-/**
- * Under a group's heading: how many of its findings this page shows and, for a subscription, the
- * link to all of them (the filter with the subscription as Search: one group, whatever page its
- * findings fell on, and Dismiss all matching then acts on that group alone).
- */
-export function groupNote(filter: QuarantineFilter, findings: readonly FindingRow[], morePages: boolean): SafeHtml {
-  const subscription = findings[0]?.subscription_id ?? null;
-  const shown = `${findings.length} on this page`;
-  if (subscription === null || filter.search === subscription) return html`<p class="group-note">${shown}.</p>`;
-  const all = `/quarantine${queryString({ ...filterParams(filter), q: subscription, after: undefined })}`;
-  return html`<p class="group-note">${shown}; <a href="${all}">every open finding of subscription ${subscription}</a>${morePages ? ' (it may continue on later pages)' : ''}.</p>`;
+/** The link to every open finding of a subscription: the filter with it as Search, from the first page. Pure. */
+export function groupHref(filter: QuarantineFilter, subscription: string): string {
+  return `/quarantine${queryString({ ...filterParams(filter), q: subscription })}`;
 }
 
-/** GET /quarantine: open findings of the visible feeds, filtered, grouped by subscription, keyset-paged. */
+/** The subscription cell: a link to its group, or why there is none. Pure. */
+export function subscriptionCell(filter: QuarantineFilter, subscription: string | null): SafeHtml {
+  if (subscription === null) return html`<span class="muted">none (malformed)</span>`;
+  if (filter.search === subscription) return html`${subscription}`;
+  return html`<a href="${groupHref(filter, subscription)}" title="every open finding of subscription ${subscription}">${subscription}</a>`;
+}
+
+/**
+ * Which page links a page has. Forward (first page or `after`): Next when a row beyond the page was
+ * read. Backward (`before`): the rows came nearest first, one beyond the page means an earlier page.
+ * Pure.
+ */
+export function pageLinks(direction: 'first' | 'after' | 'before', rowsRead: number): { previous: boolean; next: boolean } {
+  const more = rowsRead > PAGE_SIZE;
+  if (direction === 'before') return { previous: more, next: true };
+  return { previous: direction === 'after', next: more };
+}
+
+async function readPage(
+  sql: postgres.Sql,
+  schema: string,
+  args: (string | null)[],
+  cursor: QuarantineCursor | undefined,
+  backward: boolean,
+): Promise<FindingRow[]> {
+  // quarantine_page filters (_quarantine_filter, the filter count and Dismiss all matching use too),
+  // orders and pages inside; every value is a bound parameter. The position's time goes as text: a
+  // timestamptz parameter is sent through a JS Date by postgres.js, which cuts the microseconds
+  return sql.unsafe<FindingRow[]>(
+    `select q.feed, q.event_id, q.reason, q.event_name, q.held_since,
+       to_char(q.held_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as held_since_key,
+       q.detail, q.seen_count, q.quarantine_key, q.subscription_id
+     from ${schema}.quarantine_page($1, $2, $3, $4::timestamptz, $5, $6::text::timestamptz, $7, $8, $9, $10) q`,
+    [...args, cursor?.heldSince ?? null, cursor?.feed ?? null, cursor?.key ?? null, PAGE_SIZE + 1, backward] as never[],
+  );
+}
+
+/** GET /quarantine: open findings of the visible feeds, filtered, one table, keyset-paged both ways, with the total. */
 export async function quarantinePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const session = c.get('session');
   const schema = schemaOf(deps);
-  const { filter, problems } = parseQuarantineFilter(c.req.query());
-  const cursor = decodeCursor(c.req.query('after'));
-  // quarantine_page filters, orders and pages inside (a query on the barrier view would read every
-  // visible open finding before its LIMIT); every value is a bound parameter. The position's time goes
-  // as text: a parameter typed timestamptz is sent through a JS Date by postgres.js, which cuts the
-  // microseconds, and the next page then began again inside the last page's millisecond
-  const heldBefore = filter.age ? new Date(deps.now() - AGES[filter.age]).toISOString() : null;
-  const rows =
+  const reasons = await findingReasons(session.sql, schema);
+  const { filter, problems } = parseQuarantineFilter(c.req.query(), reasons);
+  const before = decodeCursor(c.req.query('before'));
+  const after = before ? undefined : decodeCursor(c.req.query('after'));
+  const direction = before ? 'before' : after ? 'after' : 'first';
+  const args = filterArguments(filter, heldBefore(filter, deps.now()));
+  const rows = problems.length > 0 ? [] : await readPage(session.sql, schema, args, before ?? after, direction === 'before');
+  const [counted] =
     problems.length > 0
-      ? []
-      : await session.sql.unsafe<FindingRow[]>(
-          `select q.feed, q.event_id, q.reason, q.event_name, q.held_since,
-             to_char(q.held_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as held_since_key,
-             q.detail, q.seen_count, q.quarantine_key, q.subscription_id
-           from ${schema}.quarantine_page($1, $2, $3, $4::timestamptz, $5, $6::text::timestamptz, $7, $8, $9) q`,
-          [
-            filter.feed ?? null,
-            filter.reason ?? null,
-            filter.eventName ?? null,
-            heldBefore,
-            filter.search ?? null,
-            cursor?.heldSince ?? null,
-            cursor?.feed ?? null,
-            cursor?.key ?? null,
-            PAGE_SIZE + 1,
-          ] as never[],
+      ? [{ matching: '0' }]
+      : await session.sql.unsafe<{ matching: string }[]>(
+          `select matching from ${schema}.quarantine_count($1, $2, $3, $4::timestamptz, $5, $6)`,
+          [...args, TOTAL_AT_MOST + 1] as never[],
         );
+  const total = Number(counted?.matching ?? 0);
   const feeds = (await session.sql.unsafe<{ feed: string }[]>(`select feed from ${schema}.feed_overview order by feed`)).map((r) => r.feed);
-  const page = rows.slice(0, PAGE_SIZE);
+  const page = direction === 'before' ? rows.slice(0, PAGE_SIZE).reverse() : rows.slice(0, PAGE_SIZE);
+  const links = pageLinks(direction, rows.length);
+  const first = page[0];
   const last = page.at(-1);
-  const next =
-    rows.length > PAGE_SIZE && last
-      ? `/quarantine${queryString({ ...filterParams(filter), after: encodeCursor({ heldSince: last.held_since_key, feed: last.feed, key: last.quarantine_key }) })}`
-      : undefined;
-  const groups = new Map<string, FindingRow[]>();
-  for (const row of page) {
-    const key = row.subscription_id ?? '(no subscription: malformed)';
-    groups.set(key, [...(groups.get(key) ?? []), row]);
-  }
-  const body = html`${filterForm(filter, feeds)}
+  const position = (row: FindingRow) => encodeCursor({ heldSince: row.held_since_key, feed: row.feed, key: row.quarantine_key });
+  const kept = filterParams(filter);
+  const previousHref = links.previous && first ? `/quarantine${queryString({ ...kept, before: position(first) })}` : undefined;
+  const nextHref = links.next && last ? `/quarantine${queryString({ ...kept, after: position(last) })}` : undefined;
+  const firstHref = direction === 'first' ? undefined : `/quarantine${queryString(kept)}`;
+  const pager =
+    previousHref || nextHref || firstHref
+      ? html`<nav class="pager" aria-label="Pages of open findings">
+      ${firstHref ? html`<a href="${firstHref}">First page</a>` : ''}
+      ${previousHref ? html`<a href="${previousHref}" rel="prev">Previous page</a>` : ''}
+      ${nextHref ? html`<a href="${nextHref}" rel="next">Next page</a>` : ''}</nav>`
+      : '';
+  const body = html`${filterForm(filter, feeds, reasons)}
   ${problems.length > 0 ? html`<p class="error" role="alert">${problems.join('; ')}</p>` : ''}
-  <p>${page.length === 0 ? 'No open finding matches.' : `Showing ${page.length} open findings${cursor ? ' (a later page)' : ''}, oldest first, grouped by subscription.`}
-  ${page.length > 0 ? html` <a href="/quarantine/dismiss-all${queryString(filterParams(filter))}">Dismiss all matching…</a>` : ''}</p>
-  ${[...groups.entries()].map(
-    ([subscription, findings]) => html`<h2>Subscription ${subscription}</h2>
-    ${groupNote(filter, findings, next !== undefined)}
-    <table><thead><tr><th scope="col">Event</th><th scope="col">Feed</th><th scope="col">Reason</th><th scope="col">Event name</th>
-    <th scope="col">Held since</th><th scope="col">Seen</th><th scope="col">Detail</th></tr></thead><tbody>
-    ${findings.map(
-      (f) => html`<tr><td><a href="${findingHref(f.feed, f.quarantine_key)}">${f.event_id ?? f.quarantine_key}</a></td><td>${f.feed}</td>
-      <td>${f.reason}</td><td>${f.event_name ?? '—'}</td><td>${formatTime(f.held_since)}</td><td>${f.seen_count}</td><td>${f.detail}</td></tr>`,
-    )}</tbody></table>`,
-  )}
-  ${next ? html`<p><a href="${next}" rel="next">Next page</a></p>` : ''}`;
+  <p class="summary"><strong>${totalText(total)}</strong>: ${describeFilter(filter)}.
+  ${page.length === 0 ? '' : html` This page shows ${page.length}, oldest first.`}
+  ${total > 0 ? html` <a href="/quarantine/dismiss-all${queryString(kept)}">Dismiss all matching…</a>` : ''}</p>
+  ${
+    page.length === 0
+      ? html`<p>No open finding matches.</p>`
+      : html`<div class="table-scroll" role="region" aria-label="Open findings" tabindex="0"><table class="compact">
+    <thead><tr><th scope="col">Subscription</th><th scope="col">Event</th><th scope="col">Feed</th><th scope="col">Reason</th>
+    <th scope="col">Event name</th><th scope="col">Held since</th><th scope="col">Seen</th><th scope="col">Detail</th></tr></thead><tbody>
+    ${page.map(
+      (f) => html`<tr><td>${subscriptionCell(filter, f.subscription_id)}</td>
+      <td><a href="${findingHref(f.feed, f.quarantine_key)}">${f.event_id ?? f.quarantine_key}</a></td><td>${f.feed}</td>
+      <td>${f.reason}</td><td>${f.event_name ?? '—'}</td><td>${formatTime(f.held_since)}</td><td>${f.seen_count}</td><td class="detail">${f.detail}</td></tr>`,
+    )}</tbody></table></div>`
+  }
+  ${pager}`;
   return c.html(layout({ title: 'Quarantine', session, current: '/quarantine', flash: takeFlash(session), body }).text);
 }

@@ -99,10 +99,12 @@ export function registerQuarantineCommands(program: Command): void {
     });
 
   withFeedOption(quarantine.command('dismiss'))
-    .description('close a finding that is not yours (any reason) and every open finding of its subscription; the events stay unapplied')
+    .description(
+      'close a finding that is not yours (any reason): the whole subscription (this finding and every other open finding of its subscription) unless --only-this-event; the events stay unapplied',
+    )
     .argument('<event-id>', 'the event id (or quarantine_key of a malformed event without one)')
     .requiredOption('--reason <code>', 'why, as a short code stored in the audit trail: not_ours, operator_test, ...')
-    .option('--only-this-event', "close this finding only, leaving the subscription's other open findings open")
+    .option('--only-this-event', "this finding only: the subscription's other open findings stay open")
     .option('--json', 'print the result as one JSON line')
     .action(async (eventId: string, options: { feed?: string; reason: string; onlyThisEvent?: boolean; json?: boolean }) => {
       const config = loadConfig();
@@ -112,7 +114,7 @@ export function registerQuarantineCommands(program: Command): void {
         withStore(config, ({ db }) => dismissQuarantined(db, feed, eventId, options.reason, { actor: osActor() }, only)),
       );
       if (options.json) printJson({ event_id: eventId, dismissed: closed, reason: options.reason });
-      else process.stdout.write(`${terminalSafe(dismissedLine(eventId, options.reason, closed))}\n`);
+      else process.stdout.write(`${terminalSafe(dismissedLine(eventId, options.reason, closed, only))}\n`);
     });
 }
 
