@@ -92,7 +92,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // a pool that lost a connection is replaced (replaceable-client.ts); drizzle() configures each
     // client's value serializers, the replacements' too, so every client sends the same parameters
     const pool = replaceableClient(() => {
-      const poolClient = createPostgresClient(url, { ...clientOptions, max: options.max ?? 4 }, tls);
+      const poolClient = createPostgresClient(url, { ...clientOptions, max: options.max ?? DAEMON_POOL_CONNECTIONS }, tls);
       drizzlePostgres(poolClient);
       return poolClient;
     });
@@ -135,6 +135,9 @@ export function applicationName(url?: string): string {
   const given = url && URL.canParse(url) ? new URL(url).searchParams.get('application_name') : null;
   return given || `intake-sync[${process.pid}]`;
 }
+
+/** The daemon's pool size (its page connection and lease session come on top: `doctor` adds them up). */
+export const DAEMON_POOL_CONNECTIONS = 4;
 
 /** Runs a raw statement and returns its rows, whichever driver is underneath. */
 export async function queryRows<T extends Record<string, unknown>>(db: Pick<Db, 'execute'>, query: SQL): Promise<T[]> {

@@ -47,10 +47,23 @@ describe.skipIf(!hasPostgres)('intake-sync doctor', () => {
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
     const lines = text.stdout.trim().split('\n');
-    expect(lines.map((l) => l.split(/\s{2,}/)[1])).toEqual(['configuration', 'database', 'schema', 'grants', 'lease', 'operator default']);
+    expect(lines.map((l) => l.split(/\s{2,}/)[1])).toEqual([
+      'configuration',
+      'database',
+      'schema',
+      'grants',
+      'lease',
+      'connections',
+      'feed records',
+      'operator default',
+    ]);
     expect(lines.every((l) => l.startsWith('ok'))).toBe(true);
     expect(text.stdout).toMatch(/database\s+127\.0\.0\.1:5432 database t_doctor_\w+, no TLS, direct/);
     expect(text.stdout).toMatch(/credentials accepted \(GET \/events answered/);
+    // issue 33 §3: the worst case, the daemon's and the console's connections against max_connections
+    expect(text.stdout).toMatch(
+      /connections\s+worst case 16 of max_connections \d+ \(\d+ reserved\): each daemon process 6 \(pool 4, page 1, lease 1\), the console 10 \(CONSOLE_MAX_CONNECTIONS\); room for \d+ daemon process\(es\) beside one console/,
+    );
     const json = await runCli(['doctor', '--json'], env);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, version: '0.2.0' });
@@ -89,6 +102,45 @@ describe.skipIf(!hasPostgres)('intake-sync doctor', () => {
     );
     expect(unprivileged.stdout).toContain('lacks');
     expect(unprivileged.stdout).toContain('USAGE on schema intake_sync');
+  }, 60_000);
+
+  it("a dropped role's feed records: doctor finds them (and removes nothing), migrate removes them, audited", async () => {
+    const gone = `doctor_gone_${randomBytes(3).toString('hex')}`;
+    const owner = tdb.database.db;
+    await queryRows(owner, sql.raw(`create role "${gone}"`));
+    await queryRows(
+      owner,
+      sql.raw(`insert into intake_sync.feed_access (role, role_name, feed) values ('"${gone}"'::regrole, '${gone}', 'default')`),
+    );
+    await queryRows(owner, sql.raw(`drop role "${gone}"`));
+    const found = await runCli(['doctor', '--json'], env);
+    const report = JSON.parse(found.stdout) as { checks: Array<{ check: string; ok: boolean; detail: string }> };
+    const records = report.checks.find((c) => c.check === 'feed records');
+    expect(records?.ok).toBe(false);
+    expect(records?.detail).toMatch(
+      new RegExp(`feed records of dropped roles: ${gone} \\(dropped, oid \\d+: default\\).*intake-sync migrate`),
+    );
+    const [kept] = await queryRows<{ n: number }>(
+      owner,
+      sql.raw(`select count(*)::int as n from intake_sync.feed_access where role_name = '${gone}'`),
+    );
+    expect(kept?.n).toBe(1);
+
+    const migrated = await runCli(['migrate'], env);
+    expect(migrated.code).toBe(0);
+    expect(migrated.stdout).toContain(`removed the feed records of dropped roles: ${gone} (dropped, oid`);
+    const [left] = await queryRows<{ n: number }>(
+      owner,
+      sql.raw(`select count(*)::int as n from intake_sync.feed_access where role_name = '${gone}'`),
+    );
+    expect(left?.n).toBe(0);
+    const audit = await queryRows<{ subject: string; detail: { feeds: string[] } }>(
+      owner,
+      sql.raw(`select subject, detail from intake_sync.audit_entries where action = 'role.forget'`),
+    );
+    expect(audit).toEqual([{ subject: gone, detail: expect.objectContaining({ feeds: ['default'] }) }]);
+    const again = await runCli(['doctor', '--json'], env);
+    expect((JSON.parse(again.stdout) as typeof report).checks.find((c) => c.check === 'feed records')?.ok).toBe(true);
   }, 60_000);
 
   it('an unreachable database names DATABASE_URL and the host; an unknown --feed is a usage error (exit 2)', async () => {

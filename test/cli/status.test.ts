@@ -29,9 +29,9 @@ describe('status helpers', () => {
     expect(lagFromPage(page, 1_000_000)).toMatchObject(expected);
   });
 
-  test('the lease application_name round-trips pid and host, and fits what Postgres keeps for a usual pod name', () => {
-    const name = leaseApplicationName(123456, 'intake-sync-7d9f8b6c5d-x2x4z', ['default']);
-    expect(name.startsWith('intake-sync[123456] lease ')).toBe(true);
+  test('the lease application_name round-trips pid and host, names no feed, and fits what Postgres keeps for a usual pod name', () => {
+    const name = leaseApplicationName(123456, 'intake-sync-7d9f8b6c5d-x2x4z');
+    expect(name).toBe('intake-sync[123456] lease @intake-sync-7d9f8b6c5d-x2x4z');
     expect(Buffer.byteLength(name)).toBeLessThanOrEqual(63);
     expect(parseLeaseApplicationName(name)).toEqual({ pid: 123456, host: 'intake-sync-7d9f8b6c5d-x2x4z' });
     expect(parseLeaseApplicationName('intake-sync[42] lease default')).toEqual({ pid: 42, host: null });

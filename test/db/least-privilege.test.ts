@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantsScript, psqlScript } from '../../src/cli/commands/grants/grants.js';
+import { grantsNotes, grantsScript, psqlScript } from '../../src/cli/commands/grants/grants.js';
 import { grantStatements } from '../../src/db/grants.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
@@ -95,12 +95,15 @@ describe.skipIf(!reachable)(
       const grants = await runCli(['grants', '--role', 'runtime', '--to', ROLES.runtime], {});
       expect(grants.code).toBe(0);
       expect(grants.stdout.trim().split('\n')).toEqual(
-        psqlScript(grantsScript('runtime', 'intake_sync', ROLES.runtime, { kind: 'unchanged' })),
+        psqlScript(
+          grantsScript('runtime', 'intake_sync', ROLES.runtime, { kind: 'unchanged' }),
+          grantsNotes('runtime', ROLES.runtime, { kind: 'unchanged' }),
+        ),
       );
       expect(grants.stdout).toContain(grantStatements('runtime', 'intake_sync', ROLES.runtime).join('\n'));
       await asRole(ROLES.owner, async (sql) => {
         // the statements after psql's own `\set ON_ERROR_STOP on` line, as psql would run them
-        await sql.unsafe(grants.stdout.replace(/^\\set ON_ERROR_STOP on\n/, ''));
+        await sql.unsafe(grants.stdout.replace(/^\\set ON_ERROR_STOP on\n/m, ''));
         await sql.unsafe(grantStatements('app', 'intake_sync', ROLES.app).join('\n'));
       });
 

@@ -218,7 +218,7 @@ describe.skipIf(!ready)(`workers behind PgBouncer in transaction mode (${NEEDS_P
       test.database.db,
       sql.raw('select version::int as version, committer, lease_holder from page_audit order by version'),
     );
-    // the lease session's application_name is `intake-sync[pid] lease @host default`: the same process as the committer
+    // the lease session's application_name is `intake-sync[pid] lease @host`: the same process as the committer
     const strangers = audit.filter((a) => !(a.lease_holder ?? '').startsWith(`${a.committer} lease @`));
     expect(strangers, 'pages committed by a process that did not hold the lease at that instant').toEqual([]);
     const committers = new Set(audit.map((a) => a.committer));

@@ -1,4 +1,7 @@
 -- The feeds the calling role may use; null: every feed (owner, superuser, or a role with no record).
+-- A record grants its feeds only while its OID still names the role it was granted to (role_name).
+-- One whose OID now names another role (renamed, or a dropped role's OID taken again) still
+-- restricts, to nothing: that role sees no feed until `intake-sync grants` names its feeds again.
 -- SECURITY DEFINER: it reads feed_access, which only the owner may read. Executable by every role:
 -- a view calls it with its reader's rights, and it answers only about the caller.
 CREATE OR REPLACE FUNCTION "intake_sync"."_visible_feeds"() RETURNS text[]
@@ -13,14 +16,15 @@ BEGIN
   IF pg_catalog.pg_has_role(caller, owner_oid, 'USAGE') THEN
     RETURN NULL;
   END IF;
-  SELECT pg_catalog.bool_or(true), pg_catalog.array_agg(DISTINCT a.feed ORDER BY a.feed)
+  SELECT pg_catalog.bool_or(true),
+    pg_catalog.array_agg(DISTINCT a.feed ORDER BY a.feed) FILTER (WHERE pg_catalog.pg_get_userbyid(a.role::oid) = a.role_name)
   INTO restricted, feeds
   FROM "intake_sync"."feed_access" a
   WHERE pg_catalog.pg_has_role(caller, a.role::oid, 'USAGE');
   IF restricted IS NULL THEN
     RETURN NULL;
   END IF;
-  RETURN feeds;
+  RETURN COALESCE(feeds, '{}'::text[]);
 END
 $$;
 

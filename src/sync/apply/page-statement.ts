@@ -145,7 +145,8 @@ export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
       select id as quarantine_key, id as event_id, quarantine_reason as reason, quarantine_detail as detail, raw::jsonb, 0 as precedence
       from new_findings where quarantine_reason is not null
       union all
-      select m.key, m.event_id, 'malformed', m.detail, m.raw, 1
+      -- a row with no usable id is keyed by its body's digest, keyed again with the database's secret (issue 33 §5)
+      select case when m.event_id is null then ${n.qualified('_finding_key')}(m.key) else m.key end, m.event_id, 'malformed', m.detail, m.raw, 1
       from cas cross join jsonb_to_recordset(${p.malformedJson}::jsonb) as m(key text, event_id text, detail text, raw jsonb)
     ) findings
     order by quarantine_key, precedence

@@ -4,7 +4,7 @@ import { leaseHolder } from './lease.js';
 
 /**
  * Who holds a feed's lease, in one line for an operator: the backend pid, and from
- * pg_stat_activity the session's application_name (`intake-sync[<os pid>] lease <feed>` unless the
+ * pg_stat_activity the session's application_name (`intake-sync[<os pid>] lease @<host>` unless the
  * URL set one), client address and start. 'nobody' when the lock is free (it was just released).
  */
 export async function describeLeaseHolder(database: Database, feed: string): Promise<string> {

@@ -197,8 +197,8 @@ export class LeaseSession {
         // see connection.ts: the lookup's dropped promise could end the process on a terminated backend
         fetch_types: false,
         connection: {
-          // the operator's application_name from the URL as given; else ours: the daemon's pid and host, and its feeds
-          application_name: new URL(this.url).searchParams.get('application_name') || ownLeaseApplicationName(this.options.feeds),
+          // the operator's application_name from the URL as given; else ours: the daemon's pid and host (no feed)
+          application_name: new URL(this.url).searchParams.get('application_name') || ownLeaseApplicationName(),
           idle_session_timeout: Math.max(1, Math.round(this.options.idleTtlMs)),
           // a lease statement waits for a row only while another lease statement runs; an unanswered one still ends
           ...timeoutStartupParameters(this.options.timeouts ?? DEFAULT_TRANSACTION_TIMEOUTS),

@@ -142,9 +142,11 @@ describe('applyPage', () => {
     const byKey = new Map(entries.map((e) => [e.quarantine_key, e]));
     expect(byKey.get('bad-1')).toMatchObject({ event_id: 'bad-1', reason: 'malformed', raw: badTime, seen_count: 1 });
     expect(byKey.get('bad-1')?.detail).toMatch(/^occurred_at: /);
-    const hashed = entries.filter((e) => e.quarantine_key.startsWith('sha256:'));
+    // keyed with the database's secret, never the bare digest of the body (issue 33 §5)
+    const hashed = entries.filter((e) => e.quarantine_key.startsWith('k:'));
     expect(hashed.map((e) => e.raw)).toEqual(expect.arrayContaining([noId, { raw: 'not an object' }]));
-    expect(hashed.every((e) => e.event_id === null && /^sha256:[0-9a-f]{64}$/.test(e.quarantine_key))).toBe(true);
+    expect(hashed.every((e) => e.event_id === null && /^k:[0-9a-f]{64}$/.test(e.quarantine_key))).toBe(true);
+    expect(entries.some((e) => e.quarantine_key.startsWith('sha256:'))).toBe(false);
     expect(byKey.get('u1')).toMatchObject({ reason: 'unmatched', event_id: 'u1' });
     expect(byKey.get('a1')).toMatchObject({ reason: 'ambiguous', detail: '2 local prescriptions match (external_id rx-twin, rx-twin2)' });
     // well-formed findings are history too, linked to nothing

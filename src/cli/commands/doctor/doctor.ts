@@ -7,13 +7,14 @@ import { checkDatabase, checkGrants, checkLease, checkOperator, checkSchema, typ
 import { printJson } from '../../context/output.js';
 import { decideRunMode } from '../../../daemon/demo-gate.js';
 import { runDemoChecks } from './demo.js';
+import { checkConnections, checkFeedRecords } from './connections.js';
 
 /** Registers `intake-sync doctor [--feed F] [--json]`. */
 export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
     .description(
-      'check the deployment without changing anything: configuration, database (TLS, pooler), schema version, grants, lease URL, and each operator with its credentials; exit 0 only when every check passes',
+      'check the deployment without changing anything: configuration, database (TLS, pooler), schema version, grants, lease URL, connections against max_connections, feed records of dropped roles, and each operator with its credentials; exit 0 only when every check passes',
     )
     .option('--feed <name>', 'check only this feed at the operator (default: every configured feed)')
     .option('--json', 'print {"ok", "version", "checks": [{check, ok, detail}]} as one JSON line')
@@ -54,11 +55,13 @@ async function runChecks(requestedFeed: string | undefined): Promise<CheckResult
       checks.push(await checkSchema(reach.database));
       checks.push(await checkGrants(reach.database));
       checks.push(await checkLease(config, reach));
+      checks.push(await checkConnections(config, reach.database));
+      checks.push(await checkFeedRecords(reach.database));
     } finally {
       await reach.database.close().catch(() => {});
     }
   } else {
-    for (const check of ['schema', 'grants', 'lease'])
+    for (const check of ['schema', 'grants', 'lease', 'connections', 'feed records'])
       checks.push({ check, ok: false, detail: 'not checked: the database is unreachable' });
   }
   for (const feed of selected) checks.push(await checkOperator(config, feed));

@@ -76,9 +76,10 @@ export function registerEventsSkipCommand(program: Command): void {
         const skim = await client.skimEvents({ ...(at === null ? {} : { iterator: at }), limit: 1 });
         const plan = skipPlan(skim, at, capBytes);
         if (options.dryRun) return { ...plan, version: null, dryRun: true };
-        const version = await skipEvent(db, { feed: feed.name, at, ...plan, by: whoRanThis(), capBytes });
-        if (version === null) throw new Error(`the checkpoint of feed ${feed.name} moved meanwhile: nothing skipped`);
-        return { ...plan, version, dryRun: false };
+        const skipped = await skipEvent(db, { feed: feed.name, at, ...plan, by: whoRanThis(), capBytes });
+        if (skipped === null) throw new Error(`the checkpoint of feed ${feed.name} moved meanwhile: nothing skipped`);
+        // the finding's key as stored (without an id: keyed with the database's secret, not the digest)
+        return { ...plan, event: { ...plan.event, key: skipped.key }, version: skipped.version, dryRun: false };
       });
       const { key, eventId, sha256, bytes } = outcome.event;
       const result = {

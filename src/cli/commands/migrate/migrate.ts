@@ -7,6 +7,7 @@ import { configuredFeedNames } from '../../../config/feeds-file.js';
 import { assertSupportedServer } from '../../../db/server-version.js';
 import { openStoreFromConfig, storeOptions } from '../../../daemon/store-context.js';
 import { reassignCommand } from './migrate-reassign.js';
+import { describeDroppedRoleGrants, droppedRoleGrants } from '../../../db/dropped-role-grants.js';
 
 /**
  * Registers `migrate [--adopt-public]`: applies pending migrations to DATABASE_SCHEMA (run it as
@@ -46,6 +47,10 @@ export function registerMigrateCommand(program: Command): void {
       try {
         // the SQL API accepts a feed once it is configured: these are, even before their worker first runs
         await registerFeeds(database.db, feeds, null);
+        // a dropped role's feed records go (a role re-created later must not meet them), audited
+        const forgotten = (await droppedRoleGrants(database, true)).filter((g) => g.nowNamed === null);
+        if (forgotten.length > 0)
+          process.stdout.write(`removed the feed records of dropped roles: ${describeDroppedRoleGrants(forgotten)}\n`);
       } finally {
         await database.close();
       }
