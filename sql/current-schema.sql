@@ -53,6 +53,8 @@ BEGIN
   ) THEN
     RAISE EXCEPTION 'table_name: not a table of the schema' USING ERRCODE = '22023';
   END IF;
+  -- never statistics on a column a view reads (issue 33 §4), a view added since included
+  PERFORM "intake_sync"."_view_columns_without_statistics"(table_name);
   EXECUTE pg_catalog.format('ANALYZE %I.%I', 'intake_sync', table_name);
 END
 $$;
@@ -293,6 +295,53 @@ CREATE FUNCTION intake_sync._feed_visible(feed text) RETURNS boolean
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
   SELECT v IS NULL OR _feed_visible.feed = ANY (v) FROM (SELECT "intake_sync"."_visible_feeds"() AS v) s
+$$;
+
+--
+-- Name: _finding_key(text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._finding_key(digest text) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  SELECT 'k:' || pg_catalog.encode(pg_catalog.sha256(s."secret" || pg_catalog.convert_to(digest, 'UTF8')), 'hex')
+  FROM "intake_sync"."finding_key_secret" s
+  WHERE digest IS NOT NULL
+$$;
+
+--
+-- Name: _forget_dropped_roles(boolean); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._forget_dropped_roles(clean boolean) RETURNS TABLE(role_oid oid, role_name text, now_named text, feeds text[])
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  stale record;
+BEGIN
+  FOR stale IN
+    SELECT a."role"::oid AS r_oid, a."role_name" AS r_name, r.rolname::text AS r_now,
+      pg_catalog.array_agg(a."feed" ORDER BY a."feed") AS r_feeds
+    FROM "intake_sync"."feed_access" a
+    LEFT JOIN pg_catalog.pg_roles r ON r.oid = a."role"::oid
+    WHERE r.oid IS NULL OR r.rolname::text <> a."role_name"
+    GROUP BY a."role"::oid, a."role_name", r.rolname
+    ORDER BY 2, 1
+  LOOP
+    role_oid := stale.r_oid;
+    role_name := stale.r_name;
+    now_named := stale.r_now;
+    feeds := stale.r_feeds;
+    IF clean AND stale.r_now IS NULL THEN
+      DELETE FROM "intake_sync"."feed_access" a WHERE a."role"::oid = stale.r_oid AND a."role_name" = stale.r_name;
+      PERFORM "intake_sync"."_audit"('role.forget', NULL, stale.r_name,
+        pg_catalog.jsonb_build_object('oid', stale.r_oid, 'feeds', pg_catalog.to_jsonb(stale.r_feeds)));
+    END IF;
+    RETURN NEXT;
+  END LOOP;
+END
 $$;
 
 --
@@ -1468,6 +1517,44 @@ END
 $_$;
 
 --
+-- Name: _view_columns_without_statistics(text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._view_columns_without_statistics(table_name text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+  col record;
+  changed integer := 0;
+BEGIN
+  FOR col IN
+    SELECT DISTINCT t.relname AS t_name, a.attname AS a_name, COALESCE(a.attstattarget, -1) <> 0 AS collecting
+    FROM pg_catalog.pg_class v
+    JOIN pg_catalog.pg_namespace n ON n.oid = v.relnamespace AND n.nspname = 'intake_sync'
+    JOIN pg_catalog.pg_rewrite r ON r.ev_class = v.oid
+    JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.objid = r.oid
+      AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjsubid > 0
+    JOIN pg_catalog.pg_class t ON t.oid = d.refobjid AND t.relkind IN ('r', 'p') AND t.relnamespace = n.oid
+    JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid AND NOT a.attisdropped
+    WHERE v.relkind = 'v' AND (_view_columns_without_statistics.table_name IS NULL OR t.relname = _view_columns_without_statistics.table_name)
+    ORDER BY 1, 2
+  LOOP
+    IF col.collecting THEN
+      EXECUTE pg_catalog.format('ALTER TABLE %I.%I ALTER COLUMN %I SET STATISTICS 0', 'intake_sync', col.t_name, col.a_name);
+      changed := changed + 1;
+    END IF;
+    IF pg_catalog.current_setting('server_version_num')::integer >= 180000 AND EXISTS (
+      SELECT 1 FROM pg_catalog.pg_stats s WHERE s.schemaname = 'intake_sync' AND s.tablename = col.t_name AND s.attname = col.a_name
+    ) THEN
+      EXECUTE 'SELECT pg_catalog.pg_clear_attribute_stats($1, $2, $3, false)' USING 'intake_sync', col.t_name::text, col.a_name::text;
+    END IF;
+  END LOOP;
+  RETURN changed;
+END
+$_$;
+
+--
 -- Name: _visible_feeds(); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -1485,14 +1572,15 @@ BEGIN
   IF pg_catalog.pg_has_role(caller, owner_oid, 'USAGE') THEN
     RETURN NULL;
   END IF;
-  SELECT pg_catalog.bool_or(true), pg_catalog.array_agg(DISTINCT a.feed ORDER BY a.feed)
+  SELECT pg_catalog.bool_or(true),
+    pg_catalog.array_agg(DISTINCT a.feed ORDER BY a.feed) FILTER (WHERE pg_catalog.pg_get_userbyid(a.role::oid) = a.role_name)
   INTO restricted, feeds
   FROM "intake_sync"."feed_access" a
   WHERE pg_catalog.pg_has_role(caller, a.role::oid, 'USAGE');
   IF restricted IS NULL THEN
     RETURN NULL;
   END IF;
-  RETURN feeds;
+  RETURN COALESCE(feeds, '{}'::text[]);
 END
 $$;
 
@@ -2479,6 +2567,15 @@ CREATE TABLE intake_sync.audit_entries (
     CONSTRAINT audit_entries_on_behalf_of_check CHECK (((on_behalf_of IS NULL) OR (length(on_behalf_of) <= 256))),
     CONSTRAINT audit_entries_subject_check CHECK (((subject IS NULL) OR (length(subject) <= 512)))
 );
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN actor SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN on_behalf_of SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN client_addr SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN action SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN subject SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN detail SET STATISTICS 0;
 
 --
 -- Name: audit_entries_id_seq; Type: SEQUENCE; Schema: intake_sync
@@ -2644,8 +2741,15 @@ CREATE TABLE intake_sync.events (
     prescription_id bigint,
     received_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY intake_sync.events ALTER COLUMN id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.events ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.events ALTER COLUMN name SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.events ALTER COLUMN occurred_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.events ALTER COLUMN subscription_id SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.events ALTER COLUMN payload SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.events ALTER COLUMN raw SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.events ALTER COLUMN prescription_id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.events ALTER COLUMN received_at SET STATISTICS 0;
 
 --
 -- Name: feed_access; Type: TABLE; Schema: intake_sync
@@ -2656,6 +2760,7 @@ CREATE TABLE intake_sync.feed_access (
     feed text NOT NULL,
     granted_at timestamp with time zone DEFAULT now() NOT NULL,
     granted_by text DEFAULT SESSION_USER NOT NULL,
+    role_name text NOT NULL,
     CONSTRAINT feed_access_feed_check CHECK ((feed ~ '^[a-z0-9_-]{1,64}$'::text))
 );
 
@@ -2674,6 +2779,13 @@ CREATE TABLE intake_sync.feed_checkpoints (
     origin text,
     CONSTRAINT feed_checkpoints_origin_check CHECK (((origin IS NULL) OR (origin = ANY (ARRAY['operator'::text, 'simulator'::text]))))
 );
+ALTER TABLE ONLY intake_sync.feed_checkpoints ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_checkpoints ALTER COLUMN version SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_checkpoints ALTER COLUMN updated_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_checkpoints ALTER COLUMN pages_applied SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_checkpoints ALTER COLUMN events_applied SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_checkpoints ALTER COLUMN events_quarantined SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_checkpoints ALTER COLUMN origin SET STATISTICS 0;
 
 --
 -- Name: feed_activity; Type: VIEW; Schema: intake_sync
@@ -2708,6 +2820,9 @@ CREATE TABLE intake_sync.feed_deadlines (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT feed_deadlines_stage_check CHECK ((stage = ANY (ARRAY['sent'::text, 'accepted'::text, 'ordered'::text, 'dispensed'::text, 'cancel_requested'::text])))
 );
+ALTER TABLE ONLY intake_sync.feed_deadlines ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_deadlines ALTER COLUMN stage SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_deadlines ALTER COLUMN deadline SET STATISTICS 0;
 
 --
 -- Name: feed_leases; Type: TABLE; Schema: intake_sync
@@ -2721,6 +2836,11 @@ CREATE TABLE intake_sync.feed_leases (
     heartbeat_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL
 );
+ALTER TABLE ONLY intake_sync.feed_leases ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_leases ALTER COLUMN holder_pid SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_leases ALTER COLUMN acquired_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_leases ALTER COLUMN heartbeat_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_leases ALTER COLUMN expires_at SET STATISTICS 0;
 
 --
 -- Name: feed_locks; Type: TABLE; Schema: intake_sync
@@ -2743,6 +2863,10 @@ CREATE TABLE intake_sync.feed_pauses (
     paused_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT feed_pauses_reason_code CHECK ((reason ~ '^[a-z][a-z0-9_.-]{0,63}$'::text))
 );
+ALTER TABLE ONLY intake_sync.feed_pauses ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_pauses ALTER COLUMN reason SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_pauses ALTER COLUMN paused_by SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_pauses ALTER COLUMN paused_at SET STATISTICS 0;
 
 --
 -- Name: feed_retirements; Type: TABLE; Schema: intake_sync
@@ -2752,6 +2876,8 @@ CREATE TABLE intake_sync.feed_retirements (
     feed text NOT NULL,
     retired_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY intake_sync.feed_retirements ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_retirements ALTER COLUMN retired_at SET STATISTICS 0;
 
 --
 -- Name: feed_sources; Type: TABLE; Schema: intake_sync
@@ -2772,6 +2898,9 @@ CREATE TABLE intake_sync.feed_sources (
     retired_at timestamp with time zone,
     updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY intake_sync.feed_sources ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_sources ALTER COLUMN api_version SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_sources ALTER COLUMN state SET STATISTICS 0;
 
 --
 -- Name: feed_stops; Type: TABLE; Schema: intake_sync
@@ -2785,6 +2914,10 @@ CREATE TABLE intake_sync.feed_stops (
     CONSTRAINT feed_stops_command_length CHECK ((char_length(command) <= 300)),
     CONSTRAINT feed_stops_reason_length CHECK (((char_length(reason) >= 1) AND (char_length(reason) <= 1000)))
 );
+ALTER TABLE ONLY intake_sync.feed_stops ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_stops ALTER COLUMN stopped_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_stops ALTER COLUMN reason SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.feed_stops ALTER COLUMN command SET STATISTICS 0;
 
 --
 -- Name: outbox; Type: TABLE; Schema: intake_sync
@@ -2812,7 +2945,22 @@ CREATE TABLE intake_sync.outbox (
     CONSTRAINT outbox_kind_check CHECK ((kind = ANY (ARRAY['send'::text, 'cancel'::text]))),
     CONSTRAINT outbox_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
 );
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN external_id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN kind SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN body SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN state SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN attempts SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN in_doubt SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN last_error SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN response_status SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN next_attempt_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN created_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN updated_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN last_attempt_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN completed_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN answered_at SET STATISTICS 0;
 
 --
 -- Name: quarantine; Type: TABLE; Schema: intake_sync
@@ -2836,7 +2984,15 @@ CREATE TABLE intake_sync.quarantine (
     CONSTRAINT quarantine_resolution_check CHECK (((resolution IS NULL) OR (resolution = ANY (ARRAY['matched'::text, 'resolved'::text, 'dismissed'::text, 'expired'::text])))),
     CONSTRAINT quarantine_resolution_note_check CHECK (((resolution_note IS NULL) OR (length(resolution_note) <= 512)))
 );
+ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN quarantine_key SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN event_id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN reason SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN detail SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN raw SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN first_seen_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN seen_count SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.quarantine ALTER COLUMN resolved_at SET STATISTICS 0;
 
 --
 -- Name: feed_overview; Type: VIEW; Schema: intake_sync
@@ -2901,6 +3057,17 @@ CREATE VIEW intake_sync.feed_overview WITH (security_barrier='true') AS
 --
 
 COMMENT ON VIEW intake_sync.feed_overview IS 'each visible feed: position, last applied event, open findings by reason, outbox pending/failed, the leader''s lease, why its worker stopped it, its pause, its retirement (docs/console.md)';
+
+--
+-- Name: finding_key_secret; Type: TABLE; Schema: intake_sync
+--
+
+CREATE TABLE intake_sync.finding_key_secret (
+    "only" boolean DEFAULT true NOT NULL,
+    secret bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT finding_key_secret_only_check CHECK ("only")
+);
 
 --
 -- Name: lease_members; Type: TABLE; Schema: intake_sync
@@ -2980,6 +3147,16 @@ CREATE TABLE intake_sync.prescriptions (
     cancel_delivered_at timestamp with time zone
 )
 WITH (fillfactor='70');
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN external_id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN status SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN status_rank SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN status_occurred_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN cancellation_requested_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN subscription_id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN updated_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.prescriptions ALTER COLUMN cancel_delivered_at SET STATISTICS 0;
 
 --
 -- Name: overdue_prescriptions; Type: VIEW; Schema: intake_sync
@@ -3049,6 +3226,14 @@ CREATE TABLE intake_sync.status_changes (
     changed_at timestamp with time zone DEFAULT now() NOT NULL,
     feed text DEFAULT 'default'::text NOT NULL
 );
+ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN external_id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN previous_status SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN new_status SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN event_id SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN occurred_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN changed_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN feed SET STATISTICS 0;
 
 --
 -- Name: prescription_history; Type: VIEW; Schema: intake_sync
@@ -3373,6 +3558,13 @@ ALTER TABLE ONLY intake_sync.feed_sources
 
 ALTER TABLE ONLY intake_sync.feed_stops
     ADD CONSTRAINT feed_stops_pkey PRIMARY KEY (feed);
+
+--
+-- Name: finding_key_secret finding_key_secret_pkey; Type: CONSTRAINT; Schema: intake_sync
+--
+
+ALTER TABLE ONLY intake_sync.finding_key_secret
+    ADD CONSTRAINT finding_key_secret_pkey PRIMARY KEY ("only");
 
 --
 -- Name: lease_members lease_members_pkey; Type: CONSTRAINT; Schema: intake_sync
@@ -3788,6 +3980,18 @@ REVOKE ALL ON FUNCTION intake_sync._feed_configured_check(feed text) FROM PUBLIC
 REVOKE ALL ON FUNCTION intake_sync._feed_lock(feed text, lock text, exclusive boolean) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _finding_key(digest text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._finding_key(digest text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _forget_dropped_roles(clean boolean); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._forget_dropped_roles(clean boolean) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _identity_key(identity jsonb); Type: ACL; Schema: intake_sync
 --
 
@@ -4002,6 +4206,12 @@ REVOKE ALL ON FUNCTION intake_sync._stamp_terminal_at() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION intake_sync._value_problem(present boolean, value jsonb, path text, rule text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _view_columns_without_statistics(table_name text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._view_columns_without_statistics(table_name text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION cancel_prescription(external_id text, feed text); Type: ACL; Schema: intake_sync

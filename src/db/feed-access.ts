@@ -3,7 +3,7 @@ import { isPlainRoleName, type GrantRole } from './grants.js';
 
 /**
  * Which feeds a role may use, as `intake-sync grants` records it in `feed_access`
- * (drizzle/0013_feed_access.sql; the role's name beside its OID since 0027_tenant_walls):
+ * (drizzle/0013_feed_access.sql; the role's name beside its OID since 0029_tenant_walls):
  * - `feeds`: exactly these (replacing what the role had);
  * - `all`: every feed (its record is removed: a role with none is unrestricted);
  * - `unchanged`: the grants only; what the role may use stays as recorded (the runtime role, which

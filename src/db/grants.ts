@@ -67,7 +67,7 @@ const WORKER_FUNCTIONS = [
   // `feeds pause` / `feeds resume` (0027): an operator's action on the whole deployment, never an app's
   'pause_feed(text, text)',
   'resume_feed(text)',
-  // a malformed finding's key, keyed with the database's secret (0027_tenant_walls: never an app's)
+  // a malformed finding's key, keyed with the database's secret (0029_tenant_walls: never an app's)
   '_finding_key(text)',
   // the feed records of dropped roles: `doctor` lists them (the owner's `migrate` and `grants` remove them)
   '_forget_dropped_roles(boolean)',

@@ -3,7 +3,7 @@
 -- date of birth in 84 ms, issue 33 §5); the stored and shown key is `k:` and the sha256 of this
 -- database's secret (finding_key_secret, 32 random bytes) followed by that digest. A copy of the same
 -- body seen again gets the same key (its finding's seen_count grows). The message is a fixed-length
--- digest, so sha256(secret || digest) needs no HMAC construction. drizzle/0027_tenant_walls.sql
+-- digest, so sha256(secret || digest) needs no HMAC construction. drizzle/0029_tenant_walls.sql
 -- re-keyed earlier findings the same way.
 -- SECURITY DEFINER: only the owner reads the secret; EXECUTE goes to the runtime role alone (an
 -- application that could run it would have its guessing oracle back).

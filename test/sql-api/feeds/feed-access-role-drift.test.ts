@@ -7,7 +7,7 @@ import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
 import { FEED_A, twoClinics, type TwoClinics } from '../helpers/two-clinics.js';
 
 // Issue 33 §6: feed_access keeps role OIDs; a record must never follow its OID to another role.
-// feed_access records the role's name too (0027_tenant_walls): a record whose OID now names another
+// feed_access records the role's name too (0029_tenant_walls): a record whose OID now names another
 // role (a rename, or a dropped role's OID taken again) restricts that role to no feed, and a dropped
 // role's records are found and removed (_forget_dropped_roles), each audited.
 

@@ -7,7 +7,7 @@ import { FEED_A, FEED_B, twoClinics, type TwoClinics } from '../helpers/two-clin
 
 // Issue 33 §4: a barrier view lets leakproof operators (=, <, >=) down to the table, where EXPLAIN
 // estimated them from whole-table statistics: `feed = 'clinic_b'` got 2,014 rows and an unknown feed 1.
-// No column the application views read keeps statistics (0027_tenant_walls), so as an app role of
+// No column the application views read keeps statistics (0029_tenant_walls), so as an app role of
 // clinic-a, after ANALYZE, every exposed column of every granted view gets the same estimates for
 // clinic-b's value as for a value that exists nowhere.
 
