@@ -35,6 +35,7 @@ test('migrations create the store tables in the intake_sync schema, the ledger i
     'feed_retirements',
     'feed_sources',
     'feed_stops',
+    'finding_key_secret',
     'lease_members',
     'outbox',
     'owner_settings',

@@ -1,4 +1,4 @@
-import type { RoleLikeness } from '../db/grants.js';
+import type { RoleLikeness } from '../db/role-likeness.js';
 
 /**
  * Pure: what to tell a role that lacks the runtime grants a command needs. Never advises granting

@@ -1,5 +1,6 @@
 import type { Database } from '../db/connection.js';
-import { missingGrants, roleLikeness } from '../db/grants.js';
+import { missingGrants } from '../db/grants.js';
+import { roleLikeness } from '../db/role-likeness.js';
 import { missingRuntimeGrantsAdvice } from './role-advice.js';
 
 /** Thrown at start when the connected role lacks grants the daemon needs. */

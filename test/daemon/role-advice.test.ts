@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeRoleLikeness } from '../../src/db/grants.js';
+import { judgeRoleLikeness } from '../../src/db/role-likeness.js';
 import { missingRuntimeGrantsAdvice } from '../../src/daemon/role-advice.js';
 
 describe('judgeRoleLikeness', () => {

@@ -18,7 +18,7 @@ const B_ROWS = 1500;
 /** A value of `type` that no row holds. */
 function nowhere(type: string, other: string | null): string {
   if (type === 'boolean') return other === 'true' ? 'false' : 'true';
-  if (/int|numeric|bigint/.test(type)) return '-424242';
+  if (/int|numeric|double precision|real/.test(type)) return '-424242';
   if (type.startsWith('timestamp') || type === 'date') return '1901-02-03 04:05:06+00';
   if (type === 'interval') return '-9999 days';
   if (type === 'jsonb' || type === 'json') return '{"no": "such value"}';
@@ -101,6 +101,11 @@ describe.skipIf(!reachable)(`EXPLAIN as an app role counts no other feed (${reac
     const differing: string[] = [];
     let compared = 0;
     for (const { view, column, type } of columns) {
+      // a boolean has no value that exists nowhere (true and false both do, somewhere), and a computed
+      // one (feed_overview.leader_alive) is estimated by a default selectivity per value; what a stored
+      // boolean could tell (how many of another feed's rows are true) lives only in its statistics,
+      // which every column a view reads has off (_view_columns_without_statistics, the test below)
+      if (type === 'boolean') continue;
       const [sample] = await clinics.owner.unsafe<{ v: string | null }[]>(
         `select "${column}"::text as v from intake_sync."${view}" where feed = $1 and "${column}" is not null limit 1`,
         [FEED_B],
