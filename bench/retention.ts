@@ -89,7 +89,10 @@ async function simulateDay(db: BenchDatabase, day: number, policy: RetentionPoli
   for (let u = 0; u < Math.ceil(perDay / 20); u++) {
     events.push(eventOf(`${day}-u${u}.0`, 'accepted', at, identityOf(samplePrescription(10_000_000 + day * 100 + u))));
   }
-  const seqBefore = (await db.sql<{ s: string | null }[]>`select max(commit_seq) as s from intake_sync.change_commits`)[0]?.s ?? '0';
+  // the feed's own clock (change_commit_feeds.commit_seq, 0027)
+  const seqBefore =
+    (await db.sql<{ s: string | null }[]>`select max(commit_seq) as s from intake_sync.change_commit_feeds where feed = ${FEED}`)[0]?.s ??
+    '0';
   for (let start = 0; start < events.length; start += 250) {
     const { version } = await loadCheckpoint(drizzle, FEED);
     await applyPage(drizzle, {
@@ -101,7 +104,9 @@ async function simulateDay(db: BenchDatabase, day: number, policy: RetentionPoli
     });
   }
   // the commit stamps are the server's clock: move the day's onto the simulated one
-  await db.sql`update intake_sync.change_commits set committed_at = ${new Date(at + DAY / 2)} where commit_seq > ${seqBefore}`;
+  await db.sql`update intake_sync.change_commit_feeds set committed_at = ${new Date(at + DAY / 2)} where feed = ${FEED} and commit_seq > ${seqBefore}`;
+  await db.sql`update intake_sync.change_commits c set committed_at = f.committed_at from intake_sync.change_commit_feeds f
+    where f.xid = c.xid and f.feed = ${FEED} and f.commit_seq > ${seqBefore}`;
   if (policy) {
     await purgePass(
       { feed: FEED, policy, unscopedAuditMs: policy.audit },

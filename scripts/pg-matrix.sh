@@ -116,6 +116,8 @@ fsync = off
 full_page_writes = off
 synchronous_commit = off
 CONF
+  # the smallest notification queue (17+), so test/sql-api/changes/notify-queue-full.test.ts can fill it
+  ((major >= 17)) && echo "max_notify_queue_pages = 64" >>"$data/postgresql.conf"
   echo "host all all 127.0.0.1/32 trust" >"$data/pg_hba.conf"
   echo "local all all trust" >>"$data/pg_hba.conf"
   as_owner env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" "$bin/pg_ctl" -D "$data" -l "$run/server.log" -w -t 60 start >/dev/null \

@@ -219,6 +219,59 @@ CREATE FUNCTION intake_sync._calling_role() RETURNS name
 $$;
 
 --
+-- Name: _change_clock(text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._change_clock(feed text) RETURNS regclass
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  own_timeout text := "intake_sync"."_lock_wait_bound"();
+  seq_name text := 'change_clock_' || pg_catalog.left(pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(_change_clock.feed, 'UTF8')), 'hex'), 48);
+  seq regclass;
+  locker xid;
+BEGIN
+  -- SKIP LOCKED first, so the transaction's own id locks the row (the id pg_locks lists); when another
+  -- commit of the feed holds it, wait in a subtransaction that can catch the timeout and name the
+  -- holder, let that lock go, and take it again (as _feed_lock)
+  FOR attempt IN 1..4 LOOP
+    PERFORM 1 FROM "intake_sync"."change_clocks" c WHERE c.feed = _change_clock.feed FOR UPDATE SKIP LOCKED;
+    EXIT WHEN FOUND;
+    IF attempt = 4 THEN
+      RAISE EXCEPTION '_change_clock: the change clock of feed "%" could not be taken', _change_clock.feed USING ERRCODE = '55000';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM "intake_sync"."change_clocks" c WHERE c.feed = _change_clock.feed) THEN
+      -- the feed's first commit: a concurrent first commit waits here for the other's commit
+      INSERT INTO "intake_sync"."change_clocks" ("feed") VALUES (_change_clock.feed) ON CONFLICT DO NOTHING;
+      CONTINUE;
+    END IF;
+    BEGIN
+      PERFORM 1 FROM "intake_sync"."change_clocks" c WHERE c.feed = _change_clock.feed FOR UPDATE;
+      RAISE EXCEPTION USING ERRCODE = 'IS001';
+    EXCEPTION
+      WHEN SQLSTATE 'IS001' THEN
+        NULL;
+      WHEN lock_not_available THEN
+        SELECT c.xmax INTO locker FROM "intake_sync"."change_clocks" c WHERE c.feed = _change_clock.feed;
+        RAISE EXCEPTION 'lock wait: the change clock of feed % (change_clocks), held by %, for longer than lock_timeout (%)',
+          _change_clock.feed, "intake_sync"."_lock_holder"(locker), pg_catalog.current_setting('lock_timeout')
+          USING ERRCODE = '55P03',
+            HINT = 'another transaction of this feed changed a status and is still open: end it, or see docs/runbook.md';
+    END;
+  END LOOP;
+  PERFORM pg_catalog.set_config('lock_timeout', own_timeout, true);
+  seq := pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'intake_sync', seq_name));
+  IF seq IS NULL THEN
+    EXECUTE pg_catalog.format('CREATE SEQUENCE %I.%I AS bigint START WITH %s CACHE 1', 'intake_sync', seq_name,
+      (SELECT CASE WHEN q.is_called THEN q.last_value ELSE 0 END FROM "intake_sync"."change_commit_seq" q) + 1);
+    seq := pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'intake_sync', seq_name));
+  END IF;
+  RETURN seq;
+END
+$$;
+
+--
 -- Name: _feed_access_check(text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -261,26 +314,58 @@ CREATE FUNCTION intake_sync._feed_lock(feed text, lock text, exclusive boolean) 
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+  own_timeout text;
+  locker xid;
 BEGIN
   IF _feed_lock.lock IS NULL OR _feed_lock.exclusive IS NULL OR (_feed_lock.feed IS NULL AND NOT _feed_lock.exclusive) THEN
     RAISE EXCEPTION '_feed_lock: lock and exclusive are required, and a null feed (every feed) only exclusively'
       USING ERRCODE = '22004';
   END IF;
+  own_timeout := "intake_sync"."_lock_wait_bound"();
   IF _feed_lock.feed IS NULL THEN
     PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."lock" = _feed_lock.lock ORDER BY l."feed" FOR UPDATE;
+    PERFORM pg_catalog.set_config('lock_timeout', own_timeout, true);
     RETURN;
   END IF;
-  FOR attempt IN 1..2 LOOP
+  FOR attempt IN 1..4 LOOP
     IF _feed_lock.exclusive THEN
-      PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR UPDATE;
+      PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR UPDATE SKIP LOCKED;
     ELSE
-      PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR SHARE;
+      PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR SHARE SKIP LOCKED;
     END IF;
     IF FOUND THEN
+      PERFORM pg_catalog.set_config('lock_timeout', own_timeout, true);
       RETURN;
     END IF;
-    -- first use of this feed's lock: a concurrent first use waits here for the other's commit
-    INSERT INTO "intake_sync"."feed_locks" ("feed", "lock") VALUES (_feed_lock.feed, _feed_lock.lock) ON CONFLICT DO NOTHING;
+    IF NOT EXISTS (SELECT 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock) THEN
+      -- first use of this feed's lock: a concurrent first use waits here for the other's commit
+      BEGIN
+        INSERT INTO "intake_sync"."feed_locks" ("feed", "lock") VALUES (_feed_lock.feed, _feed_lock.lock) ON CONFLICT DO NOTHING;
+      EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'lock wait: the % lock of feed % (feed_locks), being created by another transaction still open (its first use; pg_locks showed it as the transactionid waited on), for longer than lock_timeout (%)',
+          _feed_lock.lock, _feed_lock.feed, pg_catalog.current_setting('lock_timeout') USING ERRCODE = '55P03';
+      END;
+      CONTINUE;
+    END IF;
+    -- held in a conflicting mode: wait until it is free (or lock_timeout), then take it above
+    BEGIN
+      IF _feed_lock.exclusive THEN
+        PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR UPDATE;
+      ELSE
+        PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR SHARE;
+      END IF;
+      RAISE EXCEPTION USING ERRCODE = 'IS001';
+    EXCEPTION
+      WHEN SQLSTATE 'IS001' THEN
+        NULL;
+      WHEN lock_not_available THEN
+        SELECT l.xmax INTO locker FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock;
+        RAISE EXCEPTION 'lock wait: the % lock of feed % (feed_locks), held by %, for longer than lock_timeout (%)',
+          _feed_lock.lock, _feed_lock.feed, "intake_sync"."_lock_holder"(locker), pg_catalog.current_setting('lock_timeout')
+          USING ERRCODE = '55P03',
+            HINT = 'the holder is a transaction of this feed left open (an application''s, or a registration or rematch): end it, or see docs/runbook.md';
+    END;
   END LOOP;
   RAISE EXCEPTION '_feed_lock: the % lock row of feed "%" could not be taken', _feed_lock.lock, _feed_lock.feed USING ERRCODE = '55000';
 END
@@ -545,6 +630,56 @@ $$;
 CREATE FUNCTION intake_sync._js_whitespace() RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT E'\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff'::text $$;
+
+--
+-- Name: _lock_holder(xid); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._lock_holder(locker xid) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  holders text;
+  lockers xid[] := ARRAY[locker];
+BEGIN
+  IF locker IS NULL OR locker = '0'::xid THEN
+    RETURN 'a transaction that has ended since';
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_locks l WHERE l.locktype = 'transactionid' AND l.granted AND l.transactionid = locker) THEN
+    -- not a running transaction: the share lockers of a multixact (several pages hold a match lock shared)
+    BEGIN
+      SELECT pg_catalog.array_agg(m.xid) INTO lockers FROM pg_catalog.pg_get_multixact_members(locker::text::xid) m;
+    EXCEPTION WHEN OTHERS THEN
+      lockers := NULL;
+    END;
+  END IF;
+  SELECT pg_catalog.string_agg(DISTINCT pg_catalog.format('backend pid %s (role %s, application_name %s)', a.pid,
+      coalesce(a.usename::text, '?'), pg_catalog.quote_literal(pg_catalog.left(coalesce(a.application_name, ''), 64))), ', ')
+  INTO holders
+  FROM pg_catalog.pg_locks l JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
+  WHERE l.locktype = 'transactionid' AND l.granted AND l.mode = 'ExclusiveLock' AND l.transactionid = ANY (lockers);
+  RETURN coalesce(holders, 'a transaction pg_locks no longer lists (ended since, or a savepoint of one still open)');
+END
+$$;
+
+--
+-- Name: _lock_wait_bound(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._lock_wait_bound() RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  own text := pg_catalog.current_setting('lock_timeout');
+BEGIN
+  IF own = '0' THEN
+    PERFORM pg_catalog.set_config('lock_timeout', '10s', true);
+  END IF;
+  RETURN own;
+END
+$$;
 
 --
 -- Name: _mark_cancel_delivered(); Type: FUNCTION; Schema: intake_sync
@@ -817,6 +952,7 @@ DECLARE
   top_seq bigint;
   top_id bigint;
   xids xid8[];
+  seqs bigint[];
   upper_seq bigint;
 BEGIN
   PERFORM "intake_sync"."_purge_check"(class, feed, cutoff, max_rows);
@@ -899,54 +1035,54 @@ BEGIN
     )
     SELECT pg_catalog.count(*)::integer INTO done FROM stripped;
   ELSIF class = 'status_changes' THEN
-    -- the newest commit before the cutoff, one probe of change_commits_committed_at_idx: committed_at
-    -- grows with commit_seq (both drawn under the change_clock lock, stamp_change_commit), so the
-    -- feed's commits up to it are exactly its commits older than the cutoff
-    SELECT c.commit_seq INTO upper_seq FROM "intake_sync"."change_commits" c
-    WHERE c.committed_at < cutoff ORDER BY c.committed_at DESC LIMIT 1;
+    -- the feed's newest commit before the cutoff, one probe of change_commit_feeds_committed_at_idx: a
+    -- feed's committed_at grows with its commit_seq (both taken under the feed's clock row,
+    -- _stamp_change_feeds), so the feed's commits up to it are exactly its commits older than the cutoff
+    SELECT f.commit_seq INTO upper_seq FROM "intake_sync"."change_commit_feeds" f
+    WHERE f.feed = given_feed AND f.committed_at < cutoff ORDER BY f.committed_at DESC LIMIT 1;
     IF upper_seq IS NULL THEN
       RETURN 0;
     END IF;
-    -- in commit order, so the horizon below is the newest change deleted: the feed's own oldest commits
-    -- (change_commit_feeds_pk) up to that one, at most max_rows of them (each has a change of the feed:
-    -- a commit's feed row goes with its last change, below), then each commit's changes by
-    -- status_changes_xid_idx; the sort is of that bounded set, never of the feed's changes, and the other
-    -- feeds' commits are never read (planned so without statistics too)
+    -- whole commits of the feed, oldest first (change_commit_feeds_pk) up to that one: a cursor counts
+    -- a commit's changes by their rank (status_changes_since), which a part deleted would shift. Commits
+    -- while fewer than max_rows changes come before them: a batch passes max_rows by less than one
+    -- commit, so a batch that did not drain the class still answers max_rows or more. Each commit's
+    -- changes by status_changes_xid_idx; the other feeds' commits are never read
     WITH commits AS (
       SELECT f.commit_seq, f.xid FROM "intake_sync"."change_commit_feeds" f
       WHERE f.feed = given_feed AND f.commit_seq <= upper_seq
-      ORDER BY f.commit_seq LIMIT max_rows
+      ORDER BY f.commit_seq LIMIT max_rows FOR UPDATE SKIP LOCKED
     ),
-    picked AS (
-      SELECT s.id, s.xid, c.commit_seq FROM commits c
-      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid AND s.feed = given_feed
-      ORDER BY c.commit_seq, s.id LIMIT max_rows FOR UPDATE OF s SKIP LOCKED
+    sized AS (
+      SELECT c.commit_seq, c.xid,
+        (SELECT pg_catalog.count(*) FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid AND s.feed = given_feed) AS n
+      FROM commits c
     ),
-    gone AS (
-      DELETE FROM "intake_sync"."status_changes" s USING picked WHERE s.id = picked.id
-      RETURNING picked.id, picked.xid, picked.commit_seq
+    taken AS (
+      SELECT z.commit_seq, z.xid, z.n FROM (
+        SELECT y.*, pg_catalog.sum(y.n) OVER (ORDER BY y.commit_seq) - y.n AS before FROM sized y
+      ) z
+      WHERE z.before < max_rows
     )
-    SELECT pg_catalog.count(*)::integer,
-      (pg_catalog.array_agg(g.commit_seq ORDER BY g.commit_seq DESC, g.id DESC))[1],
-      (pg_catalog.array_agg(g.id ORDER BY g.commit_seq DESC, g.id DESC))[1],
-      pg_catalog.array_agg(DISTINCT g.xid)
-    INTO done, top_seq, top_id, xids FROM gone g;
-    IF done > 0 THEN
-      INSERT INTO "intake_sync"."change_horizons" AS h ("feed", "purged_seq", "purged_id", "purged_at")
-      VALUES (given_feed, top_seq, top_id, pg_catalog.now())
+    SELECT pg_catalog.array_agg(t.xid ORDER BY t.commit_seq), pg_catalog.array_agg(t.commit_seq ORDER BY t.commit_seq),
+      pg_catalog.max(t.commit_seq), (pg_catalog.array_agg(t.n ORDER BY t.commit_seq DESC))[1]
+    INTO xids, seqs, top_seq, top_id FROM taken t;
+    IF top_seq IS NOT NULL THEN
+      -- by the key lists: each an index probe (status_changes_xid_idx, change_commit_feeds_pk)
+      DELETE FROM "intake_sync"."status_changes" s WHERE s.xid = ANY (xids) AND s.feed = given_feed;
+      GET DIAGNOSTICS done = ROW_COUNT;
+      DELETE FROM "intake_sync"."change_commit_feeds" f WHERE f.feed = given_feed AND f.commit_seq = ANY (seqs);
+      -- the horizon: every change of the feed up to commit top_seq, all top_id of its own
+      INSERT INTO "intake_sync"."change_horizons" AS h ("feed", "purged_seq", "purged_id", "purged_n", "purged_at")
+      VALUES (given_feed, top_seq, 0, top_id, pg_catalog.now())
       ON CONFLICT ON CONSTRAINT "change_horizons_pkey" DO UPDATE SET
-        purged_seq = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_seq ELSE h.purged_seq END,
-        purged_id = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_id ELSE h.purged_id END,
+        purged_n = CASE WHEN h.purged_n IS NULL OR excluded.purged_seq > h.purged_seq THEN excluded.purged_n ELSE h.purged_n END,
+        purged_seq = GREATEST(excluded.purged_seq, h.purged_seq),
         purged_at = excluded.purged_at;
-      -- a commit whose every change (of any feed) is gone carries nothing any more (its feed rows go
-      -- with it, cascade); a commit of several feeds loses this feed's row once its changes are gone,
-      -- so the next batch's walk starts at the feed's oldest commit that still has changes
+      -- a commit whose every change (of any feed) is gone carries nothing any more (its other rows
+      -- of change_commit_feeds go with it, cascade)
       DELETE FROM "intake_sync"."change_commits" c
-      WHERE c.xid = ANY (xids) AND c.commit_seq IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid);
-      DELETE FROM "intake_sync"."change_commit_feeds" f
-      WHERE f.feed = given_feed AND f.xid = ANY (xids)
-        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = f.xid AND s.feed = given_feed);
+      WHERE c.xid = ANY (xids) AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid);
     END IF;
   END IF;
   RETURN done;
@@ -1100,9 +1236,10 @@ BEGIN
                       WHERE m.feed = o.feed AND m.external_id = o.external_id
                         AND m.state NOT IN ('done', 'released', 'not_sent'));
   ELSIF class = 'status_changes' THEN
-    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."change_commits" c
-    JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
-    WHERE c.commit_seq IS NOT NULL AND c.committed_at < cutoff AND s.feed = given_feed;
+    -- the feed's own commits (change_commit_feeds, by feed and committed_at, 0027)
+    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."change_commit_feeds" f
+    JOIN "intake_sync"."status_changes" s ON s.xid = f.xid AND s.feed = f.feed
+    WHERE f.feed = given_feed AND f.committed_at < cutoff;
   END IF;
   RETURN due;
 END
@@ -1368,6 +1505,33 @@ BEGIN
   FROM "intake_sync"."outbox" o
   WHERE o."feed" = NEW."feed" AND o."external_id" = NEW."external_id" AND o."kind" = 'cancel' AND o."state" = 'delivered';
   RETURN NEW;
+END
+$$;
+
+--
+-- Name: _stamp_change_feeds(xid8); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._stamp_change_feeds(x xid8) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+  changed text;
+  seq bigint;
+BEGIN
+  FOR changed IN
+    SELECT DISTINCT s.feed FROM "intake_sync"."status_changes" s
+    WHERE s.xid = x
+      AND NOT EXISTS (SELECT 1 FROM "intake_sync"."change_commit_feeds" cf WHERE cf.xid = x AND cf.feed = s.feed)
+    ORDER BY s.feed
+  LOOP
+    seq := pg_catalog.nextval("intake_sync"."_change_clock"(changed));
+    -- taken under the clock row: a feed's committed_at grows with its commit_seq (retention's cutoff)
+    INSERT INTO "intake_sync"."change_commit_feeds" ("feed", "commit_seq", "xid", "committed_at")
+    VALUES (changed, seq, x, pg_catalog.clock_timestamp());
+    seq := NULL;
+  END LOOP;
 END
 $$;
 
@@ -1960,6 +2124,12 @@ BEGIN
     (prescription_id, feed, external_id, previous_status, new_status, event_id, occurred_at)
   VALUES (NEW.id, NEW.feed, NEW.external_id, NULL, NEW.status, NEW.status_event_id, NEW.status_occurred_at);
   INSERT INTO "intake_sync"."change_commits" (xid) VALUES (pg_current_xact_id()) ON CONFLICT (xid) DO NOTHING;
+  IF NOT FOUND AND EXISTS (SELECT 1 FROM "intake_sync"."change_commits" c
+                           WHERE c.xid = pg_current_xact_id() AND c.committed_at IS NOT NULL) THEN
+    -- stamped already (SET CONSTRAINTS ALL IMMEDIATE ran the stamp before this change): stamp the
+    -- feeds it had not changed then, so no feed's reader misses this change
+    PERFORM "intake_sync"."_stamp_change_feeds"(pg_current_xact_id());
+  END IF;
   RETURN NULL;
 END $$;
 
@@ -1984,6 +2154,12 @@ BEGIN
   IF appended > 0 THEN
     -- once per transaction: its deferred trigger stamps the commit
     INSERT INTO "intake_sync"."change_commits" (xid) VALUES (pg_current_xact_id()) ON CONFLICT (xid) DO NOTHING;
+    IF NOT FOUND AND EXISTS (SELECT 1 FROM "intake_sync"."change_commits" c
+                             WHERE c.xid = pg_current_xact_id() AND c.committed_at IS NOT NULL) THEN
+      -- stamped already (SET CONSTRAINTS ALL IMMEDIATE ran the stamp before this change): stamp the
+      -- feeds it had not changed then, so no feed's reader misses this change
+      PERFORM "intake_sync"."_stamp_change_feeds"(pg_current_xact_id());
+    END IF;
   END IF;
   RETURN NULL;
 END $$;
@@ -2426,18 +2602,9 @@ CREATE FUNCTION intake_sync.stamp_change_commit() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-DECLARE
-  seq bigint;
 BEGIN
-  LOCK TABLE "intake_sync"."change_clock" IN EXCLUSIVE MODE;
-  seq := nextval('"intake_sync"."change_commit_seq"'::regclass);
-  UPDATE "intake_sync"."change_commits" SET commit_seq = seq, committed_at = clock_timestamp() WHERE xid = NEW.xid;
-  INSERT INTO "intake_sync"."change_commit_feeds" ("feed", "commit_seq", "xid")
-  SELECT DISTINCT s.feed, seq, NEW.xid FROM "intake_sync"."status_changes" s WHERE s.xid = NEW.xid;
-  -- delivered at commit, to listeners only, as a wake-up: it names nothing (no feed, no sequence,
-  -- no count). A channel is at most 63 bytes and pg_notify() raises on a longer one, which would
-  -- fail every commit: a schema name is cut to 56 (statusChannel() in src/api/status-channel.ts)
-  PERFORM pg_notify(left('intake_sync', 56) || '_status', '');
+  PERFORM "intake_sync"."_stamp_change_feeds"(NEW.xid);
+  UPDATE "intake_sync"."change_commits" SET committed_at = pg_catalog.clock_timestamp() WHERE xid = NEW.xid;
   RETURN NULL;
 END $$;
 
@@ -2455,58 +2622,116 @@ CREATE FUNCTION intake_sync.status_changes_since(cursor text, max_rows integer D
 DECLARE
   given_cursor ALIAS FOR $1;
   given_max ALIAS FOR $2;
-  parts text[];
-  after_seq bigint := 0;
-  after_id bigint := 0;
-  expired_feed text;
   -- NULL: the caller sees every feed (owner, runtime, an app role granted no feed list)
   visible text[] := "intake_sync"."_visible_feeds"();
+  feeds text[];
+  at_seq bigint[];
+  at_n bigint[];
+  legacy text[];
+  entry text[];
+  k integer;
+  counted bigint;
+  position text;
+  expired_feed text;
+  r record;
+  change "intake_sync"."status_change";
 BEGIN
   IF given_max IS NULL OR given_max < 1 OR given_max > 10000 THEN
     RAISE EXCEPTION 'status_changes_since: max_rows must be between 1 and 10000' USING ERRCODE = '22023';
   END IF;
+  IF visible IS NULL THEN
+    SELECT coalesce(pg_catalog.array_agg(c.feed ORDER BY c.feed), '{}') INTO feeds FROM "intake_sync"."change_clocks" c;
+  ELSE
+    SELECT coalesce(pg_catalog.array_agg(DISTINCT v.feed ORDER BY v.feed), '{}') INTO feeds FROM pg_catalog.unnest(visible) AS v(feed);
+  END IF;
+  at_seq := pg_catalog.array_fill(0::bigint, ARRAY[pg_catalog.cardinality(feeds)]);
+  at_n := at_seq;
   IF given_cursor IS NOT NULL THEN
-    parts := regexp_match(given_cursor, '^v1:([0-9]{1,18}):([0-9]{1,18})$');
-    IF parts IS NULL THEN
+    legacy := pg_catalog.regexp_match(given_cursor, '^v1:([0-9]{1,18}):([0-9]{1,18})$');
+    IF legacy IS NOT NULL THEN
+      -- the same position in every feed: its changes of commit seq with ids up to id were returned
+      FOR k IN 1 .. pg_catalog.cardinality(feeds) LOOP
+        at_seq[k] := legacy[1]::bigint;
+        SELECT pg_catalog.count(*) INTO counted FROM "intake_sync"."change_commit_feeds" cf
+        JOIN "intake_sync"."status_changes" s ON s.xid = cf.xid AND s.feed = cf.feed
+        WHERE cf.feed = feeds[k] AND cf.commit_seq = legacy[1]::bigint AND s.id <= legacy[2]::bigint;
+        at_n[k] := counted;
+      END LOOP;
+      -- a horizon of before 0028 holds a status_changes id: compared as such
+      SELECT h.feed INTO expired_feed FROM "intake_sync"."change_horizons" h
+      WHERE h.feed = ANY (feeds) AND h.purged_n IS NULL AND (legacy[1]::bigint, legacy[2]::bigint) < (h.purged_seq, h.purged_id)
+      ORDER BY h.feed LIMIT 1;
+    ELSIF pg_catalog.length(given_cursor) <= 16384
+      AND given_cursor ~ '^v2:[a-z0-9_-]{1,64}\.[0-9]{1,18}\.[0-9]{1,9}(,[a-z0-9_-]{1,64}\.[0-9]{1,18}\.[0-9]{1,9})*$' THEN
+      -- a feed the caller no longer sees is ignored; one it sees and the cursor does not name starts at 0
+      FOR entry IN
+        SELECT pg_catalog.regexp_match(e.part, '^([a-z0-9_-]{1,64})\.([0-9]{1,18})\.([0-9]{1,9})$')
+        FROM pg_catalog.unnest(pg_catalog.string_to_array(pg_catalog.substr(given_cursor, 4), ',')) AS e(part)
+      LOOP
+        k := pg_catalog.array_position(feeds, entry[1]);
+        IF k IS NOT NULL THEN
+          at_seq[k] := entry[2]::bigint;
+          at_n[k] := entry[3]::bigint;
+        END IF;
+      END LOOP;
+    ELSE
       RAISE EXCEPTION 'status_changes_since: cursor is malformed (pass null or a cursor this function returned)' USING ERRCODE = '22023';
     END IF;
-    after_seq := parts[1]::bigint;
-    after_id := parts[2]::bigint;
-    SELECT h.feed INTO expired_feed FROM "intake_sync"."change_horizons" h
-    WHERE (after_seq, after_id) < (h.purged_seq, h.purged_id) AND (visible IS NULL OR h.feed = ANY (visible))
-    ORDER BY h.feed LIMIT 1;
+    IF expired_feed IS NULL THEN
+      SELECT h.feed INTO expired_feed FROM "intake_sync"."change_horizons" h
+      JOIN ROWS FROM (pg_catalog.unnest(feeds), pg_catalog.unnest(at_seq), pg_catalog.unnest(at_n)) AS p(feed, seq, n) ON p.feed = h.feed
+      WHERE (h.purged_n IS NOT NULL AND (p.seq, p.n) < (h.purged_seq, h.purged_n::bigint))
+         OR (h.purged_n IS NULL AND legacy IS NULL AND p.seq < h.purged_seq)
+      ORDER BY h.feed LIMIT 1;
+    END IF;
     IF expired_feed IS NOT NULL THEN
       RAISE EXCEPTION 'cursor expired: changes after it were deleted by retention (RETAIN_STATUS_CHANGES of feed %)', expired_feed
         USING ERRCODE = 'IS410',
         HINT = 'reconcile from prescription_status, then follow again from null (the oldest change kept) or a newer cursor';
     END IF;
   END IF;
-  IF visible IS NULL THEN
-    RETURN QUERY
-      SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
-        s.occurred_at, s.changed_at, s.feed
-      FROM "intake_sync"."change_commits" c
-      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
-      WHERE c.commit_seq >= after_seq AND (c.commit_seq > after_seq OR s.id > after_id)
-      ORDER BY c.commit_seq, s.id
-      LIMIT given_max;
-  ELSE
-    RETURN QUERY
-      SELECT 'v1:' || c.commit_seq || ':' || s.id, s.external_id, s.previous_status, s.new_status, s.event_id,
-        s.occurred_at, s.changed_at, s.feed
-      FROM pg_catalog.unnest(visible) AS f(feed)
-      -- each commit holds at least one change of its feed, but the cursor's own commit may hold
-      -- none past the cursor: given_max + 1 commits per feed are enough
+  FOR r IN
+    SELECT w.k, w.feed, w.commit_seq, w.n, w.external_id, w.previous_status, w.new_status, w.event_id, w.occurred_at, w.changed_at
+    FROM (
+      SELECT p.k, p.feed, x.commit_seq, x.n, x.external_id, x.previous_status, x.new_status, x.event_id, x.occurred_at, x.changed_at,
+        -- never decreasing in the feed's own order, so sorting by it keeps each feed's commit order
+        pg_catalog.max(x.committed_at) OVER (PARTITION BY p.feed ORDER BY x.commit_seq, x.n) AS stamped
+      FROM ROWS FROM (pg_catalog.unnest(feeds), pg_catalog.unnest(at_seq), pg_catalog.unnest(at_n)) WITH ORDINALITY AS p(feed, seq, n, k)
       CROSS JOIN LATERAL (
-        SELECT cf.commit_seq, cf.xid FROM "intake_sync"."change_commit_feeds" cf
-        WHERE cf.feed = f.feed AND cf.commit_seq >= after_seq
-        ORDER BY cf.commit_seq LIMIT given_max + 1
-      ) c
-      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid AND s.feed = f.feed
-      WHERE c.commit_seq > after_seq OR s.id > after_id
-      ORDER BY c.commit_seq, s.id
-      LIMIT given_max;
-  END IF;
+        SELECT c.commit_seq, c.committed_at, y.n, y.external_id, y.previous_status, y.new_status, y.event_id, y.occurred_at, y.changed_at
+        -- each commit holds at least one change of its feed, but the cursor's own commit may hold
+        -- none past the cursor: given_max + 1 commits per feed are enough
+        FROM (
+          SELECT cf.commit_seq, cf.xid, coalesce(cf.committed_at, '-infinity') AS committed_at FROM "intake_sync"."change_commit_feeds" cf
+          WHERE cf.feed = p.feed AND cf.commit_seq >= p.seq
+          ORDER BY cf.commit_seq LIMIT given_max + 1
+        ) c
+        CROSS JOIN LATERAL (
+          SELECT pg_catalog.row_number() OVER (ORDER BY s.id) AS n, s.external_id, s.previous_status, s.new_status, s.event_id,
+            s.occurred_at, s.changed_at
+          FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid AND s.feed = p.feed
+        ) y
+        WHERE c.commit_seq > p.seq OR y.n > p.n
+        ORDER BY c.commit_seq, y.n LIMIT given_max
+      ) x
+    ) w
+    ORDER BY w.stamped, w.feed, w.commit_seq, w.n
+    LIMIT given_max
+  LOOP
+    at_seq[r.k] := r.commit_seq;
+    at_n[r.k] := r.n;
+    SELECT 'v2:' || pg_catalog.string_agg(feeds[g.i] || '.' || at_seq[g.i] || '.' || at_n[g.i], ',' ORDER BY g.i) INTO position
+    FROM pg_catalog.generate_subscripts(feeds, 1) AS g(i) WHERE at_seq[g.i] > 0 OR at_n[g.i] > 0;
+    change.cursor := position;
+    change.external_id := r.external_id;
+    change.previous_status := r.previous_status;
+    change.new_status := r.new_status;
+    change.event_id := r.event_id;
+    change.occurred_at := r.occurred_at;
+    change.changed_at := r.changed_at;
+    change.feed := r.feed;
+    RETURN NEXT change;
+  END LOOP;
 END $_$;
 
 --
@@ -2635,20 +2860,18 @@ CREATE VIEW intake_sync.audit_trail WITH (security_barrier='true') AS
 COMMENT ON VIEW intake_sync.audit_trail IS 'audit rows of the visible feeds (rows with no feed: roles that see every feed only) (docs/console.md)';
 
 --
--- Name: change_clock; Type: TABLE; Schema: intake_sync
+-- Name: change_clocks; Type: TABLE; Schema: intake_sync
 --
 
-CREATE TABLE intake_sync.change_clock (
-    id integer NOT NULL,
-    last_seq bigint DEFAULT 0 NOT NULL,
-    CONSTRAINT change_clock_single_row CHECK ((id = 1))
+CREATE TABLE intake_sync.change_clocks (
+    feed text NOT NULL
 );
 
 --
--- Name: TABLE change_clock; Type: COMMENT; Schema: intake_sync
+-- Name: TABLE change_clocks; Type: COMMENT; Schema: intake_sync
 --
 
-COMMENT ON TABLE intake_sync.change_clock IS 'commit lock of the change feed: stamp_change_commit() holds it in EXCLUSIVE mode from drawing a commit_seq (change_commit_seq) to the end of its commit; last_seq is unused';
+COMMENT ON TABLE intake_sync.change_clocks IS 'commit clock of each feed: stamp_change_commit() locks the row of every feed a commit changed from drawing its commit_seq (the feed''s sequence change_clock_<sha256>) to the end of the commit; never updated';
 
 --
 -- Name: change_commit_feeds; Type: TABLE; Schema: intake_sync
@@ -2657,7 +2880,8 @@ COMMENT ON TABLE intake_sync.change_clock IS 'commit lock of the change feed: st
 CREATE TABLE intake_sync.change_commit_feeds (
     feed text NOT NULL,
     commit_seq bigint NOT NULL,
-    xid xid8 NOT NULL
+    xid xid8 NOT NULL,
+    committed_at timestamp with time zone
 );
 
 --
@@ -2670,6 +2894,12 @@ CREATE SEQUENCE intake_sync.change_commit_seq
     NO MINVALUE
     NO MAXVALUE
     CACHE 1;
+
+--
+-- Name: SEQUENCE change_commit_seq; Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON SEQUENCE intake_sync.change_commit_seq IS 'the global commit clock before 0028, no longer drawn: each feed''s sequence starts above its last value, so a cursor of before 0028 is a position in every feed';
 
 --
 -- Name: change_commits; Type: TABLE; Schema: intake_sync
@@ -2689,7 +2919,8 @@ CREATE TABLE intake_sync.change_horizons (
     feed text NOT NULL,
     purged_seq bigint NOT NULL,
     purged_id bigint NOT NULL,
-    purged_at timestamp with time zone DEFAULT now() NOT NULL
+    purged_at timestamp with time zone DEFAULT now() NOT NULL,
+    purged_n integer
 );
 
 --
@@ -3455,11 +3686,11 @@ ALTER TABLE ONLY intake_sync.audit_entries
     ADD CONSTRAINT audit_entries_pkey PRIMARY KEY (id);
 
 --
--- Name: change_clock change_clock_pkey; Type: CONSTRAINT; Schema: intake_sync
+-- Name: change_clocks change_clocks_pkey; Type: CONSTRAINT; Schema: intake_sync
 --
 
-ALTER TABLE ONLY intake_sync.change_clock
-    ADD CONSTRAINT change_clock_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY intake_sync.change_clocks
+    ADD CONSTRAINT change_clocks_pkey PRIMARY KEY (feed);
 
 --
 -- Name: change_commit_feeds change_commit_feeds_pk; Type: CONSTRAINT; Schema: intake_sync
@@ -3646,6 +3877,12 @@ CREATE INDEX audit_entries_at_idx ON intake_sync.audit_entries USING btree (at);
 --
 
 CREATE INDEX audit_entries_feed_at_idx ON intake_sync.audit_entries USING btree (feed, at);
+
+--
+-- Name: change_commit_feeds_committed_at_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX change_commit_feeds_committed_at_idx ON intake_sync.change_commit_feeds USING btree (feed, committed_at);
 
 --
 -- Name: change_commit_feeds_xid_idx; Type: INDEX; Schema: intake_sync
@@ -3962,6 +4199,12 @@ REVOKE ALL ON FUNCTION intake_sync._calendar_date(y integer, m integer, d intege
 REVOKE ALL ON FUNCTION intake_sync._calling_role() FROM PUBLIC;
 
 --
+-- Name: FUNCTION _change_clock(feed text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._change_clock(feed text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _feed_access_check(feed text); Type: ACL; Schema: intake_sync
 --
 
@@ -4056,6 +4299,18 @@ REVOKE ALL ON FUNCTION intake_sync._js_upper_unicode(value text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION intake_sync._js_whitespace() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _lock_holder(locker xid); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._lock_holder(locker xid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _lock_wait_bound(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._lock_wait_bound() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _mark_cancel_delivered(); Type: ACL; Schema: intake_sync
@@ -4194,6 +4449,12 @@ REVOKE ALL ON FUNCTION intake_sync._stamp_answered_request() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION intake_sync._stamp_cancel_delivered() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _stamp_change_feeds(x xid8); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._stamp_change_feeds(x xid8) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _stamp_terminal_at(); Type: ACL; Schema: intake_sync

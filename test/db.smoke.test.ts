@@ -20,7 +20,7 @@ test('migrations create the store tables in the intake_sync schema, the ledger i
     '__drizzle_migrations',
     '__sql_api_applied',
     'audit_entries',
-    'change_clock',
+    'change_clocks',
     'change_commit_feeds',
     'change_commits',
     'change_horizons',

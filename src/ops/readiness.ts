@@ -1,5 +1,5 @@
 import { describeCursorProblem } from '../sync/state/cursor-problem.js';
-import { fatalStopLine, type WorkerSnapshot } from '../sync/state/worker-snapshot.js';
+import { fatalStopLine, LOCK_BLOCKED_REPORT_FAILURES, lockBlockedLine, type WorkerSnapshot } from '../sync/state/worker-snapshot.js';
 
 export interface ReadinessThresholds {
   /** the leader's last successful poll may be at most this old */
@@ -42,11 +42,16 @@ export function evaluateReadiness(
   if (!snapshot.loopAlive) reasons.push(`worker loop died: ${snapshot.loopDeathReason ?? 'unknown'}`);
   if (snapshot.role === 'starting') reasons.push('worker starting');
   if (snapshot.role === 'stopped') reasons.push('worker stopped');
-  // a page queued behind a registration or rematch holding the match lock: say so while it waits
+  // a page queued behind a transaction of its feed holding the match lock: say so while it waits (the
+  // holder is named once the wait times out, read by the server from pg_locks, never guessed here)
   if (snapshot.matchLockWaitSince !== null && now - snapshot.matchLockWaitSince >= MATCH_LOCK_WAIT_REPORT_MS) {
     reasons.push(
-      `page waiting ${Math.round((now - snapshot.matchLockWaitSince) / 1000)}s for the match lock (held by a registration or rematch transaction; see pg_stat_activity)`,
+      `page waiting ${Math.round((now - snapshot.matchLockWaitSince) / 1000)}s for the match lock of its feed (the holder is named if the wait times out)`,
     );
+  }
+  // pages that keep failing on a lock (the match lock, the feed's change clock): the lock and its holder
+  if (snapshot.lockBlocked !== null && snapshot.lockBlocked.failures >= LOCK_BLOCKED_REPORT_FAILURES) {
+    reasons.push(lockBlockedLine(snapshot.lockBlocked));
   }
   // a feed that stopped (401, the operator refusing its position) says why: the failures that came
   // before that answer (the operator unreachable, say) are no longer what is true

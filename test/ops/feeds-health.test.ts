@@ -20,6 +20,7 @@ function snapshot(overrides: Partial<WorkerSnapshot> = {}): WorkerSnapshot {
     consecutiveFailures: 0,
     lastFailure: null,
     matchLockWaitSince: null,
+    lockBlocked: null,
     noProgressStreak: 0,
     backlog: false,
     checkpoint: null,

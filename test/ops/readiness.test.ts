@@ -21,6 +21,7 @@ function snapshot(overrides: Partial<WorkerSnapshot>): WorkerSnapshot {
     consecutiveFailures: 0,
     lastFailure: null,
     matchLockWaitSince: null,
+    lockBlocked: null,
     noProgressStreak: 0,
     backlog: false,
     checkpoint: null,
@@ -37,7 +38,25 @@ describe('evaluateReadiness', () => {
     {
       name: 'page waiting long for the match lock',
       state: { matchLockWaitSince: NOW - 7_000 },
-      reasons: [/^page waiting 7s for the match lock \(held by a registration or rematch transaction; see pg_stat_activity\)$/],
+      reasons: [/^page waiting 7s for the match lock of its feed \(the holder is named if the wait times out\)$/],
+    },
+    {
+      name: 'one page timed out on a lock: not yet reported',
+      state: { lockBlocked: { lock: 'the match lock of feed a (feed_locks), held by backend pid 7', since: NOW - 10_000, failures: 1 } },
+      reasons: [],
+    },
+    {
+      name: 'pages keep failing on a lock: the lock and its holder as the server named them',
+      state: {
+        lockBlocked: {
+          lock: "the change clock of feed a (change_clocks), held by backend pid 7 (role app_a, application_name 'billing')",
+          since: NOW - 20_000,
+          failures: 2,
+        },
+      },
+      reasons: [
+        /^blocked: 2 pages in a row timed out waiting for the change clock of feed a \(change_clocks\), held by backend pid 7 \(role app_a, application_name 'billing'\) \(retrying\)$/,
+      ],
     },
     { name: 'standby that never polled', state: { role: 'standby', leaderSince: null, lastSuccessAt: null }, reasons: [] },
     {

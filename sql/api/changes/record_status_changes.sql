@@ -15,6 +15,12 @@ BEGIN
   IF appended > 0 THEN
     -- once per transaction: its deferred trigger stamps the commit
     INSERT INTO "intake_sync"."change_commits" (xid) VALUES (pg_current_xact_id()) ON CONFLICT (xid) DO NOTHING;
+    IF NOT FOUND AND EXISTS (SELECT 1 FROM "intake_sync"."change_commits" c
+                             WHERE c.xid = pg_current_xact_id() AND c.committed_at IS NOT NULL) THEN
+      -- stamped already (SET CONSTRAINTS ALL IMMEDIATE ran the stamp before this change): stamp the
+      -- feeds it had not changed then, so no feed's reader misses this change
+      PERFORM "intake_sync"."_stamp_change_feeds"(pg_current_xact_id());
+    END IF;
   END IF;
   RETURN NULL;
 END $$;

@@ -24,6 +24,7 @@ DECLARE
   top_seq bigint;
   top_id bigint;
   xids xid8[];
+  seqs bigint[];
   upper_seq bigint;
 BEGIN
   PERFORM "intake_sync"."_purge_check"(class, feed, cutoff, max_rows);
@@ -106,54 +107,54 @@ BEGIN
     )
     SELECT pg_catalog.count(*)::integer INTO done FROM stripped;
   ELSIF class = 'status_changes' THEN
-    -- the newest commit before the cutoff, one probe of change_commits_committed_at_idx: committed_at
-    -- grows with commit_seq (both drawn under the change_clock lock, stamp_change_commit), so the
-    -- feed's commits up to it are exactly its commits older than the cutoff
-    SELECT c.commit_seq INTO upper_seq FROM "intake_sync"."change_commits" c
-    WHERE c.committed_at < cutoff ORDER BY c.committed_at DESC LIMIT 1;
+    -- the feed's newest commit before the cutoff, one probe of change_commit_feeds_committed_at_idx: a
+    -- feed's committed_at grows with its commit_seq (both taken under the feed's clock row,
+    -- _stamp_change_feeds), so the feed's commits up to it are exactly its commits older than the cutoff
+    SELECT f.commit_seq INTO upper_seq FROM "intake_sync"."change_commit_feeds" f
+    WHERE f.feed = given_feed AND f.committed_at < cutoff ORDER BY f.committed_at DESC LIMIT 1;
     IF upper_seq IS NULL THEN
       RETURN 0;
     END IF;
-    -- in commit order, so the horizon below is the newest change deleted: the feed's own oldest commits
-    -- (change_commit_feeds_pk) up to that one, at most max_rows of them (each has a change of the feed:
-    -- a commit's feed row goes with its last change, below), then each commit's changes by
-    -- status_changes_xid_idx; the sort is of that bounded set, never of the feed's changes, and the other
-    -- feeds' commits are never read (planned so without statistics too)
+    -- whole commits of the feed, oldest first (change_commit_feeds_pk) up to that one: a cursor counts
+    -- a commit's changes by their rank (status_changes_since), which a part deleted would shift. Commits
+    -- while fewer than max_rows changes come before them: a batch passes max_rows by less than one
+    -- commit, so a batch that did not drain the class still answers max_rows or more. Each commit's
+    -- changes by status_changes_xid_idx; the other feeds' commits are never read
     WITH commits AS (
       SELECT f.commit_seq, f.xid FROM "intake_sync"."change_commit_feeds" f
       WHERE f.feed = given_feed AND f.commit_seq <= upper_seq
-      ORDER BY f.commit_seq LIMIT max_rows
+      ORDER BY f.commit_seq LIMIT max_rows FOR UPDATE SKIP LOCKED
     ),
-    picked AS (
-      SELECT s.id, s.xid, c.commit_seq FROM commits c
-      JOIN "intake_sync"."status_changes" s ON s.xid = c.xid AND s.feed = given_feed
-      ORDER BY c.commit_seq, s.id LIMIT max_rows FOR UPDATE OF s SKIP LOCKED
+    sized AS (
+      SELECT c.commit_seq, c.xid,
+        (SELECT pg_catalog.count(*) FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid AND s.feed = given_feed) AS n
+      FROM commits c
     ),
-    gone AS (
-      DELETE FROM "intake_sync"."status_changes" s USING picked WHERE s.id = picked.id
-      RETURNING picked.id, picked.xid, picked.commit_seq
+    taken AS (
+      SELECT z.commit_seq, z.xid, z.n FROM (
+        SELECT y.*, pg_catalog.sum(y.n) OVER (ORDER BY y.commit_seq) - y.n AS before FROM sized y
+      ) z
+      WHERE z.before < max_rows
     )
-    SELECT pg_catalog.count(*)::integer,
-      (pg_catalog.array_agg(g.commit_seq ORDER BY g.commit_seq DESC, g.id DESC))[1],
-      (pg_catalog.array_agg(g.id ORDER BY g.commit_seq DESC, g.id DESC))[1],
-      pg_catalog.array_agg(DISTINCT g.xid)
-    INTO done, top_seq, top_id, xids FROM gone g;
-    IF done > 0 THEN
-      INSERT INTO "intake_sync"."change_horizons" AS h ("feed", "purged_seq", "purged_id", "purged_at")
-      VALUES (given_feed, top_seq, top_id, pg_catalog.now())
+    SELECT pg_catalog.array_agg(t.xid ORDER BY t.commit_seq), pg_catalog.array_agg(t.commit_seq ORDER BY t.commit_seq),
+      pg_catalog.max(t.commit_seq), (pg_catalog.array_agg(t.n ORDER BY t.commit_seq DESC))[1]
+    INTO xids, seqs, top_seq, top_id FROM taken t;
+    IF top_seq IS NOT NULL THEN
+      -- by the key lists: each an index probe (status_changes_xid_idx, change_commit_feeds_pk)
+      DELETE FROM "intake_sync"."status_changes" s WHERE s.xid = ANY (xids) AND s.feed = given_feed;
+      GET DIAGNOSTICS done = ROW_COUNT;
+      DELETE FROM "intake_sync"."change_commit_feeds" f WHERE f.feed = given_feed AND f.commit_seq = ANY (seqs);
+      -- the horizon: every change of the feed up to commit top_seq, all top_id of its own
+      INSERT INTO "intake_sync"."change_horizons" AS h ("feed", "purged_seq", "purged_id", "purged_n", "purged_at")
+      VALUES (given_feed, top_seq, 0, top_id, pg_catalog.now())
       ON CONFLICT ON CONSTRAINT "change_horizons_pkey" DO UPDATE SET
-        purged_seq = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_seq ELSE h.purged_seq END,
-        purged_id = CASE WHEN (excluded.purged_seq, excluded.purged_id) > (h.purged_seq, h.purged_id) THEN excluded.purged_id ELSE h.purged_id END,
+        purged_n = CASE WHEN h.purged_n IS NULL OR excluded.purged_seq > h.purged_seq THEN excluded.purged_n ELSE h.purged_n END,
+        purged_seq = GREATEST(excluded.purged_seq, h.purged_seq),
         purged_at = excluded.purged_at;
-      -- a commit whose every change (of any feed) is gone carries nothing any more (its feed rows go
-      -- with it, cascade); a commit of several feeds loses this feed's row once its changes are gone,
-      -- so the next batch's walk starts at the feed's oldest commit that still has changes
+      -- a commit whose every change (of any feed) is gone carries nothing any more (its other rows
+      -- of change_commit_feeds go with it, cascade)
       DELETE FROM "intake_sync"."change_commits" c
-      WHERE c.xid = ANY (xids) AND c.commit_seq IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid);
-      DELETE FROM "intake_sync"."change_commit_feeds" f
-      WHERE f.feed = given_feed AND f.xid = ANY (xids)
-        AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = f.xid AND s.feed = given_feed);
+      WHERE c.xid = ANY (xids) AND NOT EXISTS (SELECT 1 FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid);
     END IF;
   END IF;
   RETURN done;

@@ -48,9 +48,10 @@ BEGIN
                       WHERE m.feed = o.feed AND m.external_id = o.external_id
                         AND m.state NOT IN ('done', 'released', 'not_sent'));
   ELSIF class = 'status_changes' THEN
-    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."change_commits" c
-    JOIN "intake_sync"."status_changes" s ON s.xid = c.xid
-    WHERE c.commit_seq IS NOT NULL AND c.committed_at < cutoff AND s.feed = given_feed;
+    -- the feed's own commits (change_commit_feeds, by feed and committed_at, 0027)
+    SELECT pg_catalog.count(*) INTO due FROM "intake_sync"."change_commit_feeds" f
+    JOIN "intake_sync"."status_changes" s ON s.xid = f.xid AND s.feed = f.feed
+    WHERE f.feed = given_feed AND f.committed_at < cutoff;
   END IF;
   RETURN due;
 END

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, index, integer, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { xid8 } from '../xid8.js';
 import { intakeSync } from './store-schema.js';
 
@@ -29,9 +29,9 @@ export const statusChanges = intakeSync.table(
 );
 
 /**
- * One row per transaction that appended status changes; `commit_seq` is assigned by a deferred
- * trigger at commit (change_commit_seq, drawn under the change_clock table lock; see
- * stamp_change_commit in sql/current-schema.sql), so its order is the commit order.
+ * One row per transaction that appended status changes; its insert fires the deferred trigger that
+ * stamps the commit (stamp_change_commit, sql/api/changes). `committed_at` is set then; `commit_seq`
+ * is the global order of commits stamped before 0028, null since (each feed has its own clock).
  */
 export const changeCommits = intakeSync.table(
   'change_commits',
@@ -49,10 +49,11 @@ export const changeCommits = intakeSync.table(
 
 /**
  * Which feeds each stamped commit touched (one row per commit and feed, written by
- * stamp_change_commit): status_changes_since() of a role that sees some feeds walks its feeds'
- * rows from the cursor by this key, so a quiet feed's poll never reads another feed's commits.
- * Rows go with their commit (cascade); a purge that leaves a feed no change in a commit leaves a
- * row that joins to nothing.
+ * stamp_change_commit): `commit_seq` is the feed's own clock (change_clocks), its order the
+ * feed's commit order. status_changes_since() walks its feeds' rows from the cursor by this key, so
+ * a quiet feed's poll never reads another feed's commits. `committed_at` grows with it (drawn under
+ * the same clock row): retention finds the feed's newest commit before its cutoff with one probe.
+ * Rows go with their commit (cascade) or with the feed's changes of it (retention).
  */
 export const changeCommitFeeds = intakeSync.table(
   'change_commit_feeds',
@@ -62,15 +63,24 @@ export const changeCommitFeeds = intakeSync.table(
     xid: xid8('xid')
       .notNull()
       .references(() => changeCommits.xid, { onDelete: 'cascade' }),
+    committedAt: timestamp('committed_at', { withTimezone: true }),
   },
-  (t) => [primaryKey({ name: 'change_commit_feeds_pk', columns: [t.feed, t.commitSeq] }), index('change_commit_feeds_xid_idx').on(t.xid)],
+  (t) => [
+    primaryKey({ name: 'change_commit_feeds_pk', columns: [t.feed, t.commitSeq] }),
+    index('change_commit_feeds_xid_idx').on(t.xid),
+    index('change_commit_feeds_committed_at_idx').on(t.feed, t.committedAt),
+  ],
 );
 
 /**
- * The change feed's commit lock: held in EXCLUSIVE mode from drawing a commit_seq to the end of the
- * commit. `last_seq` is unused: updating a counter row fails writers at REPEATABLE READ (0003).
+ * One commit clock per feed (0028, issue 33): a row per feed that has committed a change, locked by
+ * stamp_change_commit from drawing the feed's commit_seq (its own sequence, change_clock_<sha256 of
+ * the feed>) to the end of the commit, so it orders that feed's commits and no other feed's. The row
+ * is never updated (a writer at REPEATABLE READ would fail an update another commit made since its
+ * snapshot; a lock-only row and nextval() ignore snapshots). A feed's sequence starts above
+ * change_commit_seq, the global clock frozen at 0028, so a cursor taken before it is a position in
+ * every feed.
  */
-export const changeClock = intakeSync.table('change_clock', {
-  id: integer('id').primaryKey(),
-  lastSeq: bigint('last_seq', { mode: 'number' }).notNull().default(0),
+export const changeClocks = intakeSync.table('change_clocks', {
+  feed: text('feed').primaryKey(),
 });

@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import type { Db } from '../../db/connection.js';
 import { applyPageSql, matchLockSharedSql, type ApplyPageRow } from './page-statement.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
-import { MatchLockTimeoutError } from './errors/match-lock-timeout-error.js';
+import { asLockWaitTimeout } from '../../db/lock-wait.js';
+import { sendStatusWakeup } from '../../db/status-wakeup.js';
 import type { ApplyTimings } from '../state/worker-snapshot.js';
 import { inPipelinedTransaction } from '../../db/page-transaction.js';
 import { preparePage, type PreparedPage } from './prepare-page.js';
@@ -100,6 +101,8 @@ export async function applyPage(db: Db, input: ApplyPageInput): Promise<ApplyRes
   const committed = performance.now();
   const row = rows[1]?.[0] as ApplyPageRow | undefined;
   if (!row || row.version === null) throw new CheckpointConflictError(input.feed, input.expectedVersion);
+  // after the commit, outside it: a full notification queue never fails a page (issue 33 §2)
+  if (row.status_changes > 0) void sendStatusWakeup(db);
 
   return {
     version: Number(row.version),
@@ -156,7 +159,8 @@ async function applyRefusedPage(
 
 /**
  * Runs the page with the wait for the match lock reported (started now, ended at the lock's answer)
- * and a lock_timeout on it (SQLSTATE 55P03) turned into an error that says which lock and why.
+ * and a lock_timeout (SQLSTATE 55P03: the match lock, or the feed's change clock at COMMIT) turned
+ * into a LockWaitTimeoutError naming the lock and its holder as the server read them.
  */
 async function waitingForTheMatchLock<T>(
   feed: string,
@@ -173,12 +177,9 @@ async function waitingForTheMatchLock<T>(
   try {
     return await run(ended);
   } catch (error) {
-    if ((error as { code?: unknown }).code === '55P03') {
-      throw new MatchLockTimeoutError(
-        `the page waited longer than lock_timeout (DB_LOCK_TIMEOUT_MS) for the match lock of feed ${feed}, held by a registration or rematch transaction (pg_stat_activity: wait_event_type Lock, wait_event transactionid)`,
-        { cause: error },
-      );
-    }
+    // the match lock, or at COMMIT the feed's change clock: the server names the lock and its holder
+    const timedOut = asLockWaitTimeout(error, `the page of feed ${feed}`);
+    if (timedOut) throw timedOut;
     throw error;
   } finally {
     ended();

@@ -1,4 +1,5 @@
 import { EventsNotFoundError } from '../../intake/errors/events-not-found-error.js';
+import { LockWaitTimeoutError } from '../../db/errors/lock-wait-timeout-error.js';
 import { UnauthorizedError } from '../../intake/errors/unauthorized-error.js';
 import { CheckpointConflictError } from '../apply/errors/checkpoint-conflict-error.js';
 import { describeCursorProblem } from '../state/cursor-problem.js';
@@ -65,7 +66,8 @@ export class OutcomePolicy {
       case 'failure': {
         const summary = summarizeFailure(outcome.error);
         const reason = outcome.source === 'upstream' ? upstreamFailureReason(outcome.error) : undefined;
-        const failures = state.pollFailed(outcome.source, summary, reason);
+        const lockWait = outcome.error instanceof LockWaitTimeoutError ? outcome.error.lock : undefined;
+        const failures = state.pollFailed(outcome.source, summary, reason, lockWait);
         log.warn({ source: outcome.source, failures, error: summary }, 'poll failed; backing off');
         if (untilCaughtUp && failures >= (this.deps.drainMaxFailures ?? Infinity)) {
           throw new DrainIncompleteError(`gave up after ${failures} consecutive failures; last: ${summary}`, { cause: outcome.error });

@@ -25,5 +25,5 @@ const OWN_ERROR_NAMES = new Set([
   'UnexpectedStatusError',
   'CheckpointConflictError',
   'DrainIncompleteError',
-  'MatchLockTimeoutError',
+  'LockWaitTimeoutError',
 ]);

@@ -94,6 +94,8 @@ export interface WorkerSnapshot {
   lastFailure: { source: FailureSource; summary: string; at: number } | null;
   /** since when the page in flight waits for the match lock (a registration or rematch holds it); null when not waiting */
   matchLockWaitSince: number | null;
+  /** the pages failing in a row on a lock wait (lock_timeout), with the lock and holder the server named; null after a success */
+  lockBlocked: LockBlocked | null;
   noProgressStreak: number;
   /** the last applied page said done=false: a backlog is being drained */
   backlog: boolean;
@@ -115,6 +117,21 @@ export interface EmptyPoll {
 /** /readyz's line for a feed stopped by a fatal answer (401, a wrong base URL): one wording for both. */
 export function fatalStopLine(reason: string): string {
   return `stopped consuming: ${reason}`;
+}
+
+/** Pages of a feed failing in a row on a lock: what the last timeout named (the lock and its holder). */
+export interface LockBlocked {
+  lock: string;
+  since: number;
+  failures: number;
+}
+
+/** A feed whose pages failed this many times in a row on a lock shows it in /readyz, `status` and the console. */
+export const LOCK_BLOCKED_REPORT_FAILURES = 2;
+
+/** /readyz's (and feed_stops') line for a feed whose pages keep failing on a lock. */
+export function lockBlockedLine(blocked: LockBlocked): string {
+  return `blocked: ${blocked.failures} pages in a row timed out waiting for ${blocked.lock} (retrying)`;
 }
 
 /** Why a feed stopped, in /readyz's words, and the command that fixes it when one does. PHI-free. */

@@ -6,6 +6,8 @@ import {
   type FeedSourceSummary,
   type FeedStop,
   fatalStopLine,
+  LOCK_BLOCKED_REPORT_FAILURES,
+  lockBlockedLine,
   type UpstreamFailureReason,
   type WorkerRole,
   type WorkerSnapshot,
@@ -32,6 +34,7 @@ export class WorkerState {
   private consecutiveFailures = 0;
   private lastFailure: WorkerSnapshot['lastFailure'] = null;
   private matchLockWaitSince: number | null = null;
+  private lockBlocked: WorkerSnapshot['lockBlocked'] = null;
   private noProgressStreak = 0;
   private backlog = false;
   private checkpoint: WorkerSnapshot['checkpoint'] = null;
@@ -101,6 +104,7 @@ export class WorkerState {
     }
     this.consecutiveFailures = 0;
     this.lastFailure = null;
+    this.lockBlocked = null;
     this.noProgressStreak = noProgress ? this.noProgressStreak + 1 : 0;
     this.backlog = !page.done;
     if (position) this.checkpoint = { iterator: position.iterator, version: position.version, updatedAt: now };
@@ -118,17 +122,25 @@ export class WorkerState {
     this.lastPollAt = this.lastSuccessAt;
     this.consecutiveFailures = 0;
     this.lastFailure = null;
+    this.lockBlocked = null;
     this.noProgressStreak = poll.noProgress ? this.noProgressStreak + 1 : 0;
     this.backlog = !poll.done;
     for (const listener of this.listeners) listener.emptyPoll?.(poll);
     this.stopChanged(null);
   }
 
-  pollFailed(source: FailureSource, summary: string, reason?: UpstreamFailureReason): number {
+  /** `lockWait`: the failure was a lock_timeout, and this is the lock and holder the server named */
+  pollFailed(source: FailureSource, summary: string, reason?: UpstreamFailureReason, lockWait?: string): number {
     this.consecutiveFailures += 1;
     this.lastPollAt = this.clock.now();
     this.lastFailure = { source, summary, at: this.lastPollAt };
     for (const listener of this.listeners) listener.pollFailed?.(source, source === 'upstream' ? (reason ?? 'other') : undefined);
+    if (lockWait !== undefined) {
+      const failures = (this.lockBlocked?.failures ?? 0) + 1;
+      this.lockBlocked = { lock: lockWait, since: this.lockBlocked?.since ?? this.lastPollAt, failures };
+      // in feed_stops, so `status` and the console's Feeds page show the blocker too; cleared by the next page applied
+      if (failures >= LOCK_BLOCKED_REPORT_FAILURES) this.stopChanged({ reason: lockBlockedLine(this.lockBlocked), command: null });
+    }
     return this.consecutiveFailures;
   }
 
@@ -199,6 +211,7 @@ export class WorkerState {
       consecutiveFailures: this.consecutiveFailures,
       lastFailure: this.lastFailure,
       matchLockWaitSince: this.matchLockWaitSince,
+      lockBlocked: this.lockBlocked,
       noProgressStreak: this.noProgressStreak,
       backlog: this.backlog,
       checkpoint: this.checkpoint,

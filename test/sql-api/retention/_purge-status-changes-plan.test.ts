@@ -3,7 +3,8 @@ import { postgresReachable } from '../../helpers/db.js';
 import { nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
 
 // Issue 26, item 1: _purge('status_changes') planned right on a change feed that was never analyzed
-// (autovacuum off): one probe finds the newest commit before the cutoff (change_commits_committed_at_idx),
+// (autovacuum off): one probe finds the newest commit before the cutoff
+// (since 0028 the feed's own, change_commit_feeds_committed_at_idx: each feed has its own clock),
 // then each batch takes the feed's oldest commits in order (change_commit_feeds_pk, at most the limit)
 // and each commit's changes (status_changes_xid_idx); never the other feed's commits, never a read or
 // sort of all the feed's changes. 100,000 changes in 20,000 commits of two feeds, over 90 days.
@@ -22,8 +23,10 @@ const planDb = usePlanDatabase(real, 'purge_status_changes_plan', async (admin) 
        from generate_series(1, ${COMMITS}) g`,
     );
     await tx.unsafe(
-      `insert into intake_sync.change_commit_feeds (feed, commit_seq, xid)
-       select case when g % 2 = 0 then 'default' else 'other' end, g, (1000 + g)::text::xid8 from generate_series(1, ${COMMITS}) g`,
+      `insert into intake_sync.change_commit_feeds (feed, commit_seq, xid, committed_at)
+       select case when g % 2 = 0 then 'default' else 'other' end, g, (1000 + g)::text::xid8,
+         now() - interval '90 days' + g * (interval '90 days' / ${COMMITS})
+       from generate_series(1, ${COMMITS}) g`,
     );
     await tx.unsafe(
       `insert into intake_sync.status_changes (xid, prescription_id, feed, external_id, previous_status, new_status, changed_at)
@@ -44,9 +47,9 @@ describe.skipIf(!real)("_purge('status_changes') on a change feed without statis
     timeout: 60_000,
   }, async () => {
     const plans = await nestedPlans(planDb.url, `select intake_sync._purge('status_changes', 'default', ${CUTOFF}, 500)`);
-    const cutoff = planOf(plans, 'ORDER BY c.committed_at DESC');
-    expect(cutoff).toContain('using change_commits_committed_at_idx on change_commits');
-    const batch = planOf(plans, 'picked AS');
+    const cutoff = planOf(plans, 'ORDER BY f.committed_at DESC');
+    expect(cutoff).toContain('using change_commit_feeds_committed_at_idx on change_commit_feeds');
+    const batch = planOf(plans, 'taken AS');
     expect(batch).toContain('using change_commit_feeds_pk on change_commit_feeds');
     expect(batch).toContain('using status_changes_xid_idx on status_changes');
     // the sort is of the batch's own commits' changes (at most 500 commits), never of the feed's changes

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../../src/db/connection.js';
@@ -50,6 +51,8 @@ describe.skipIf(!real)(`a page waiting for the match lock${real ? '' : ` (${NEED
       };
       try {
         const { version } = await loadCheckpoint(database.db, 'default');
+        // the feed's lock row exists (a first use would make the page wait on its creation instead)
+        await database.db.execute(sql`select intake_sync._feed_lock('default', 'match', false)`);
         // an application's transaction left open after register_prescription: it holds the lock exclusively
         const held = app.reserve();
         const conn = await held;
@@ -70,13 +73,16 @@ describe.skipIf(!real)(`a page waiting for the match lock${real ? '' : ` (${NEED
           expect(waits).toEqual(['started']);
           now = 6_000;
           const readiness = evaluateReadiness(state.snapshot(), true, { maxPollAgeMs: 600_000, maxFailures: 5 }, now);
-          expect(readiness.reasons).toContain(
-            'page waiting 6s for the match lock (held by a registration or rematch transaction; see pg_stat_activity)',
-          );
+          expect(readiness.reasons).toContain('page waiting 6s for the match lock of its feed (the holder is named if the wait times out)');
           const error = await outcome;
           expect(error).toBeInstanceOf(Error);
-          expect((error as Error).name).toBe('MatchLockTimeoutError');
+          expect((error as Error).name).toBe('LockWaitTimeoutError');
           expect((error as Error).message).toContain('lock_timeout (DB_LOCK_TIMEOUT_MS)');
+          // the lock really waited on and its holder, read by the server from pg_locks (issue 33)
+          const [holder] = await conn<{ pid: number; role: string }[]>`select pg_backend_pid() as pid, current_user as role`;
+          expect((error as Error).message, (error as Error).message).toContain(
+            `for the match lock of feed default (feed_locks), held by backend pid ${holder?.pid} (role ${holder?.role}, application_name`,
+          );
           expect(waits).toEqual(['started', 'ended']);
           expect(state.snapshot().matchLockWaitSince).toBeNull();
         } finally {

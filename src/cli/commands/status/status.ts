@@ -103,9 +103,19 @@ async function feedLag(config: Config, feed: string, database: Database, iterato
 
 /** The line /readyz gives a feed stopped on its position (describeCursorProblem, with the reset to undo when one set it). */
 async function stoppedReason(database: Database, feed: string, iterator: string | null, lag: StatusLag): Promise<string | null> {
-  if (!lag.cursorProblem) return null;
+  // else what the leading worker recorded (feed_stops): a stop, or pages blocked on a lock with its holder (issue 33)
+  if (!lag.cursorProblem) return recordedStop(database, feed);
   const reset = iterator === null ? null : resetToBlame(iterator, await latestCheckpointReset(database.db, feed));
   return describeCursorProblem(feed, lag.cursorProblem, { at: iterator, reset });
+}
+
+/** The reason the feed's leading worker recorded in feed_stops (0026), or null. */
+async function recordedStop(database: Database, feed: string): Promise<string | null> {
+  const [row] = await queryRows<{ reason: string }>(
+    database.db,
+    sql`select reason from ${database.names.qualified('feed_stops')} where feed = ${feed}::text`,
+  );
+  return row?.reason ?? null;
 }
 
 /** One feed prints as before (one object); --all-feeds wraps them, so the one-feed shape never changes. */
