@@ -2657,7 +2657,7 @@ BEGIN
         WHERE cf.feed = feeds[k] AND cf.commit_seq = legacy[1]::bigint AND s.id <= legacy[2]::bigint;
         at_n[k] := counted;
       END LOOP;
-      -- a horizon of before 0028 holds a status_changes id: compared as such
+      -- a horizon of before 0030 holds a status_changes id: compared as such
       SELECT h.feed INTO expired_feed FROM "intake_sync"."change_horizons" h
       WHERE h.feed = ANY (feeds) AND h.purged_n IS NULL AND (legacy[1]::bigint, legacy[2]::bigint) < (h.purged_seq, h.purged_id)
       ORDER BY h.feed LIMIT 1;
@@ -2899,7 +2899,7 @@ CREATE SEQUENCE intake_sync.change_commit_seq
 -- Name: SEQUENCE change_commit_seq; Type: COMMENT; Schema: intake_sync
 --
 
-COMMENT ON SEQUENCE intake_sync.change_commit_seq IS 'the global commit clock before 0028, no longer drawn: each feed''s sequence starts above its last value, so a cursor of before 0028 is a position in every feed';
+COMMENT ON SEQUENCE intake_sync.change_commit_seq IS 'the global commit clock before 0030, no longer drawn: each feed''s sequence starts above its last value, so a cursor of before 0030 is a position in every feed';
 
 --
 -- Name: change_commits; Type: TABLE; Schema: intake_sync

@@ -2,7 +2,7 @@
 -- and returns the feed's sequence, creating row and sequence on the feed's first commit. The row is
 -- never updated, so a writer at REPEATABLE READ locks it whatever committed since its snapshot, and
 -- nextval() ignores snapshots. The sequence is created under the row lock (one creator per feed) and
--- starts above change_commit_seq, the global clock frozen at 0028. Its name is a hash of the feed
+-- starts above change_commit_seq, the global clock frozen at 0030. Its name is a hash of the feed
 -- (feed names are up to 64 characters, identifiers 63).
 -- Waits at most lock_timeout (10 s when the session has none, _lock_wait_bound), then raises 55P03
 -- naming the clock and its holder (_lock_holder, from pg_locks). Only this feed's commits ever wait on the row (issue 33).

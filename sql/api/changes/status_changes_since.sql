@@ -7,7 +7,7 @@
 -- feed's commit_seq, and how many of that commit's changes of the feed were returned, in id order).
 -- No global counter or id is in it. Across feeds rows come in stamp-time order (each feed's own
 -- order kept); a caller that sees one feed gets exactly its commit order. A 'v1:seq:id' cursor (the
--- global clock, before 0028) is still accepted: every feed's clock starts above the global one, so it
+-- global clock, before 0030) is still accepted: every feed's clock starts above the global one, so it
 -- is the same position in each feed.
 -- The caller's feeds are computed once (not a SECURITY DEFINER check per row); each feed is walked
 -- in change_commit_feeds by (feed, commit_seq) from its position, so a caught-up poll of a quiet feed
@@ -60,7 +60,7 @@ BEGIN
         WHERE cf.feed = feeds[k] AND cf.commit_seq = legacy[1]::bigint AND s.id <= legacy[2]::bigint;
         at_n[k] := counted;
       END LOOP;
-      -- a horizon of before 0028 holds a status_changes id: compared as such
+      -- a horizon of before 0030 holds a status_changes id: compared as such
       SELECT h.feed INTO expired_feed FROM "intake_sync"."change_horizons" h
       WHERE h.feed = ANY (feeds) AND h.purged_n IS NULL AND (legacy[1]::bigint, legacy[2]::bigint) < (h.purged_seq, h.purged_id)
       ORDER BY h.feed LIMIT 1;

@@ -31,7 +31,7 @@ export const statusChanges = intakeSync.table(
 /**
  * One row per transaction that appended status changes; its insert fires the deferred trigger that
  * stamps the commit (stamp_change_commit, sql/api/changes). `committed_at` is set then; `commit_seq`
- * is the global order of commits stamped before 0028, null since (each feed has its own clock).
+ * is the global order of commits stamped before 0030, null since (each feed has its own clock).
  */
 export const changeCommits = intakeSync.table(
   'change_commits',
@@ -73,12 +73,12 @@ export const changeCommitFeeds = intakeSync.table(
 );
 
 /**
- * One commit clock per feed (0028, issue 33): a row per feed that has committed a change, locked by
+ * One commit clock per feed (0030, issue 33): a row per feed that has committed a change, locked by
  * stamp_change_commit from drawing the feed's commit_seq (its own sequence, change_clock_<sha256 of
  * the feed>) to the end of the commit, so it orders that feed's commits and no other feed's. The row
  * is never updated (a writer at REPEATABLE READ would fail an update another commit made since its
  * snapshot; a lock-only row and nextval() ignore snapshots). A feed's sequence starts above
- * change_commit_seq, the global clock frozen at 0028, so a cursor taken before it is a position in
+ * change_commit_seq, the global clock frozen at 0030, so a cursor taken before it is a position in
  * every feed.
  */
 export const changeClocks = intakeSync.table('change_clocks', {

@@ -5,7 +5,7 @@ import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../helpers/two-clin
 
 // Issue 33 §4: a cursor an app holds counts nothing of another feed. Each feed has its own clock, so
 // an app of clinic-a sees its cursor move by one per clinic-a commit whatever clinic-b committed in
-// between, and the cursor names no other feed. A v1 cursor (the global clock before 0028) is still
+// between, and the cursor names no other feed. A v1 cursor (the global clock before 0030) is still
 // accepted as the same position in every feed.
 const real = await postgresReachable();
 
@@ -49,7 +49,7 @@ describe.skipIf(!real)(`status_changes_since cursors are per feed (${NEEDS_POSTG
     expect(await since(next[0]?.cursor ?? null)).toEqual([]);
   });
 
-  it('a v1 cursor (before 0028) is still a position in every feed; a malformed one is refused', async () => {
+  it('a v1 cursor (before 0030) is still a position in every feed; a malformed one is refused', async () => {
     const all = await c.owner<{ cursor: string }[]>`select cursor from intake_sync.status_changes_since(null, 100)`;
     expect(await c.owner<{ cursor: string }[]>`select cursor from intake_sync.status_changes_since('v1:0:0', 100)`).toEqual(all);
     // the owner sees both feeds: each row's cursor carries both positions, and resuming walks the rest once

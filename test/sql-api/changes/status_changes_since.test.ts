@@ -257,7 +257,7 @@ describe.skipIf(!onPostgres)('NOTIFY intake_sync_status', () => {
       await explainer.end({ timeout: 1 });
     }
     const plan = plans.find((p) => p.includes('status_changes s')) ?? plans.join('\n');
-    // every feed is walked by its own clock's key from its position (0028), never the commits of all feeds
+    // every feed is walked by its own clock's key from its position (0030), never the commits of all feeds
     expect(plan).toMatch(/Index (Only )?Scan using change_commit_feeds_pk/);
     expect(plan).not.toMatch(/change_commits_commit_seq_key/);
     expect(plan).toMatch(/Index (Only )?Scan using status_changes_xid_idx/);

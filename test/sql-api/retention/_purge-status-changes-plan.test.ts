@@ -4,7 +4,7 @@ import { nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '
 
 // Issue 26, item 1: _purge('status_changes') planned right on a change feed that was never analyzed
 // (autovacuum off): one probe finds the newest commit before the cutoff
-// (since 0028 the feed's own, change_commit_feeds_committed_at_idx: each feed has its own clock),
+// (since 0030 the feed's own, change_commit_feeds_committed_at_idx: each feed has its own clock),
 // then each batch takes the feed's oldest commits in order (change_commit_feeds_pk, at most the limit)
 // and each commit's changes (status_changes_xid_idx); never the other feed's commits, never a read or
 // sort of all the feed's changes. 100,000 changes in 20,000 commits of two feeds, over 90 days.
