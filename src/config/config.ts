@@ -9,7 +9,10 @@ import { DURATION_RULE, parseDuration } from '../lib/duration.js';
 import { tlsSettingsFor } from '../db/tls.js';
 import { deadlineSetting } from '../sync/overdue/overdue-stages.js';
 
-const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const intFromEnv = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ message }).int({ message }).min(min, { message }).max(max, { message });
+};
 /** A retention duration (`30d`, `12h`, `1s`, `forever`): ms, null for forever. */
 export const durationSetting = z.string().transform((text, ctx) => {
   const ms = parseDuration(text);
@@ -237,8 +240,20 @@ export const envSchema = z
 export type Config = z.output<typeof envSchema>;
 export type ConfigInput = z.input<typeof envSchema>;
 
+/**
+ * Bad configuration (exit 2): one problem per line, each naming its variable (or file and field, or
+ * option) and what it must be. Values that came from outside are already escaped in each line
+ * (terminalSafe); the message joins them with `; ` so a log line stays one line.
+ */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+  readonly problems: readonly string[];
+
+  constructor(problems: string | readonly string[], options?: { cause?: unknown }) {
+    const list = typeof problems === 'string' ? [problems] : problems;
+    super(list.join('; '), options);
+    this.problems = list;
+  }
 }
 
 /** Parses the environment; throws ConfigError listing each bad variable. */
@@ -250,7 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // what was expected (zod's message) and what was given (unless it may be a secret)
   const lines = result.error.issues.map((issue) => {
     const variable = issue.path.join('.');
-    return `  ${variable || '(env)'}: ${issue.message}${givenValueNote(variable, present[variable])}`;
+    return `${variable || '(env)'}: ${issue.message}${givenValueNote(variable, present[variable])}`;
   });
-  throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
+  throw new ConfigError(lines);
 }

@@ -7,6 +7,15 @@ import { SUPPORTED_API_VERSIONS } from '../intake/versions.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../db/feed-name.js';
 import { deadlineSetting, OVERDUE_STAGES, type OverdueStage } from '../sync/overdue/overdue-stages.js';
 import { SecretFileReader } from './secret-file.js';
+import { terminalSafe } from '../lib/terminal-text.js';
+
+/** Why a FEEDS_FILE could not be read, with what to do about it. Pure. */
+function fileErrorText(code: unknown): string {
+  if (code === 'ENOENT') return 'no such file: give the path of the JSON file listing the feeds';
+  if (code === 'EACCES') return 'permission denied: let the service user read it';
+  if (code === 'EISDIR') return 'a directory: give the path of the JSON file listing the feeds';
+  return typeof code === 'string' ? code : 'unreadable';
+}
 
 /** One operator account this deployment consumes. */
 export interface FeedConfig {
@@ -125,14 +134,14 @@ export function parseFeedsFile(
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ConfigError(`invalid environment:\n  FEEDS_FILE: ${file} is not valid JSON`);
+    throw new ConfigError(`FEEDS_FILE: ${terminalSafe(file)} is not valid JSON`);
   }
   const result = feedsFileSchema(env, secrets).safeParse(json);
   if (!result.success) {
     const lines = result.error.issues.map(
-      (issue) => `  FEEDS_FILE: ${file}${issue.path.length ? ` ${pathText(issue.path)}` : ''}: ${issue.message}`,
+      (issue) => `FEEDS_FILE: ${terminalSafe(file)}${issue.path.length ? ` ${terminalSafe(pathText(issue.path))}` : ''}: ${issue.message}`,
     );
-    throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
+    throw new ConfigError(lines);
   }
   return result.data.map((feed) => ({
     name: feed.name,
@@ -159,15 +168,13 @@ export function resolveFeeds(
     ];
   }
   // FEED_NAME names the one feed of the single-feed variables; beside the file it would be ignored
-  if (env.FEED_NAME) throw new ConfigError('invalid environment:\n  FEED_NAME: must not be set with FEEDS_FILE (the file names each feed)');
+  if (env.FEED_NAME) throw new ConfigError('FEED_NAME: must not be set with FEEDS_FILE (the file names each feed: unset FEED_NAME)');
   let text: string;
   try {
     text = readFileSync(config.FEEDS_FILE, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new ConfigError(
-      `invalid environment:\n  FEEDS_FILE: cannot read ${config.FEEDS_FILE} (${typeof code === 'string' ? code : 'error'})`,
-    );
+    throw new ConfigError(`FEEDS_FILE: cannot read ${terminalSafe(config.FEEDS_FILE)} (${fileErrorText(code)})`);
   }
   return parseFeedsFile(text, config.FEEDS_FILE, env, secrets);
 }
@@ -202,12 +209,12 @@ export function configuredFeedNames(config: Config): string[] {
   try {
     json = JSON.parse(readFileSync(config.FEEDS_FILE, 'utf8'));
   } catch {
-    throw new ConfigError(`invalid environment:\n  FEEDS_FILE: cannot read ${config.FEEDS_FILE} as JSON`);
+    throw new ConfigError(`FEEDS_FILE: cannot read ${terminalSafe(config.FEEDS_FILE)} as JSON`);
   }
   const names = z
     .array(z.object({ name: z.string().regex(FEED_NAME_PATTERN) }))
     .min(1)
     .safeParse(json);
-  if (!names.success) throw new ConfigError(`invalid environment:\n  FEEDS_FILE: ${config.FEEDS_FILE}: every feed needs a valid name`);
+  if (!names.success) throw new ConfigError(`FEEDS_FILE: ${terminalSafe(config.FEEDS_FILE)}: every feed needs a valid name`);
   return names.data.map((feed) => feed.name);
 }

@@ -1,3 +1,5 @@
+import { terminalSafe } from '../lib/terminal-text.js';
+
 /** Variables whose value is never echoed: credentials, or URLs that may carry a password. */
 const SECRET_VARIABLES = new Set(['INTAKE_API_KEY', 'INTAKE_API_SECRET', 'DATABASE_URL', 'LEASE_DATABASE_URL']);
 
@@ -14,7 +16,7 @@ export function givenValueNote(variable: string, given: string | undefined): str
   if (SECRET_VARIABLES.has(variable)) return ' (the value given is not shown: it may hold a secret)';
   const masked = withoutUserinfo(given);
   const shown = masked.length > MAX_SHOWN ? `${masked.slice(0, MAX_SHOWN)}…` : masked;
-  return ` (given ${JSON.stringify(shown)})`;
+  return ` (given "${terminalSafe(shown).replace(/"/g, '\\"')}")`;
 }
 
 // any URL-looking value (a base URL, a FEEDS_FILE path is not one) may carry user:password@: never echo it

@@ -61,5 +61,5 @@ export function feedOriginRefusal(conflict: FeedOriginConflict, mode: RunMode): 
 }
 
 function refusal(...lines: string[]): ConfigError {
-  return new ConfigError(`invalid environment:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+  return new ConfigError(lines);
 }

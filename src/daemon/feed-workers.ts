@@ -188,7 +188,7 @@ async function connectUpstream(
   const onRetry = (info: RetryInfo) => state.upstreamRetry(upstreamFailureReason(info.error));
   if (!feed.baseUrl) {
     // decideRunMode allowed the demo, and registerFeeds claimed the database for the simulator
-    if (config.FEEDS_FILE) throw new ConfigError(`invalid environment:\n  feed ${feed.name}: base_url is required`);
+    if (config.FEEDS_FILE) throw new ConfigError(`FEEDS_FILE: feed ${feed.name}: base_url is required`);
     // the demo's simulator is loaded only in the demo: a production run never loads the sandbox modules
     const { startEmbeddedSandbox } = await import('./embedded-demo.js');
     const sandbox = await startEmbeddedSandbox(config, database, log.child({ component: 'sandbox' }), { onRetry });
@@ -197,7 +197,7 @@ async function connectUpstream(
   }
   if (!feed.apiKey || !feed.apiSecret) {
     // config validation requires both with a base URL; a hand-built FeedConfig is still refused by name
-    throw new ConfigError(`invalid environment:\n  feed ${feed.name}: api_key and api_secret are required with a base_url`);
+    throw new ConfigError(`feed ${feed.name}: api_key and api_secret are required with a base_url`);
   }
   return intakeClientFor(
     config,

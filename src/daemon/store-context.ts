@@ -55,9 +55,7 @@ export async function openStore(
   options: { migrate?: boolean; lease?: boolean; verifyOwnership?: boolean } = {},
 ): Promise<OpenedStore> {
   if (!config.DATABASE_URL && config.LEASE_DATABASE_URL) {
-    throw new ConfigError(
-      'invalid environment:\n  LEASE_DATABASE_URL: is only used with DATABASE_URL (embedded PGlite has no lease to place)',
-    );
+    throw new ConfigError('LEASE_DATABASE_URL: is only used with DATABASE_URL (embedded PGlite has no lease to place): unset it or set DATABASE_URL');
   }
   const migrate = options.migrate === true;
   const sessions = config.DATABASE_URL
@@ -65,7 +63,7 @@ export async function openStore(
     : undefined;
   // refused before anything is read or written: nothing may run a lease where it does not hold
   if (options.lease && sessions?.noSession)
-    throw new ConfigError(`invalid environment:\n  ${sessions.noSession.variable}: ${sessions.noSession.message}`);
+    throw new ConfigError(`${sessions.noSession.variable}: ${sessions.noSession.message}`);
   const release = config.DATABASE_URL ? () => {} : lockEmbeddedStore(config, migrate);
   let database: Database;
   try {
@@ -141,7 +139,7 @@ export async function openStoreFromConfig(
 async function planSessionsFor(databaseUrl: string, leaseUrl: string | undefined, caFile: string | undefined): Promise<SessionPlan> {
   const probed = await probeSessions(databaseUrl, leaseUrl, caFile);
   if ('plan' in probed) return probed.plan;
-  throw new ConfigError(`invalid environment:\n${probed.problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
+  throw new ConfigError(probed.problems.map((p) => `${p.variable}: ${p.message}`));
 }
 
 /** Opens the configured store, runs `body` with it and always closes it. */

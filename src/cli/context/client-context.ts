@@ -22,8 +22,7 @@ export function requireRemoteConfig(config: Config): RemoteConfig {
   if (baseUrl && apiKey && apiSecret)
     return { baseUrl, apiKey, apiSecret, timeoutMs: config.HTTP_TIMEOUT_MS, maxResponseBytes: config.MAX_RESPONSE_BYTES };
   const missing = (['INTAKE_API_BASE_URL', 'INTAKE_API_KEY', 'INTAKE_API_SECRET'] as const).filter((key) => !config[key]);
-  const lines = missing.map((key) => `  ${key}: is required for commands that call the intake API`);
-  throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
+  throw new ConfigError(missing.map((key) => `${key}: is required for commands that call the intake API (set it, or use FEEDS_FILE)`));
 }
 
 /** An IntakeClient for the configured operator (retry defaults from the client). */

@@ -1,11 +1,34 @@
 import { describeDatabaseError } from '../../db/errors/describe-database-error.js';
-import { terminalSafe } from './terminal-text.js';
+import { controlsEscaped, terminalSafe } from '../../lib/terminal-text.js';
 import { DaemonError } from '../../daemon/errors.js';
 import { scrubString } from '../../log/redaction.js';
 
-/** Thrown for bad CLI input (missing file, malformed JSON, bad flag): printed without a stack. */
+/**
+ * Thrown for bad CLI input (missing file, malformed JSON, bad flag): printed without a stack, one
+ * line per problem; values from outside in a problem are escaped where it is composed (terminalSafe).
+ */
 export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
+  readonly problems: readonly string[];
+
+  constructor(problems: string | readonly string[], options?: { cause?: unknown }) {
+    const list = typeof problems === 'string' ? [problems] : problems;
+    super(list.join('; '), options);
+    this.problems = list;
+  }
+}
+
+/**
+ * The lines an error prints: its own problems (composed by us, outside values already escaped), or
+ * else its message with every control character escaped (a server's or a library's text may quote
+ * stored values). A line never holds a control character: one left in a problem is escaped too. Pure.
+ */
+export function errorLines(error: Error, message: string): string[] {
+  const problems = (error as { problems?: unknown }).problems;
+  if (Array.isArray(problems) && problems.length > 0 && problems.every((p) => typeof p === 'string')) {
+    return problems.map(controlsEscaped);
+  }
+  return [terminalSafe(message)];
 }
 
 /**
@@ -17,7 +40,7 @@ export function reportCliError(error: unknown): number {
   // a driver's "Failed query: <statement>" names the statement, not the cause: say what the server said
   const message = err.message.startsWith('Failed query') ? describeDatabaseError(err) : err.message;
   // a server's message may quote stored text (an external_id): printed with its controls escaped
-  process.stderr.write(`intake-sync: ${terminalSafe(message)}\n`);
+  for (const line of errorLines(err, message)) process.stderr.write(`intake-sync: ${line}\n`);
   if (process.env.INTAKE_SYNC_DEBUG) process.stderr.write(debugTrace(err));
   // the daemon's errors say their own exit code
   if (err instanceof DaemonError) return err.exitCode;

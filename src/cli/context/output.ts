@@ -1,4 +1,4 @@
-import { terminalSafe, terminalSafeJson } from './terminal-text.js';
+import { terminalSafe, terminalSafeJson } from '../../lib/terminal-text.js';
 
 /** A printable cell: null and undefined print as `-`. */
 export type Cell = string | number | boolean | null | undefined;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { schemaIssuesFrom } from '../../intake/errors/schema-issues.js';
+import { terminalSafe } from '../../lib/terminal-text.js';
 import { CliUsageError } from './errors.js';
 
 /**
@@ -14,17 +15,17 @@ export async function readJsonFile<S extends z.ZodType>(path: string, schema: S,
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const reason = code === 'ENOENT' ? 'no such file' : typeof code === 'string' ? code : 'unreadable';
-    throw new CliUsageError(`cannot read ${label} file ${path}: ${reason}`, { cause: error });
+    throw new CliUsageError(`cannot read ${label} file ${terminalSafe(path)}: ${reason}`, { cause: error });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     // no cause: SyntaxError messages quote the file content
-    throw new CliUsageError(`${label} file ${path} is not valid JSON`);
+    throw new CliUsageError(`${label} file ${terminalSafe(path)} is not valid JSON`);
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return parsed.data;
-  const lines = schemaIssuesFrom(parsed.error).map((issue) => `  ${issue.path}: ${issue.message}`);
-  throw new CliUsageError(`${label} file ${path} is invalid (nothing sent):\n${lines.join('\n')}`);
+  const shown = terminalSafe(path);
+  throw new CliUsageError(schemaIssuesFrom(parsed.error).map((issue) => `${label} file ${shown}: ${issue.path}: ${issue.message} (nothing sent)`));
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { terminalSafe } from '../../context/terminal-text.js';
+import { terminalSafe } from '../../../lib/terminal-text.js';
 import { loadConfig } from '../../../config/config.js';
 import { describeDatabaseError } from '../../../db/errors/describe-database-error.js';
 import { createLogger } from '../../../log/log.js';

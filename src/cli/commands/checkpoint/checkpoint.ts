@@ -1,4 +1,4 @@
-import { terminalSafe } from '../../context/terminal-text.js';
+import { terminalSafe } from '../../../lib/terminal-text.js';
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../../../config/config.js';
 import type { Db } from '../../../db/connection.js';

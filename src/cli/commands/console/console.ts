@@ -1,13 +1,23 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../../config/config.js';
+import { ConfigError, loadConfig } from '../../../config/config.js';
 import { composeConsole, requirePasswordAuth } from '../../../console/compose.js';
 import { startConsole } from '../../../console/server.js';
 import { createLogger } from '../../../log/log.js';
-import { CliUsageError } from '../../context/errors.js';
+import { healthListenError } from '../../../daemon/health-port-error.js';
 import { shutdownOnSignal } from '../../../daemon/signals.js';
 import { ssoSettings, trustedProxiesSetting } from '../../../console/sso/settings.js';
 
 const SHUTDOWN_GRACE_MS = 5_000;
+const CONSOLE_LISTEN = { host: 'CONSOLE_HOST', port: 'CONSOLE_PORT' };
+
+/** The sign-in settings are configuration: a bad one exits 2 naming its variable, as every other does. */
+function asConfiguration<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new ConfigError((error as Error).message, { cause: error });
+  }
+}
 
 /** `intake-sync console`: the operator console (docs/console.md) until SIGINT/SIGTERM. */
 export function registerConsoleCommand(program: Command): void {
@@ -17,14 +27,15 @@ export function registerConsoleCommand(program: Command): void {
     .action(async () => {
       const config = loadConfig();
       if (!config.DATABASE_URL) {
-        throw new CliUsageError('DATABASE_URL: required by the console (it signs users in as PostgreSQL roles of that database)');
+        throw new ConfigError('DATABASE_URL: is required by the console (it signs users in as PostgreSQL roles of that database)');
       }
       const log = createLogger({ level: config.LOG_LEVEL }).child({ component: 'console' });
       // only host, port and database are used (user-connection.ts): the URL's password leaves the process's view
       const databaseUrl = config.DATABASE_URL;
       delete process.env.DATABASE_URL;
       config.DATABASE_URL = undefined;
-      const sso = ssoSettings(config);
+      const sso = asConfiguration(() => ssoSettings(config));
+      const proxies = asConfiguration(() => trustedProxiesSetting(config));
       const deps = composeConsole(
         {
           databaseUrl,
@@ -36,7 +47,7 @@ export function registerConsoleCommand(program: Command): void {
           publicUrl: config.CONSOLE_PUBLIC_URL,
           maxConnections: config.CONSOLE_MAX_CONNECTIONS,
           sessionsPerRole: config.CONSOLE_SESSIONS_PER_ROLE,
-          proxies: trustedProxiesSetting(config),
+          proxies,
           sso,
         },
         log,
@@ -48,7 +59,9 @@ export function registerConsoleCommand(program: Command): void {
           log,
         });
       }
-      const running = await startConsole(deps, config.CONSOLE_HOST, config.CONSOLE_PORT);
+      const running = await startConsole(deps, config.CONSOLE_HOST, config.CONSOLE_PORT).catch((error: unknown) => {
+        throw healthListenError(error, config.CONSOLE_HOST, config.CONSOLE_PORT, CONSOLE_LISTEN);
+      });
       log.info(
         {
           url: running.url,

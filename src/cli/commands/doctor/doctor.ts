@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { terminalSafe } from '../../context/terminal-text.js';
+import { terminalSafe } from '../../../lib/terminal-text.js';
 import { type Config, loadConfig } from '../../../config/config.js';
 import { resolveFeeds, selectFeed, type FeedConfig } from '../../../config/feeds-file.js';
 import { VERSION } from '../../../version.js';

@@ -1,6 +1,6 @@
 import { MATCH_LOCK_BUDGET_MS } from '../../../sync/matching/lock-budget.js';
 import type { Command } from 'commander';
-import { terminalSafe } from '../../context/terminal-text.js';
+import { terminalSafe } from '../../../lib/terminal-text.js';
 import { loadConfig } from '../../../config/config.js';
 import { osActor, recordAudit } from '../../../db/audit.js';
 import { namesOf } from '../../../db/store-names.js';

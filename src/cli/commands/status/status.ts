@@ -1,5 +1,5 @@
 import { listFeedSources } from '../../../sync/version-migration/feed-sources.js';
-import { terminalSafe, terminalSafeJson } from '../../context/terminal-text.js';
+import { terminalSafe, terminalSafeJson } from '../../../lib/terminal-text.js';
 import { countMigrationStates } from '../../../sync/version-migration/migration-progress.js';
 import { QUARANTINE_REASONS, type QuarantineReason } from '../../../sync/matching/quarantine.js';
 import type { Command } from 'commander';

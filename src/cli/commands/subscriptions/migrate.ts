@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { terminalSafe } from '../../context/terminal-text.js';
+import { terminalSafe } from '../../../lib/terminal-text.js';
 import { loadConfig } from '../../../config/config.js';
 import { parseSecureBaseUrl } from '../../../intake/base-url.js';
 import { createLogger } from '../../../log/log.js';

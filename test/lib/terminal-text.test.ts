@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { terminalSafe, terminalSafeJson } from '../../src/cli/context/terminal-text.js';
+import { terminalSafe, terminalSafeJson } from '../../src/lib/terminal-text.js';
 
 describe('terminalSafe', () => {
   test.each([

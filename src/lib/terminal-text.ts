@@ -25,6 +25,18 @@ export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, escapeOne);
 }
 
+// the same characters minus the backslash
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this regex's purpose
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A line we composed, its outside values already passed through terminalSafe: any control character
+ * left (one a caller did not escape) is written as an escape too, backslashes stay as composed.
+ */
+export function controlsEscaped(line: string): string {
+  return line.replace(CONTROLS, escapeOne);
+}
+
 // the same characters minus the backslash: JSON escapes those itself
 const JSON_UNSAFE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
