@@ -13,15 +13,16 @@ if (runtime.warning) process.stderr.write(`${runtime.warning}\n`);
 relaunchWithDaemonFlags();
 const { Command, CommanderError } = await import('commander');
 const { registerCommands } = await import('./commands.js');
-const { reportCliError } = await import('./context/errors.js');
+const { reportCliError, usageLine } = await import('./context/errors.js');
 const { VERSION } = await import('../version.js');
 
 const program = new Command()
   .name('intake-sync')
   .description('Sync a prescriber vendor Postgres with the Prescription Intake API (2024-12-10)')
   .version(VERSION, '-V, --version', 'print the version and exit')
-  .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  // a usage error is one line, as every other error, pointing at the help instead of printing it
+  .configureOutput({ outputError: (text, write) => write(usageLine(text)) });
 
 registerCommands(program);
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainRule } from '../lib/plain-rule.js';
 import { DEFAULT_SCHEMA, schemaNameProblem } from '../db/schema-name.js';
 import { baseUrlProblem, canonicalBaseUrl } from '../intake/base-url.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../intake/limits.js';
@@ -75,7 +76,7 @@ export const envSchema = z
       .default('true')
       .transform((v) => v === 'true'),
     HEALTH_PORT: intFromEnv(0, 65535).default(8080),
-    HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+    HEALTH_HOST: z.string().min(1).max(255).default('0.0.0.0'),
     POLL_INTERVAL_MS: intFromEnv(10, 3_600_000).default(5_000),
     PAGE_LIMIT: intFromEnv(1, 250).default(250),
     HTTP_TIMEOUT_MS: intFromEnv(100, 300_000).default(15_000),
@@ -260,7 +261,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // empty strings are "unset": `FOO= intake-sync run` must not mean FOO=""
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const result = envSchema.safeParse(present);
+  const result = envSchema.safeParse(present, { error: plainRule });
   if (result.success) return result.data;
   // what was expected (zod's message) and what was given (unless it may be a secret)
   const lines = result.error.issues.map((issue) => {

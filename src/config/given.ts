@@ -1,7 +1,7 @@
 import { terminalSafe } from '../lib/terminal-text.js';
 
 /** Variables whose value is never echoed: credentials, or URLs that may carry a password. */
-const SECRET_VARIABLES = new Set(['INTAKE_API_KEY', 'INTAKE_API_SECRET', 'DATABASE_URL', 'LEASE_DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['INTAKE_API_KEY', 'INTAKE_API_SECRET', 'DATABASE_URL', 'LEASE_DATABASE_URL', 'CONSOLE_LOGIN_PASSWORD']);
 
 /** Longest value echoed back; a longer one is cut (a pasted file is not a setting). */
 const MAX_SHOWN = 80;

@@ -55,15 +55,16 @@ export async function openStore(
   options: { migrate?: boolean; lease?: boolean; verifyOwnership?: boolean } = {},
 ): Promise<OpenedStore> {
   if (!config.DATABASE_URL && config.LEASE_DATABASE_URL) {
-    throw new ConfigError('LEASE_DATABASE_URL: is only used with DATABASE_URL (embedded PGlite has no lease to place): unset it or set DATABASE_URL');
+    throw new ConfigError(
+      'LEASE_DATABASE_URL: is only used with DATABASE_URL (embedded PGlite has no lease to place): unset it or set DATABASE_URL',
+    );
   }
   const migrate = options.migrate === true;
   const sessions = config.DATABASE_URL
     ? await planSessionsFor(config.DATABASE_URL, config.LEASE_DATABASE_URL, config.DATABASE_CA_FILE)
     : undefined;
   // refused before anything is read or written: nothing may run a lease where it does not hold
-  if (options.lease && sessions?.noSession)
-    throw new ConfigError(`${sessions.noSession.variable}: ${sessions.noSession.message}`);
+  if (options.lease && sessions?.noSession) throw new ConfigError(`${sessions.noSession.variable}: ${sessions.noSession.message}`);
   const release = config.DATABASE_URL ? () => {} : lockEmbeddedStore(config, migrate);
   let database: Database;
   try {

@@ -5,6 +5,8 @@ import { databaseTarget } from './url-target.js';
 const SOCKET_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused (is Postgres running and listening there?)',
   ENOTFOUND: 'host not found (DNS)',
+  // a Unix socket path (PGHOST, host=/run/postgresql) with no socket file in it
+  ENOENT: 'no such socket (is Postgres running, and is this its socket directory?)',
   EAI_AGAIN: 'host lookup failed for now (DNS)',
   ETIMEDOUT: 'connection timed out',
   CONNECT_TIMEOUT: 'connection timed out',

@@ -1,3 +1,4 @@
+import { terminalSafe } from '../lib/terminal-text.js';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -34,7 +35,10 @@ export function readTlsFiles(settings: TlsSettings): TlsFiles {
       return readFileSync(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new TlsSettingsError(`${settings.variable}: cannot read ${setting}=${file} (${code})`, { cause: error });
+      // DATABASE_CA_FILE is a variable of its own; sslrootcert, sslcert and sslkey are parameters of the URL
+      const where = setting !== undefined && /^[A-Z_]+$/.test(setting) ? setting : `${settings.variable}: its ${setting}`;
+      const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied: let the service user read it' : code;
+      throw new TlsSettingsError(`${where}: cannot read ${terminalSafe(file)} (${reason})`, { cause: error });
     }
   };
   return {

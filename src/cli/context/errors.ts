@@ -31,6 +31,15 @@ export function errorLines(error: Error, message: string): string[] {
   return [terminalSafe(message)];
 }
 
+/** commander's usage error (`error: unknown option '--x'`, maybe with a suggestion) as one line of ours. Pure. */
+export function usageLine(text: string): string {
+  const problem = text
+    .trim()
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*/g, ' ');
+  return `intake-sync: ${controlsEscaped(problem)} (--help lists the commands and options)\n`;
+}
+
 /**
  * Prints an error for a human (one clear line, no stack, no PHI: messages name
  * fields and identifiers only) and returns the exit code.
@@ -53,6 +62,7 @@ export function reportCliError(error: unknown): number {
     'EventsNotFoundError',
     'StoreNotReadyError',
     'DataDirLockedError',
+    'TlsSettingsError',
   ].includes(err.name)
     ? 2
     : 1;

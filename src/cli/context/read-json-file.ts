@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { schemaIssuesFrom } from '../../intake/errors/schema-issues.js';
+import { plainRule } from '../../lib/plain-rule.js';
 import { terminalSafe } from '../../lib/terminal-text.js';
 import { CliUsageError } from './errors.js';
 
@@ -24,8 +25,10 @@ export async function readJsonFile<S extends z.ZodType>(path: string, schema: S,
     // no cause: SyntaxError messages quote the file content
     throw new CliUsageError(`${label} file ${terminalSafe(path)} is not valid JSON`);
   }
-  const parsed = schema.safeParse(json);
+  const parsed = schema.safeParse(json, { error: plainRule });
   if (parsed.success) return parsed.data;
   const shown = terminalSafe(path);
-  throw new CliUsageError(schemaIssuesFrom(parsed.error).map((issue) => `${label} file ${shown}: ${issue.path}: ${issue.message} (nothing sent)`));
+  throw new CliUsageError(
+    schemaIssuesFrom(parsed.error).map((issue) => `${label} file ${shown}: ${issue.path}: ${issue.message} (nothing sent)`),
+  );
 }

@@ -150,7 +150,13 @@ async function readImport(file: string): Promise<ParsedImport> {
   try {
     return await readPrescriptionImport(file);
   } catch (error) {
-    throw new CliUsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliUsageError(
+      `cannot read import file ${terminalSafe(file)}: ${code === 'ENOENT' ? 'no such file' : (code ?? 'unreadable')}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
