@@ -111,7 +111,7 @@ describe('resolveFeeds', () => {
     writeFileSync(path, JSON.stringify([feed(), feed({ name: 'clinic-b' })]));
     expect(resolveFeeds(loadConfig({ FEEDS_FILE: path }), {}).map((f) => f.name)).toEqual(['clinic-a', 'clinic-b']);
     expect(() => resolveFeeds(loadConfig({ FEEDS_FILE: join(dir, 'absent.json') }), {})).toThrow(
-      /FEEDS_FILE: cannot read .*absent\.json \(ENOENT\)/,
+      /FEEDS_FILE: cannot read .*absent\.json \(no such file: give the path of the JSON file listing the feeds\)/,
     );
   });
 

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from './connection.js';
 import { ForeignSchemaError } from './errors/foreign-schema-error.js';
+import { foreignOwnerAdvice } from './foreign-owner-advice.js';
 
 type Executor = Pick<Db, 'execute'>;
 
@@ -14,18 +15,33 @@ const NAMED_OBJECTS = 5;
  * ForeignSchemaError naming them. A schema that does not exist yet passes (migrate creates it).
  */
 export async function assertOwnedSchema(tx: Executor, schema: string): Promise<void> {
-  const [space] = await queryRows<{ owner: string; mine: boolean; me: string }>(
+  const [space] = await queryRows<{
+    owner: string;
+    mine: boolean;
+    me: string;
+    owner_super: boolean;
+    me_super: boolean;
+    me_uses: boolean;
+  }>(
     tx,
-    sql`select pg_get_userbyid(n.nspowner) as owner, current_user::text as me, n.nspowner = (select r.oid from pg_roles r where r.rolname = current_user) as mine
+    sql`select pg_get_userbyid(n.nspowner) as owner, current_user::text as me,
+               n.nspowner = (select r.oid from pg_roles r where r.rolname = current_user) as mine,
+               (select o.rolsuper from pg_roles o where o.oid = n.nspowner) as owner_super,
+               (select r.rolsuper from pg_roles r where r.rolname = current_user) as me_super,
+               has_schema_privilege(current_user, n.oid, 'USAGE') as me_uses
         from pg_namespace n where n.nspname = ${schema}::text`,
   );
   if (!space) return;
   if (!space.mine) {
     throw new ForeignSchemaError(
-      `refusing to migrate schema "${schema}": it is owned by role ${space.owner}, not by the migrating role ${space.me}. A schema created by ` +
-        'another role may hold code that every SQL API function would run as the owner. If it is your own install (made as ' +
-        `${space.owner}, the superuser say), hand it and every object in it to the owner role: \`intake-sync migrate --reassign-to ${space.me}\` ` +
-        `run as ${space.owner} or a superuser (audited; docs/getting-started.md), then migrate as ${space.me}. Otherwise drop it`,
+      foreignOwnerAdvice({
+        schema,
+        owner: space.owner,
+        ownerIsSuperuser: space.owner_super,
+        me: space.me,
+        meIsSuperuser: space.me_super,
+        meUsesSchema: space.me_uses,
+      }),
     );
   }
   const foreign = await queryRows<{ kind: string; name: string; owner: string }>(

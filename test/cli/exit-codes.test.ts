@@ -30,7 +30,7 @@ describe('the exit-code rule', () => {
     [
       'a bad variable, naming what was expected and what was given',
       ['status'],
-      /POLL_INTERVAL_MS: .*expected number.*\(given "abc"\)/,
+      /POLL_INTERVAL_MS: must be a whole number from 10 to 3600000 \(given "abc"\)/,
       { POLL_INTERVAL_MS: 'abc' },
     ],
   ])(

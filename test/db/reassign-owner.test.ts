@@ -52,7 +52,7 @@ describe.skipIf(!reachable)(`migrate --reassign-to (${reachable ? 'real PostgreS
     const db = await superuserInstall('reassign_ok');
     const refused = await runCli(['migrate'], { DATABASE_URL: urlAs(db.url, ROLES.owner) });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`it is owned by role postgres, not by the migrating role ${ROLES.owner}`);
+    expect(refused.stderr).toContain(`it is owned by role postgres, not by the connected role ${ROLES.owner}`);
     expect(refused.stderr).toContain(`\`intake-sync migrate --reassign-to ${ROLES.owner}\``);
     expect(await notOwnedBy(db, 'postgres')).toBe(0);
 
