@@ -8,16 +8,19 @@ import { requireRuntimeGrants } from './runtime-grants.js';
 /**
  * Brings the store's schema to this code's version before anything reads it: applies pending
  * migrations (serialised across processes inside runMigrations), or, with migrations off, only
- * checks that the schema is exactly current; then checks the role holds the runtime grants. Refuses to start a fresh schema beside an
+ * checks that the schema is exactly current; then checks the role holds the runtime grants. Returns what it applied (runMigrations). Refuses to start a fresh schema beside an
  * unadopted 0.1 install in public: the worker would replay the feed into empty tables and lose
  * the prescriptions registered there.
  */
-export async function migrateOnStart(database: Database, options: { migrate: boolean; verifyOwnership?: boolean }): Promise<void> {
+export async function migrateOnStart(
+  database: Database,
+  options: { migrate: boolean; verifyOwnership?: boolean },
+): Promise<readonly string[]> {
   if (!options.migrate) {
     // a schema this role cannot use looks like no schema at all: name the grants instead
     if (await schemaExists(database)) await requireRuntimeGrants(database);
     await assertSchemaCurrent(database);
-    return;
+    return [];
   }
   const schema = database.names.schema;
   // `migrate`: refuse a schema of another role before reading anything in it (its ledger included)
@@ -32,8 +35,9 @@ export async function migrateOnStart(database: Database, options: { migrate: boo
       `found an intake-sync 0.1 install in schema public: run \`intake-sync migrate --adopt-public\` once (as the owner role) to move it into "${schema}" with every row`,
     );
   }
-  await runMigrations(database, { verifyOwnership: options.verifyOwnership === true });
+  const applied = await runMigrations(database, { verifyOwnership: options.verifyOwnership === true });
   await requireRuntimeGrants(database);
+  return applied;
 }
 
 async function schemaExists(database: Database): Promise<boolean> {

@@ -35,6 +35,8 @@ export interface OpenedStore {
   database: Database;
   /** undefined on embedded PGlite */
   sessions: SessionPlan | undefined;
+  /** what migrate-on-open applied: migration tags, then `sql/api/<path>` (empty without `migrate`) */
+  applied: readonly string[];
 }
 
 /**
@@ -52,7 +54,7 @@ export interface OpenedStore {
  */
 export async function openStore(
   config: Config,
-  options: { migrate?: boolean; lease?: boolean; verifyOwnership?: boolean } = {},
+  options: { migrate?: boolean; lease?: boolean; verifyOwnership?: boolean; inspectOnly?: boolean } = {},
 ): Promise<OpenedStore> {
   if (!config.DATABASE_URL && config.LEASE_DATABASE_URL) {
     throw new ConfigError(
@@ -73,6 +75,7 @@ export async function openStore(
     release();
     throw error;
   }
+  let applied: readonly string[] = [];
   const close = database.close;
   database.close = async () => {
     try {
@@ -85,15 +88,17 @@ export async function openStore(
     // before anything reads the schema: a statement the server cannot run must not be how the user learns its version
     await assertSupportedServer(database);
     // `run` with MIGRATE_ON_START=false keeps its own message (migrateOnStart: behind, ahead or missing)
+    // `migrate --dry-run` reads the ledgers itself: neither a missing schema nor a pending migration is refused
+    if (options.inspectOnly) return { database, sessions, applied: [] };
     if (!migrate && !options.lease) await requireInstalledSchema(database, config);
-    await migrateOnStart(database, { migrate, verifyOwnership: options.verifyOwnership === true });
+    applied = await migrateOnStart(database, { migrate, verifyOwnership: options.verifyOwnership === true });
     // the owner's RETAIN_AUDIT becomes the floor of every audit purge (only the owner can write it)
     if (migrate) await recordOwnerSettings(database.db, { retainAuditMs: config.RETAIN_AUDIT });
   } catch (error) {
     await database.close().catch(() => {});
     throw error;
   }
-  return { database, sessions };
+  return { database, sessions, applied };
 }
 
 /** The embedded store's lock; without `create` a missing DATA_DIR is refused, not made. */

@@ -5,6 +5,7 @@ import { SchemaVersionError } from './errors/schema-version-error.js';
 import { forSchema, readMigrationFiles, type MigrationFile } from './migration-files.js';
 import { assertOwnedSchema, revokePublicCreate } from './schema-ownership.js';
 import { readSqlApiFiles, SQL_API_LEDGER_TABLE, type SqlApiFile } from './sql-api-files.js';
+import type { MigrationPlan } from './migration-summary.js';
 
 export { MIGRATIONS_FOLDER } from './migration-files.js';
 
@@ -201,6 +202,35 @@ export async function runMigrations(database: Database, options: MigrationOption
     }
     if (apiPending.length > 0) await applyApiFiles(tx, schema, apiPending);
     return [...pending.map((f) => f.tag), ...apiPending.map((f) => `sql/api/${f.path}`)];
+  });
+}
+
+/**
+ * What runMigrations would apply now, read without a lock or a change (`migrate --dry-run`): the
+ * pending migrations, the SQL API files changed since last applied, and the levels before and after.
+ * Refuses a schema newer than the code, as runMigrations does.
+ */
+export async function pendingMigrations(
+  database: Database,
+  files: readonly MigrationFile[] = readMigrationFiles(),
+  api: readonly SqlApiFile[] = readSqlApiFiles(),
+): Promise<MigrationPlan> {
+  const schema = database.names.schema;
+  return database.db.transaction(async (tx) => {
+    const ledger = (await readLedger(tx, schema)) ?? [];
+    const unknown = unknownMigrations(ledger, files);
+    if (unknown.length > 0) throw newerSchemaError(schema, unknown);
+    const applied = new Set(ledger.map((row) => row.hash));
+    const pending = files.filter((f) => !applied.has(f.hash));
+    const apiPending = changedApiFiles(api, await readApiLedger(tx, schema));
+    const last = [...files].reverse().find((f) => applied.has(f.hash));
+    return {
+      schema,
+      from: last?.tag ?? null,
+      to: files.at(-1)?.tag ?? null,
+      migrations: pending.map((f) => f.tag),
+      apiFiles: apiPending.map((f) => f.path),
+    };
   });
 }
 

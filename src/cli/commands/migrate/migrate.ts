@@ -1,17 +1,55 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../../config/config.js';
+import { loadConfig, type Config } from '../../../config/config.js';
 import { openDatabase } from '../../../db/connection.js';
 import { adoptLegacyPublicInstall } from '../../../db/legacy-public-install.js';
 import { registerFeeds } from '../../../db/feed-registry.js';
 import { configuredFeedNames } from '../../../config/feeds-file.js';
 import { assertSupportedServer } from '../../../db/server-version.js';
-import { openStoreFromConfig, storeOptions } from '../../../daemon/store-context.js';
+import { openStore, storeOptions } from '../../../daemon/store-context.js';
+import { pendingMigrations } from '../../../db/migrate.js';
+import { readMigrationFiles } from '../../../db/migration-files.js';
+import { migrationSummary, planFromApplied, type MigrationPlan } from '../../../db/migration-summary.js';
+import { CliUsageError } from '../../context/errors.js';
+import { printJson } from '../../context/output.js';
 import { reassignCommand } from './migrate-reassign.js';
 import { describeDroppedRoleGrants, droppedRoleGrants } from '../../../db/dropped-role-grants.js';
 
+/** `migrate --dry-run`: what would be applied, read without a lock or a change. */
+async function dryRun(config: Config, feeds: readonly string[], json: boolean): Promise<void> {
+  const { database } = await openStore(config, { inspectOnly: true });
+  try {
+    const plan = await pendingMigrations(database);
+    printPlan(plan, { dryRun: true, json, feeds, target: config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite' });
+  } finally {
+    await database.close();
+  }
+}
+
+function printPlan(plan: MigrationPlan, how: { dryRun: boolean; json: boolean; feeds: readonly string[]; target: string }): void {
+  if (how.json) {
+    printJson({
+      schema: plan.schema,
+      dry_run: how.dryRun,
+      from: plan.from,
+      to: plan.to,
+      migrations: plan.migrations,
+      sql_api_files: plan.apiFiles,
+      feeds: how.feeds,
+    });
+    return;
+  }
+  process.stdout.write(`${migrationSummary(plan, how.dryRun)} (${how.target}); configured feeds: ${how.feeds.join(', ')}\n`);
+  // the dry run lists each one: what an operator reviews before the owner runs it for real
+  if (how.dryRun) {
+    for (const tag of plan.migrations) process.stdout.write(`  migration ${tag}\n`);
+    for (const path of plan.apiFiles) process.stdout.write(`  sql/api/${path}\n`);
+  }
+}
+
 /**
- * Registers `migrate [--adopt-public]`: applies pending migrations to DATABASE_SCHEMA (run it as
- * the owner role) and exits; `--adopt-public` first moves a 0.1 install out of public.
+ * Registers `migrate [--adopt-public] [--dry-run] [--json]`: applies pending migrations to
+ * DATABASE_SCHEMA (run it as the owner role), says what it applied, and exits; `--dry-run` lists what
+ * it would apply; `--adopt-public` first moves a 0.1 install out of public.
  */
 export function registerMigrateCommand(program: Command): void {
   program
@@ -22,10 +60,17 @@ export function registerMigrateCommand(program: Command): void {
       '--reassign-to <role>',
       'hand DATABASE_SCHEMA and every object in it to this role (an install made as the superuser), audited; migrates nothing',
     )
-    .action(async (options: { adoptPublic?: boolean; reassignTo?: string }) => {
+    .option('--dry-run', 'list the migrations and SQL API files it would apply; change nothing')
+    .option('--json', 'print what it applied (or would apply) as one JSON object')
+    .action(async (options: { adoptPublic?: boolean; reassignTo?: string; dryRun?: boolean; json?: boolean }) => {
       const config = loadConfig();
       const target = config.DATABASE_URL ? 'DATABASE_URL' : 'embedded PGlite';
-      if (options.reassignTo !== undefined) return reassignCommand(config, options.reassignTo, options.adoptPublic === true);
+      if (options.reassignTo !== undefined) {
+        if (options.dryRun || options.json) throw new CliUsageError('--reassign-to: takes neither --dry-run nor --json');
+        return reassignCommand(config, options.reassignTo, options.adoptPublic === true);
+      }
+      if (options.adoptPublic && (options.dryRun || options.json))
+        throw new CliUsageError('--adopt-public: takes neither --dry-run nor --json');
       if (options.adoptPublic) {
         const database = await openDatabase(storeOptions(config));
         try {
@@ -43,17 +88,27 @@ export function registerMigrateCommand(program: Command): void {
       }
       // read before anything opens: a bad FEEDS_FILE exits 2 and changes nothing
       const feeds = configuredFeedNames(config);
-      const database = await openStoreFromConfig(config, { migrate: true, verifyOwnership: true });
+      if (options.dryRun) return dryRun(config, feeds, options.json === true);
+      const opened = await openStore(config, { migrate: true, verifyOwnership: true });
       try {
         // the SQL API accepts a feed once it is configured: these are, even before their worker first runs
-        await registerFeeds(database.db, feeds, null);
+        await registerFeeds(opened.database.db, feeds, null);
         // a dropped role's feed records go (a role re-created later must not meet them), audited
-        const forgotten = (await droppedRoleGrants(database, true)).filter((g) => g.nowNamed === null);
+        const forgotten = (await droppedRoleGrants(opened.database, true)).filter((g) => g.nowNamed === null);
+        // on stderr with --json, whose stdout is one JSON document
         if (forgotten.length > 0)
-          process.stdout.write(`removed the feed records of dropped roles: ${describeDroppedRoleGrants(forgotten)}\n`);
+          (options.json === true ? process.stderr : process.stdout).write(
+            `removed the feed records of dropped roles: ${describeDroppedRoleGrants(forgotten)}\n`,
+          );
       } finally {
-        await database.close();
+        await opened.database.close();
       }
-      process.stdout.write(`migrations applied to schema "${config.DATABASE_SCHEMA}" (${target}); configured feeds: ${feeds.join(', ')}\n`);
+      const shipped = readMigrationFiles().map((f) => f.tag);
+      printPlan(planFromApplied(config.DATABASE_SCHEMA, shipped, opened.applied), {
+        dryRun: false,
+        json: options.json === true,
+        feeds,
+        target,
+      });
     });
 }
