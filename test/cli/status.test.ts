@@ -134,10 +134,13 @@ describe.skipIf(!hasPostgres)('intake-sync status', () => {
     }
   }, 120_000);
 
-  it('without an operator configured the lag is unknown, and status still answers', async () => {
+  it('without an operator configured the lag is unknown, saying what is missing from the configuration it sees, and status still answers', async () => {
     const result = await runCli(['status'], { DATABASE_URL: env.DATABASE_URL ?? '' });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^lag {13}unknown: no operator configured/m);
+    expect(result.stdout).toMatch(
+      /^lag {13}unknown: INTAKE_API_BASE_URL, INTAKE_API_KEY, INTAKE_API_SECRET are not set \(DATABASE_URL is set, so `run` needs them too\)$/m,
+    );
+    expect(result.stdout).not.toContain('sandbox');
   }, 30_000);
 });
 

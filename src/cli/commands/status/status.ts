@@ -9,6 +9,7 @@ import { queryRows, type Database } from '../../../db/connection.js';
 import { leaseHolder, type LeaseHolder } from '../../../sync/leadership/lease.js';
 import { parseLeaseApplicationName } from '../../../sync/leadership/lease-holder-name.js';
 import { probeLag, type StatusLag } from './lag.js';
+import { noOperatorLagDetail } from './no-operator.js';
 import { statusLagClient } from './lag-client.js';
 import { readOutboxStats } from '../../../sync/state/outbox-stats.js';
 import { describeCursorProblem, resetToBlame } from '../../../sync/state/cursor-problem.js';
@@ -96,8 +97,7 @@ export function registerStatusCommand(program: Command): void {
 /** The feed's lag, asked at its current source; unknown without a configured operator. */
 async function feedLag(config: Config, feed: string, database: Database, iterator: string | null): Promise<StatusLag> {
   const client = await statusLagClient(config, feed, database.db);
-  if (!client)
-    return { seconds: null, caught_up: null, detail: 'unknown: no operator configured (the embedded sandbox runs inside `run`)' };
+  if (!client) return { seconds: null, caught_up: null, detail: noOperatorLagDetail(config, feed) };
   return probeLag(client, iterator, Date.now);
 }
 
