@@ -12,8 +12,15 @@ if (runtime.warning) process.stderr.write(`${runtime.warning}\n`);
 // then, before the commands load: `run` without the daemon's V8 flags restarts itself with them
 relaunchWithDaemonFlags();
 const { Command, CommanderError } = await import('commander');
-const { registerCommands } = await import('./commands.js');
 const { reportCliError, usageLine } = await import('./context/errors.js');
+// a `.env` in the working directory, as Node reads one: the real environment wins (docs/configuration.md)
+try {
+  const { readEnvFile } = await import('../config/env-file.js');
+  readEnvFile();
+} catch (error) {
+  process.exit(reportCliError(error));
+}
+const { registerCommands } = await import('./commands.js');
 const { VERSION } = await import('../version.js');
 
 const program = new Command()

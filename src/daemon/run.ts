@@ -31,6 +31,7 @@ import { startFeedsReload } from './feeds-reload/start-reload.js';
 import { VERSION } from '../version.js';
 import { healthListenError } from './health-port-error.js';
 import { startLineFields } from './start-line.js';
+import { envFileRead } from '../config/env-file.js';
 /** What `run` was asked for, its flags already checked by the command. */
 export interface RunWorkerOptions {
   once: boolean;
@@ -88,8 +89,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     closers.push({ what: 'database', close: () => database.close() });
     const level = await readSchemaLevel(database);
     log.info(
-      startLineFields({ version: VERSION, nodeVersion: process.versions.node, config, feeds, sessions, level }),
-      `intake-sync ${VERSION} starting`,
+      startLineFields({ version: VERSION, nodeVersion: process.versions.node, config, feeds, sessions, level, envFile: envFileRead() }),
+      `intake-sync ${VERSION} starting${envFileRead() ? ' (settings from .env too; the environment wins)' : ''}`,
     );
     await writeDeadlines(config, database, feeds);
     // one read of the pauses per half lease check at most, for all feeds: honoured within a lease check

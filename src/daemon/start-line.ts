@@ -3,6 +3,7 @@ import { databaseTarget } from '../db/url-target.js';
 import type { SchemaLevel } from '../db/schema-level.js';
 import type { SessionPlan } from '../db/session-plan.js';
 import type { FeedConfig } from '../config/feeds-file.js';
+import type { EnvFileRead } from '../config/env-file.js';
 
 export interface StartLineInput {
   version: string;
@@ -13,6 +14,8 @@ export interface StartLineInput {
   /** undefined on embedded PGlite */
   sessions: SessionPlan | undefined;
   level: SchemaLevel;
+  /** the `.env` read at start (names only), undefined without one */
+  envFile?: EnvFileRead | undefined;
 }
 
 /**
@@ -38,5 +41,9 @@ export function startLineFields(input: StartLineInput): Record<string, unknown> 
     feeds: input.feeds.map((f) => ({ name: f.name, operator: f.baseUrl ?? 'embedded sandbox' })),
     poll_interval_ms: config.POLL_INTERVAL_MS,
     page_limit: config.PAGE_LIMIT,
+    // the names a `.env` gave (never values), and those the real environment kept: what was configured where
+    ...(input.envFile
+      ? { env_file: { path: input.envFile.path, variables: input.envFile.taken, environment_kept: input.envFile.overridden } }
+      : {}),
   };
 }

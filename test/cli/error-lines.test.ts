@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envSchema } from '../../src/config/config.js';
 import { killAllChildren, runChild } from '../support/child-process.js';
 import { CLI_COMMAND_BUDGET_MS } from './helpers/run-cli.js';
+import { BUILD_BUDGET_MS, BUILT_CLI, ensureBuilt } from './helpers/built-cli.js';
 import { COMMAND_CASES, type ErrorCase, SHAPE_CASES, VARIABLE_CASES } from './helpers/error-cases.js';
 
 // Every error a newcomer meets, through the built CLI as a real process with nothing of this
@@ -18,7 +19,7 @@ async function run(c: ErrorCase): Promise<{ code: number | null; stderr: string;
   if (c.file) writeFileSync(join(dir, c.file.name), c.file.text);
   const env = { PATH: process.env.PATH ?? '', HOME: dir, DATA_DIR: join(dir, 'data'), ...c.env };
   const args = c.args.map((a) => a.replace('CASE_DIR', dir));
-  const result = await runChild(process.execPath, ['dist/cli/main.js', ...args], { cwd: REPO, env, timeoutMs: CLI_COMMAND_BUDGET_MS });
+  const result = await runChild(process.execPath, [BUILT_CLI, ...args], { cwd: REPO, env, timeoutMs: CLI_COMMAND_BUDGET_MS });
   return { code: result.code, stdout: result.stdout, stderr: result.stderr.replaceAll(dir, 'CASE_DIR') };
 }
 
@@ -28,15 +29,8 @@ function expectCase(c: ErrorCase, result: { code: number | null; stderr: string;
   expect(result.stdout).toBe('');
 }
 
-beforeAll(async () => {
-  // the built CLI is what a user runs: build it when a source file is newer than dist/
-  const build = await runChild(process.execPath, ['scripts/build-if-stale.mjs'], {
-    cwd: REPO,
-    env: { ...process.env } as Record<string, string>,
-    timeoutMs: 300_000,
-  });
-  expect(build.code, build.stderr).toBe(0);
-}, 300_000);
+// the built CLI is what a user runs
+beforeAll(ensureBuilt, BUILD_BUDGET_MS);
 
 afterAll(async () => {
   await killAllChildren();
