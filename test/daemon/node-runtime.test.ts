@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { judgeNodeRuntime, SUPPORTED_NODE_MAJOR } from '../../src/daemon/node-runtime.js';
+import { judgeNodeRuntime, SUPPORTED_NODE_MAJOR, SUPPORTED_NODE_RANGE } from '../../src/daemon/node-runtime.js';
 import { runChild } from '../support/child-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -10,6 +10,7 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 describe('judgeNodeRuntime', () => {
   it.each([
     ['24.11.1', undefined, true],
+    ['24.10.0', undefined, false],
     ['25.0.0', undefined, true],
     ['20.20.2', undefined, false],
     ['22.12.0', undefined, false],
@@ -25,7 +26,7 @@ describe('judgeNodeRuntime', () => {
     expect(verdict.ok).toBe(false);
     if (verdict.ok) return;
     expect(verdict.message).toContain('Node.js 20.20.2 found');
-    expect(verdict.message).toContain(`Node.js ${SUPPORTED_NODE_MAJOR} or newer required`);
+    expect(verdict.message).toContain(`Node.js ${SUPPORTED_NODE_RANGE} required`);
     expect(verdict.message).toContain(`nvm install ${SUPPORTED_NODE_MAJOR}`);
     expect(verdict.message).toContain('INTAKE_SYNC_ALLOW_UNSUPPORTED_NODE=1');
     expect(verdict.message.split('\n')).toHaveLength(1);
@@ -41,7 +42,7 @@ describe('judgeNodeRuntime', () => {
     const lock = (await import('../../package-lock.json', { with: { type: 'json' } })).default as {
       packages: Record<string, { engines?: { node: string } }>;
     };
-    expect(pkg.engines.node).toBe(`>=${SUPPORTED_NODE_MAJOR}.11`);
+    expect(pkg.engines.node).toBe(SUPPORTED_NODE_RANGE);
     expect(lock.packages['']?.engines?.node).toBe(pkg.engines.node);
   });
 });
@@ -71,7 +72,7 @@ describe.skipIf(!haveOldNode)(
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
-      expect(result.stderr).toContain(`Node.js ${SUPPORTED_NODE_MAJOR} or newer required`);
+      expect(result.stderr).toContain(`Node.js ${SUPPORTED_NODE_RANGE} required`);
     });
 
     it('INTAKE_SYNC_ALLOW_UNSUPPORTED_NODE=1 runs it anyway, saying so', async () => {
