@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { tagForRun } from '../support/test-run.js';
 import { existsSync } from 'node:fs';
 import postgres from 'postgres';
 import { grantsScript } from '../../src/cli/commands/grants/grants.js';
@@ -91,6 +92,8 @@ export async function createConsoleWorld(label: string, settings: Partial<Consol
     [roles.b, FEED_B],
   ] as const) {
     await owner.unsafe(`create role "${role}" login password '${password}'`);
+    const tag = tagForRun('role', role);
+    if (tag) await owner.unsafe(tag);
     await owner.unsafe(grantsScript('app', 'intake_sync', role, { kind: 'feeds', feeds: [feed] }).join('\n'));
   }
   const revealStub = await ensureRevealFunction(owner, [roles.a, roles.b]);

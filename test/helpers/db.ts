@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { databasePrefix } from '../support/test-run.js';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../src/db/connection.js';
 import { registerFeeds } from '../../src/db/feed-registry.js';
@@ -49,7 +50,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     await registerFeeds(database.db, ['default'], null);
     return { url: undefined, database, drop: () => database.close() };
   }
-  const name = `t_${label
+  const name = `${databasePrefix()}${label
     .replace(/[^a-z0-9]/gi, '_')
     .toLowerCase()
     .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
@@ -83,7 +84,7 @@ export interface EmptyDatabase {
 
 /** A fresh, unmigrated database on the real server (callers skip on PGlite: pg_dump and roles need one). */
 export async function createEmptyDatabase(label: string): Promise<EmptyDatabase> {
-  const name = `t_${label
+  const name = `${databasePrefix()}${label
     .replace(/[^a-z0-9]/gi, '_')
     .toLowerCase()
     .slice(0, 30)}_${randomBytes(4).toString('hex')}`;

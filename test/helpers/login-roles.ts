@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
 import { ADMIN_URL } from './db.js';
+import { tagForRun } from '../support/test-run.js';
 
 /**
  * Login roles a test file attacks or migrates with: created (as the superuser) before its tests,
@@ -11,7 +12,11 @@ export function useLoginRoles(roles: readonly string[]): { admin: () => postgres
   let admin: postgres.Sql | undefined;
   beforeAll(async () => {
     admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-    for (const role of roles) await admin.unsafe(`create role "${role}" login`);
+    for (const role of roles) {
+      await admin.unsafe(`create role "${role}" login`);
+      const tag = tagForRun('role', role);
+      if (tag) await admin.unsafe(tag);
+    }
   });
   afterAll(async () => {
     for (const role of roles) await admin?.unsafe(`drop role if exists "${role}"`).catch(() => {});

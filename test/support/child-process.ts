@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { recordChild } from './test-run.js';
 
 /** How a child ended. */
 export interface ExitInfo {
@@ -51,6 +52,8 @@ export function spawnChild(command: string, args: readonly string[], options: Ch
   });
   if (proc.pid === undefined) throw new Error(`could not spawn ${command} ${args.join(' ')}`);
   const pid = proc.pid;
+  // the run's teardown ends this child's group if the test that started it cannot (Ctrl-C)
+  const forget = recordChild(pid);
   const out: string[] = [];
   const err: string[] = [];
   proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -68,6 +71,7 @@ export function spawnChild(command: string, args: readonly string[], options: Ch
   const exited = new Promise<ExitInfo>((resolve) => {
     proc.on('close', (code, signal) => {
       running = false;
+      forget();
       live.delete(child);
       resolve({ code, signal, at: Date.now() });
     });

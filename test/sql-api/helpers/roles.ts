@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { grantStatements, type GrantRole } from '../../../src/db/grants.js';
 import type { TestDatabase } from '../../helpers/db.js';
 import type { PlainSql } from './plain-sql.js';
+import { tagForRun } from '../../support/test-run.js';
 
 /** A login role with exactly the grants `intake-sync grants --role <kind>` prints, and a connection as it. */
 export interface RoleSession {
@@ -15,6 +16,8 @@ export interface RoleSession {
 export async function loginAs(tdb: TestDatabase, owner: PlainSql, kind: GrantRole, label: string): Promise<RoleSession> {
   const name = `${label}_${randomBytes(3).toString('hex')}`;
   await owner.query(`create role "${name}" login`);
+  const tag = tagForRun('role', name);
+  if (tag) await owner.query(tag);
   await owner.query(grantStatements(kind, 'intake_sync', name).join('\n'));
   const url = new URL(tdb.url ?? '');
   url.username = name;

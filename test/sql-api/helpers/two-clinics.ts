@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { tagForRun } from '../../support/test-run.js';
 import postgres from 'postgres';
 import { grantsScript } from '../../../src/cli/commands/grants/grants.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
@@ -26,6 +27,8 @@ export async function twoClinics(label: string): Promise<TwoClinics> {
   const owner = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
   const appRole = `${label.slice(0, 20)}_app_a_${randomBytes(3).toString('hex')}`;
   await owner.unsafe(`create role "${appRole}" login`);
+  const tag = tagForRun('role', appRole);
+  if (tag) await owner.unsafe(tag);
   await owner.unsafe(grantsScript('app', 'intake_sync', appRole, { kind: 'feeds', feeds: [FEED_A] }).join('\n'));
   const sessions: postgres.Sql[] = [];
   return {
