@@ -18,7 +18,7 @@ export function testRunId(): string | undefined {
 
 /** The comment a test role carries: how the teardown finds it. */
 export function runComment(id: string): string {
-  return `intake-sync test run ${id}`;
+  return `intake-sync-test-run ${id}`;
 }
 
 /** The run's scratch directory (pids of live children). */

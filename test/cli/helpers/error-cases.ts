@@ -515,3 +515,16 @@ export const COMMAND_CASES: readonly ErrorCase[] = [
     code: 1,
   },
 ];
+
+/**
+ * The error reference docs/commands.md shows ("Error messages"), rendered from COMMAND_CASES: each
+ * command line (the variables it needs named, not valued), then exactly what it prints, then its exit code.
+ */
+export function renderErrorReference(): string {
+  return COMMAND_CASES.map((c) => {
+    const vars = Object.keys(c.env).map((name) => `${name}=… `);
+    const args = c.args.map((a) => a.replace('CASE_DIR/', '')).map((a) => (/\s/.test(a) ? `'${a}'` : a));
+    const lines = c.lines.map((line) => `intake-sync: ${line.replaceAll('CASE_DIR/', '')}`);
+    return [`$ ${vars.join('')}npx intake-sync ${args.join(' ')}`, ...lines, `(exit ${c.code})`].join('\n');
+  }).join('\n\n');
+}
