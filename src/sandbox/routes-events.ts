@@ -22,7 +22,7 @@ function listEvents(ctx: RouteContext): void {
   if (limit === undefined) return sendError(ctx.res, 400, `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
   const rawIterator = ctx.url.searchParams.get('iterator');
   const feed = ctx.tenant.feedFor(ctx.apiVersion);
-  const requested = rawIterator === null ? null : (decodeIterator(rawIterator) ?? undefined);
+  const requested = rawIterator === null ? null : (decodeIterator(rawIterator, ctx.store.instance) ?? undefined);
   const mode = ctx.store.retention?.expiredIterator ?? 'error';
   const decision = decidePageStart(requested, ctx.store.oldestRetained(feed), feed.length, mode);
   if (!decision.ok)
@@ -32,7 +32,7 @@ function listEvents(ctx: RouteContext): void {
   const end = start + entries.length;
   // 'at' mode (fault): the iterator points at the last returned event, so the next page repeats it
   const next = ctx.faults.config.iteratorMode === 'at' && entries.length > 0 ? end - 1 : end;
-  const body = `{"events":[${entries.join(',')}],"meta":{"limit":${limit},"iterator":"${encodeIterator(next)}","done":${end >= feed.length}}}`;
+  const body = `{"events":[${entries.join(',')}],"meta":{"limit":${limit},"iterator":"${encodeIterator(next, ctx.store.instance)}","done":${end >= feed.length}}}`;
   const fault = pickEventListFault(ctx.faults.config, ctx.faults.transportRandom);
   if (fault === 'truncated') return sendJsonText(ctx.res, 200, body.slice(0, Math.max(1, Math.floor(body.length / 2))));
   if (fault === 'wrong-shape') {

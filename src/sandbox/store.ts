@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { API_VERSION, type KnownEventName, type PrescriptionIdentity, type PrescriptionRequest } from '../intake/index.js';
 import { ApiRequestCounts } from './api-request-counts.js';
 import { DueQueue } from './due-queue.js';
@@ -42,6 +43,12 @@ export class SandboxStore {
 
   /** GET/POST/DELETE requests answered per version and resource, for tests */
   readonly apiRequests = new ApiRequestCounts();
+
+  /**
+   * This run of the simulator, in every iterator it issues: a restarted simulator (a new feed in
+   * memory) refuses the last run's positions instead of reading them as its own (iterator.ts)
+   */
+  readonly instance = randomBytes(4).toString('hex');
 
   constructor(
     private readonly now: () => number,

@@ -175,12 +175,12 @@ describe('GET /events', () => {
   it('meta: limit echoed, iterator after the last event (same when nothing returned), done when drained', async () => {
     sandbox.store.seedBulk({ count: 1 });
     const first = await call(sandbox, 'GET', '/events?limit=3');
-    expect(first.body.meta).toEqual({ limit: 3, iterator: encodeIterator(3), done: false });
+    expect(first.body.meta).toEqual({ limit: 3, iterator: encodeIterator(3, sandbox.store.instance), done: false });
     const second = await call(sandbox, 'GET', `/events?limit=3&iterator=${first.body.meta.iterator}`);
     expect(second.body.events).toHaveLength(1);
-    expect(second.body.meta).toEqual({ limit: 3, iterator: encodeIterator(4), done: true });
+    expect(second.body.meta).toEqual({ limit: 3, iterator: encodeIterator(4, sandbox.store.instance), done: true });
     const empty = await call(sandbox, 'GET', `/events?iterator=${second.body.meta.iterator}`);
-    expect(empty.body).toEqual({ events: [], meta: { limit: 250, iterator: encodeIterator(4), done: true } });
+    expect(empty.body).toEqual({ events: [], meta: { limit: 250, iterator: encodeIterator(4, sandbox.store.instance), done: true } });
     const replay = await call(sandbox, 'GET', '/events?limit=3');
     expect(replay.text).toBe(first.text);
   });
@@ -191,14 +191,22 @@ describe('GET /events', () => {
     expect(typeof res.body.error).toBe('string');
   });
 
-  it.each(['garbage', '', encodeIterator(5), Buffer.from('p1:x').toString('base64url')])(
-    'iterator %s (unparseable or beyond the feed) → 400',
+  it.each(['garbage', '', Buffer.from('p1:x').toString('base64url'), Buffer.from('p1:0').toString('base64url')])(
+    'iterator %s (unparseable, or of the old format) → 400',
     async (iterator) => {
       const res = await call(sandbox, 'GET', `/events?iterator=${encodeURIComponent(iterator)}`);
       expect(res.status).toBe(400);
       expect(typeof res.body.error).toBe('string');
     },
   );
+
+  it('an iterator beyond the feed, or one another run of the simulator issued, → 400', async () => {
+    for (const iterator of [encodeIterator(5, sandbox.store.instance), encodeIterator(0, 'ffffffff')]) {
+      const res = await call(sandbox, 'GET', `/events?iterator=${iterator}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('iterator is not valid for this feed');
+    }
+  });
 
   it('GET /events/{id}: 200 {event} for a published id, 404 otherwise', async () => {
     sandbox.store.seedBulk({ count: 2 });

@@ -47,10 +47,11 @@ describe('rules', () => {
 });
 
 describe('iterator', () => {
+  const RUN = '0a1b2c3d';
   it.each([0, 1, 249, 250, 1_000_000, 2 ** 40])('round-trips position %i', (position) => {
-    const iterator = encodeIterator(position);
+    const iterator = encodeIterator(position, RUN);
     expect(iterator).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeIterator(iterator)).toBe(position);
+    expect(decodeIterator(iterator, RUN)).toBe(position);
   });
 
   it.each([
@@ -60,10 +61,12 @@ describe('iterator', () => {
     ['base64 of other text', Buffer.from('hello').toString('base64url')],
     ['negative', Buffer.from('p1:-1').toString('base64url')],
     ['leading zero', Buffer.from('p1:01').toString('base64url')],
-    ['padding', `${encodeIterator(5)}=`],
+    ['padding', `${encodeIterator(5, RUN)}=`],
+    ['the old format', Buffer.from('p1:5').toString('base64url')],
+    ['another run of the simulator', encodeIterator(5, 'ffffffff')],
     ['standard base64 chars', '+/+/'],
   ])('refuses %s', (_, iterator) => {
-    expect(decodeIterator(iterator)).toBeNull();
+    expect(decodeIterator(iterator, RUN)).toBeNull();
   });
 });
 

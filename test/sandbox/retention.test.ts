@@ -69,9 +69,9 @@ describe('sandbox retention', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: EXPIRED_ITERATOR_MESSAGE });
     // a position at the oldest retained entry is still served
-    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(4)}`)).status).toBe(200);
+    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(4, sandbox.store.instance)}`)).status).toBe(200);
     // an iterator this feed never issued stays the other 400
-    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(99)}`)).body).toEqual({
+    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(99, sandbox.store.instance)}`)).body).toEqual({
       error: 'iterator is not valid for this feed',
     });
   });
@@ -95,7 +95,7 @@ describe('sandbox retention', () => {
     clock.advance(10 * MINUTE); // exactly the retention later: ordered (published at +10) is kept, accepted is at the edge
     const atEdge = (await call(sandbox, 'GET', '/events')).body;
     expect(atEdge.events.map((e: any) => e.name)).toEqual(['ordered', 'dispensed']);
-    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(0)}`)).status).toBe(400);
-    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(1)}`)).status).toBe(200);
+    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(0, sandbox.store.instance)}`)).status).toBe(400);
+    expect((await call(sandbox, 'GET', `/events?iterator=${encodeIterator(1, sandbox.store.instance)}`)).status).toBe(200);
   });
 });
