@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,27 +16,15 @@ const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.
 export default function setup(): () => Promise<void> {
   const id = testRunId() ?? randomBytes(4).toString('hex');
   process.env[TEST_RUN_VARIABLE] = id;
-  let cleaned = false;
-  // Ctrl-C ends vitest without its teardown: clean up synchronously (a child process does the SQL),
-  // on the signal itself and on any exit that comes before the teardown
-  const cleanUpNow = () => {
-    if (cleaned) return;
-    cleaned = true;
-    spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'clean-up-run.ts'), id], { stdio: 'inherit' });
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    cleanUpNow();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  process.once('exit', cleanUpNow);
+  // Ctrl-C can end vitest without its teardown (and a signal death runs no exit hook): a watchdog in a
+  // process group of its own waits for this process to end, then removes what is left of the run
+  const watchdog = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'clean-up-run.ts'), id, String(process.pid)], {
+    cwd: join(import.meta.dirname, '../..'),
+    detached: true,
+    stdio: 'ignore',
+  });
+  watchdog.unref();
   return async () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('exit', cleanUpNow);
-    if (cleaned) return;
-    cleaned = true;
     await cleanUpRun(id);
   };
 }
