@@ -64,7 +64,8 @@ describe('no internal or stale text in README.md and docs/', () => {
     for (const { text, line } of paragraphs(doc.text)) {
       for (const [what, pattern] of INTERNAL)
         if (pattern.test(text)) found.push(`${doc.path}:${line}: ${what}: ${pattern.exec(text)?.[0]}`);
-      for (const branch of branches) if (new RegExp(`(?<![\\w/.-])${branch}(?![\\w.-])`).test(text)) found.push(`${doc.path}:${line}: the branch ${branch}`);
+      for (const branch of branches)
+        if (new RegExp(`(?<![\\w/.-])${branch}(?![\\w.-])`).test(text)) found.push(`${doc.path}:${line}: the branch ${branch}`);
       // an advisory lock is named only where the code still takes one (the first migration of a
       // schema), or as what a lock table replaced
       if (

@@ -205,6 +205,29 @@ export const VARIABLE_CASES: Readonly<Record<string, ErrorCase>> = Object.fromEn
     },
     NUMBER('CONSOLE_PORT', '-1', 0, 65_535),
     {
+      label: 'CONSOLE_SESSION_MAX',
+      args: ['status'],
+      env: { CONSOLE_SESSION_MAX: '1m' },
+      lines: ['CONSOLE_SESSION_MAX: must be a duration from 5m to 7d (not forever) (given "1m")'],
+      code: 2,
+    },
+    {
+      label: 'CONSOLE_PUBLIC_URL',
+      args: ['status'],
+      env: { CONSOLE_PUBLIC_URL: 'console.example.com' },
+      lines: ['CONSOLE_PUBLIC_URL: must be an http:// or https:// URL (given "console.example.com")'],
+      code: 2,
+    },
+    NUMBER('CONSOLE_MAX_CONNECTIONS', '1', 2, 500),
+    NUMBER('CONSOLE_SESSIONS_PER_ROLE', '0', 1, 100),
+    {
+      label: 'CONSOLE_ALLOW_TRUST_AUTH',
+      args: ['status'],
+      env: { CONSOLE_ALLOW_TRUST_AUTH: 'yes' },
+      lines: ['CONSOLE_ALLOW_TRUST_AUTH: must be local-development or unset (given "yes")'],
+      code: 2,
+    },
+    {
       label: 'CONSOLE_IDLE_TIMEOUT',
       args: ['status'],
       env: { CONSOLE_IDLE_TIMEOUT: '1s' },
@@ -221,8 +244,8 @@ export const VARIABLE_CASES: Readonly<Record<string, ErrorCase>> = Object.fromEn
     {
       label: 'CONSOLE_TRUSTED_PROXIES',
       args: ['console'],
-      env: { ...NO_DATABASE, CONSOLE_TRUSTED_PROXIES: '10.0.0.1' },
-      lines: ['CONSOLE_TRUSTED_PROXIES: set without CONSOLE_TRUSTED_HEADER (the proxy sign-in mode needs both)'],
+      env: { ...NO_DATABASE, CONSOLE_TRUSTED_PROXIES: 'not-an-address' },
+      lines: ['CONSOLE_TRUSTED_PROXIES: "not-an-address" is not an IP address or CIDR'],
       code: 2,
     },
     {
@@ -373,6 +396,13 @@ export const COMMAND_CASES: readonly ErrorCase[] = [
     env: {},
     lines: ['DATABASE_URL: is required by the console (it signs users in as PostgreSQL roles of that database)'],
     code: 2,
+  },
+  {
+    label: 'console, a database nothing listens on',
+    args: ['console'],
+    env: NO_DATABASE,
+    lines: ['cannot reach the database at 127.0.0.1:5499 (DATABASE_URL): connection refused (is Postgres running and listening there?)'],
+    code: 1,
   },
   { label: 'checkpoint reset', args: ['checkpoint', 'reset'], env: NO_DATABASE, lines: ['give --beginning or --to ITERATOR'], code: 2 },
   {

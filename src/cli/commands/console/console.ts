@@ -4,6 +4,7 @@ import { composeConsole, requirePasswordAuth } from '../../../console/compose.js
 import { startConsole } from '../../../console/server.js';
 import { createLogger } from '../../../log/log.js';
 import { healthListenError } from '../../../daemon/health-port-error.js';
+import { connectingTo } from '../../../db/connect-failure.js';
 import { shutdownOnSignal } from '../../../daemon/signals.js';
 import { ssoSettings, trustedProxiesSetting } from '../../../console/sso/settings.js';
 
@@ -53,11 +54,14 @@ export function registerConsoleCommand(program: Command): void {
         log,
       );
       if (!sso) {
-        await requirePasswordAuth(deps.target, {
-          host: config.CONSOLE_HOST,
-          allowTrust: config.CONSOLE_ALLOW_TRUST_AUTH === 'local-development',
-          log,
-        });
+        // a database that cannot be reached is named as every command names it (DATABASE_URL, host, why)
+        await connectingTo('DATABASE_URL', databaseUrl, () =>
+          requirePasswordAuth(deps.target, {
+            host: config.CONSOLE_HOST,
+            allowTrust: config.CONSOLE_ALLOW_TRUST_AUTH === 'local-development',
+            log,
+          }),
+        );
       }
       const running = await startConsole(deps, config.CONSOLE_HOST, config.CONSOLE_PORT).catch((error: unknown) => {
         throw healthListenError(error, config.CONSOLE_HOST, config.CONSOLE_PORT, CONSOLE_LISTEN);
