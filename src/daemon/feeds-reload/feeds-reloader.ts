@@ -67,7 +67,7 @@ export class FeedsReloader {
     try {
       next = resolveFeeds(config, env, secrets);
     } catch (error) {
-      const problem = error instanceof ConfigError ? error.message : summarizeFailure(error);
+      const problem = error instanceof ConfigError ? error.problems.join('\n') : summarizeFailure(error);
       this.options.onFilesRead([...secrets.paths]);
       const key = contentKey({ problem });
       if (!shouldAct(trigger, this.last, key)) return;

@@ -8,7 +8,7 @@ import { pauseFeed, resumeFeed } from '../../../sync/leadership/feed-pauses.js';
 import { listFeedRoster } from '../../../sync/leadership/feed-roster.js';
 import { CliUsageError } from '../../context/errors.js';
 import { printJson, printTable } from '../../context/output.js';
-import { terminalSafe } from '../../context/terminal-text.js';
+import { terminalSafe } from '../../../lib/terminal-text.js';
 
 const REASON_CODE = /^[a-z][a-z0-9_.-]{0,63}$/;
 
