@@ -176,6 +176,7 @@ export const VARIABLE_CASES: Readonly<Record<string, ErrorCase>> = Object.fromEn
       code: 2,
     },
     NUMBER('POLL_BACKOFF_MAX_MS', '99', 100, 3_600_000),
+    NUMBER('OPERATOR_MAX_RPS', '-1', 0, 100_000),
     NUMBER('ONCE_MAX_FAILURES', '0', 1, 10_000),
     NUMBER('PROGRESS_LOG_INTERVAL_MS', '1', 500, 3_600_000),
     {
