@@ -374,7 +374,7 @@ export const COMMAND_CASES: readonly ErrorCase[] = [
     label: 'grants --to',
     args: ['grants', '--role', 'app', '--to', 'Bad Role'],
     env: {},
-    lines: ['--to must be a plain role name (letters, digits, _ $ -; at most 63)'],
+    lines: ['--to must be a plain role name (letters, digits, _ -; at most 63)'],
     code: 2,
   },
   {
