@@ -4068,7 +4068,7 @@ CREATE INDEX status_changes_external_id_idx ON intake_sync.status_changes USING 
 -- Name: status_changes_xid_idx; Type: INDEX; Schema: intake_sync
 --
 
-CREATE INDEX status_changes_xid_idx ON intake_sync.status_changes USING btree (xid, id);
+CREATE INDEX status_changes_xid_idx ON intake_sync.status_changes USING btree (xid, feed, id);
 
 --
 -- Name: subscription_links_prescription_id_idx; Type: INDEX; Schema: intake_sync

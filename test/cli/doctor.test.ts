@@ -12,6 +12,7 @@ import {
   type TestDatabase,
 } from '../helpers/db.js';
 import { runCli } from './helpers/run-cli.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 const hasPostgres = await postgresReachable();
 
@@ -27,6 +28,7 @@ describe.skipIf(!hasPostgres)('intake-sync doctor', () => {
     tdb = await createTestDatabase('doctor');
     empty = await createEmptyDatabase('doctor_empty');
     await empty.sql.unsafe(`create role "${role}" login`);
+    await empty.sql.unsafe(roleTagStatement(role));
     const [credential] = sandbox.credentials;
     env = {
       DATABASE_URL: tdb.url ?? '',
@@ -58,7 +60,7 @@ describe.skipIf(!hasPostgres)('intake-sync doctor', () => {
       'operator default',
     ]);
     expect(lines.every((l) => l.startsWith('ok'))).toBe(true);
-    expect(text.stdout).toMatch(/database\s+127\.0\.0\.1:5432 database t_doctor_\w+, no TLS, direct/);
+    expect(text.stdout).toMatch(/database\s+127\.0\.0\.1:5432 database t_(\w+_)?doctor_\w+, no TLS, direct/);
     expect(text.stdout).toMatch(/credentials accepted \(GET \/events answered/);
     // issue 33 §3: the worst case, the daemon's and the console's connections against max_connections
     expect(text.stdout).toMatch(
@@ -108,6 +110,7 @@ describe.skipIf(!hasPostgres)('intake-sync doctor', () => {
     const gone = `doctor_gone_${randomBytes(3).toString('hex')}`;
     const owner = tdb.database.db;
     await queryRows(owner, sql.raw(`create role "${gone}"`));
+    await queryRows(owner, sql.raw(roleTagStatement(gone)));
     await queryRows(
       owner,
       sql.raw(`insert into intake_sync.feed_access (role, role_name, feed) values ('"${gone}"'::regrole, '${gone}', 'default')`),

@@ -12,6 +12,7 @@ import {
   type TestDatabase,
 } from '../helpers/db.js';
 import { runCli } from './helpers/run-cli.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 const reachable = await postgresReachable();
 
@@ -46,6 +47,7 @@ describe.skipIf(!reachable)(`grants | psql (${reachable ? 'real PostgreSQL' : NE
     tdb = await createTestDatabase('grants_psql_m');
     owner = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
     await owner.unsafe(`create role "${role}"`);
+    await owner.unsafe(roleTagStatement(role));
   }, 60_000);
   afterAll(async () => {
     await owner?.end({ timeout: 1 });
@@ -102,6 +104,7 @@ describe.skipIf(!reachable)(`grants | psql (${reachable ? 'real PostgreSQL' : NE
 
   it("meets a dropped role's records and removes them, audited; a re-created role of that name starts with none", async () => {
     await owner.unsafe(`create role "${gone}"`);
+    await owner.unsafe(roleTagStatement(gone));
     await psql(tdb.url ?? '', (await runCli(['grants', '--role', 'app', '--to', gone, '--feed', 'default'], {})).stdout);
     expect(await recorded(gone)).toEqual(['default']);
     await owner.unsafe(`drop owned by "${gone}"`);

@@ -4,6 +4,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postgresReachable } from '../helpers/db.js';
 import { CHROMIUM, CHROMIUM_ARGS, type ConsoleWorld, chromiumMissing, createConsoleWorld, FEED_A } from './console-fixture.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 // The sign-in flows a support person meets, in chromium: a role with no feed is told why at sign-in,
 // an expired session's Dismiss changes nothing, says so, and sign-in returns to the finding.
@@ -21,6 +22,7 @@ beforeAll(async () => {
   world = await createConsoleWorld('console_auth_browser');
   noFeed = `console_nofeed_${world.roles.a.slice(-6)}`;
   await world.owner.unsafe(`create role "${noFeed}" login password '${world.password}'`);
+  await world.owner.unsafe(roleTagStatement(noFeed));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }, 180_000);
 afterAll(async () => {

@@ -16,6 +16,7 @@ import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { event, identity } from '../sync/fixtures.js';
 import { cursorProblemCommand, describeCursorProblem } from '../../src/sync/state/cursor-problem.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 /** The Debian chromium the console's browser tests drive (.ci/run installs it). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -92,6 +93,7 @@ export async function createConsoleWorld(label: string, settings: Partial<Consol
     [roles.b, FEED_B],
   ] as const) {
     await owner.unsafe(`create role "${role}" login password '${password}'`);
+    await owner.unsafe(roleTagStatement(role));
     const tag = tagForRun('role', role);
     if (tag) await owner.unsafe(tag);
     await owner.unsafe(grantsScript('app', 'intake_sync', role, { kind: 'feeds', feeds: [feed] }).join('\n'));

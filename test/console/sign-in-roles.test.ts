@@ -5,6 +5,7 @@ import { ADMIN_URL, postgresReachable } from '../helpers/db.js';
 import { alertText, postSignIn, send } from './console-http.js';
 import { type ConsoleWorld, createConsoleWorld } from './console-fixture.js';
 import { waitFor } from '../process/helpers/wait-for.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 // Only the roles the console is for, and bounded connections: real roles sign in over real sockets.
 
@@ -18,6 +19,7 @@ describe.skipIf(!realServer)('who may sign in, and how many backends the console
 
   async function createRole(name: string, attributes = '') {
     await world.owner.unsafe(`create role "${name}" login password '${world.password}' ${attributes}`);
+    await world.owner.unsafe(roleTagStatement(name));
     created.push(name);
   }
 
@@ -82,6 +84,7 @@ describe.skipIf(!realServer)('who may sign in, and how many backends the console
     const owners = extra('owners');
     const member = extra('ownermember');
     await world.owner.unsafe(`create role "${owners}" nologin`);
+    await world.owner.unsafe(roleTagStatement(owners));
     created.push(owners);
     await createRole(member, `in role "${owners}"`);
     await world.owner.unsafe(`alter schema intake_sync owner to "${owners}"`);

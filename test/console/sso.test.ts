@@ -10,6 +10,7 @@ import { ssoSettings } from '../../src/console/sso/settings.js';
 import { createLogger } from '../../src/log/log.js';
 import { ADMIN_URL } from '../helpers/db.js';
 import { type ConsoleWorld, createConsoleWorld, FEED_A, FEED_B } from './console-fixture.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 const HEADER = 'X-Auth-Request-Email';
 
@@ -69,6 +70,7 @@ describe('console SSO mode (trusted header) over real sockets', () => {
     world = await createConsoleWorld('console_sso');
     login = `console_login_${world.roles.a.slice(-6)}`;
     await world.owner.unsafe(`create role "${login}" login password '${password}' noinherit`);
+    await world.owner.unsafe(roleTagStatement(login));
     await world.owner.unsafe(`grant "${world.roles.a}", "${world.roles.b}" to "${login}"`);
     dir = mkdtempSync(join(tmpdir(), 'console-sso-'));
     writeFileSync(

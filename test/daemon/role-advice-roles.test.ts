@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantStatements } from '../../src/db/grants.js';
 import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 const reachable = await postgresReachable();
 const suffix = randomBytes(3).toString('hex');
@@ -17,7 +18,10 @@ describe.skipIf(!reachable)(`errors that keep least privilege, as real roles (${
   beforeAll(async () => {
     tdb = await createTestDatabase('role_advice');
     admin = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
-    for (const role of Object.values(ROLES)) await admin.unsafe(`create role "${role}" login`);
+    for (const role of Object.values(ROLES)) {
+      await admin.unsafe(`create role "${role}" login`);
+      await admin.unsafe(roleTagStatement(role));
+    }
     await admin.unsafe(grantStatements('app', 'intake_sync', ROLES.app).join('\n'));
     // a runtime role an upgrade left one table grant short of
     await admin.unsafe(grantStatements('runtime', 'intake_sync', ROLES.partial).join('\n'));

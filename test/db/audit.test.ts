@@ -5,6 +5,7 @@ import { recordAudit } from '../../src/db/audit.js';
 import { namesOf } from '../../src/db/store-names.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { plainSql, type PlainSql } from '../sql-api/helpers/plain-sql.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 let tdb: TestDatabase;
 let plain: PlainSql;
@@ -82,6 +83,7 @@ describe('the audit trail (0010_audit_log.sql)', () => {
     if (!(await postgresReachable()) || !tdb.url) return ctx.skip(NEEDS_POSTGRES);
     const role = `audit_probe_${randomBytes(3).toString('hex')}`;
     await plain.query(`create role ${role} login`);
+    await plain.query(roleTagStatement(role));
     await plain.query(`grant usage on schema intake_sync to ${role}`);
     await plain.query(`grant select on intake_sync.audit_log to ${role}`);
     const url = new URL(tdb.url);

@@ -13,6 +13,7 @@ import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type
 import { cliBudget, runCli } from '../cli/helpers/run-cli.js';
 import { waitFor } from '../process/helpers/wait-for.js';
 import { spawnCli } from '../process/helpers/worker-process.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 const V1 = '2024-12-10';
 const V2 = '2025-06-01';
@@ -35,7 +36,10 @@ describe.skipIf(!reachable)(
     beforeAll(async () => {
       empty = await createEmptyDatabase('least_privilege');
       admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-      for (const role of Object.values(ROLES)) await admin.unsafe(`create role "${role}" login`);
+      for (const role of Object.values(ROLES)) {
+        await admin.unsafe(`create role "${role}" login`);
+        await admin.unsafe(roleTagStatement(role));
+      }
       const dbName = new URL(empty.url).pathname.slice(1);
       // the owner may create schemas in this database and nothing else
       await admin.unsafe(`grant create on database "${dbName}" to "${ROLES.owner}"`);

@@ -8,6 +8,7 @@ import { loadCheckpoint, resetCheckpoint } from '../../src/sync/poll/checkpoint.
 import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
 import { runCli } from '../cli/helpers/run-cli.js';
 import { installLegacy } from './helpers/legacy-install.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 const reachable = await postgresReachable();
 const LEGACY_ROLE = `legacy_reader_${randomBytes(3).toString('hex')}`;
@@ -69,6 +70,7 @@ describe.skipIf(!reachable)(`upgrading a 0.1 install (tables in public) (${reach
       grant select, insert, update on public.prescriptions, public.events to "${LEGACY_ROLE}";
       grant usage on sequence public.prescriptions_id_seq to "${LEGACY_ROLE}";
       grant select on public.quarantine to public;`);
+    await legacy.sql.unsafe(roleTagStatement(LEGACY_ROLE));
   });
   afterAll(async () => {
     await legacy?.drop();

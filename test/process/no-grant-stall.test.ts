@@ -12,6 +12,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 const hasPostgres = await postgresReachable();
 const COUNT = 30;
@@ -50,6 +51,7 @@ describe.skipIf(!hasPostgres)(`a login with no grant cannot stall a feed (${NEED
     }
     admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
     await admin.unsafe(`create role "${role}" login`);
+    await admin.unsafe(roleTagStatement(role));
     const url = new URL(test.url ?? '');
     url.username = role;
     intruder = postgres(url.toString(), { max: 1, onnotice: () => {} });

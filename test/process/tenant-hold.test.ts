@@ -17,6 +17,7 @@ import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { event } from '../sync/fixtures.js';
 import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { roleTagStatement } from '../support/test-run.js';
 
 const hasPostgres = await postgresReachable();
 const COUNT = 30;
@@ -48,6 +49,7 @@ describe.skipIf(!hasPostgres)(`an app holding its feed's locks does not stall an
     );
     admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
     await admin.unsafe(`create role "${role}" login`);
+    await admin.unsafe(roleTagStatement(role));
     const owner = postgres(test.url ?? '', { max: 1, onnotice: () => {} });
     await owner.unsafe(grantsScript('app', 'intake_sync', role, { kind: 'feeds', feeds: ['west'] }).join('\n'));
     // west has a committed status change (its clock exists) and a prescription to change again

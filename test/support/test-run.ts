@@ -48,3 +48,8 @@ export function recordChild(pid: number): () => void {
   writeFileSync(file, '');
   return () => rmSync(file, { force: true });
 }
+
+/** tagForRun's statement for a role, or a no-op outside a run: one line to follow each `create role` of a test. */
+export function roleTagStatement(name: string): string {
+  return tagForRun('role', name) ?? 'select 1';
+}

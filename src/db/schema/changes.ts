@@ -25,7 +25,10 @@ export const statusChanges = intakeSync.table(
     occurredAt: timestamp('occurred_at', { withTimezone: true }),
     changedAt: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('status_changes_xid_idx').on(t.xid, t.id)],
+  // (xid, feed, id): a feed's changes of one commit, in order, by the key alone. The feed column keeps
+  // no planner statistics (an app's EXPLAIN must not count another feed's rows), so an index that
+  // matched only the xid lost to (feed, external_id, id) and walked every change of the feed per commit
+  (t) => [index('status_changes_xid_idx').on(t.xid, t.feed, t.id)],
 );
 
 /**

@@ -6,6 +6,7 @@ import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { grantStatements } from '../../../src/db/grants.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 // Per-feed access (drizzle/0013_feed_access.sql) with real roles: two clinics' app roles on two
 // feeds, an application logging in as a member of one, a pool login that SETs ROLE, a role granted
@@ -47,6 +48,12 @@ describe.skipIf(!reachable)(`per-feed access for application roles (${reachable 
       create role "${ROLES.aLogin}" login in role "${ROLES.a}";
       create role "${ROLES.pool}" login in role "${ROLES.a}", "${ROLES.b}";
       create role "${ROLES.legacy}" login; create role "${ROLES.runtime}" login;`);
+    await owner.unsafe(roleTagStatement(ROLES.a));
+    await owner.unsafe(roleTagStatement(ROLES.b));
+    await owner.unsafe(roleTagStatement(ROLES.aLogin));
+    await owner.unsafe(roleTagStatement(ROLES.pool));
+    await owner.unsafe(roleTagStatement(ROLES.legacy));
+    await owner.unsafe(roleTagStatement(ROLES.runtime));
     await owner.unsafe(grantsScript('app', 'intake_sync', ROLES.a, { kind: 'feeds', feeds: [FEED_A] }).join('\n'));
     await owner.unsafe(grantsScript('app', 'intake_sync', ROLES.b, { kind: 'feeds', feeds: [FEED_B] }).join('\n'));
     // as a 0.2 install granted it: the GRANTs alone, no feed named

@@ -5,6 +5,7 @@ import { grantStatements } from '../../../src/db/grants.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
 import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
 import { FEED_A, twoClinics, type TwoClinics } from '../helpers/two-clinics.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 // Issue 33 §6: feed_access keeps role OIDs; a record must never follow its OID to another role.
 // feed_access records the role's name too (0029_tenant_walls): a record whose OID now names another
@@ -63,6 +64,7 @@ describe.skipIf(!reachable)(`feed records never follow an OID to another role ($
 
   it("a role holding a dropped role's OID gets nothing of its feeds (the OID taken again, as the catalog would)", async () => {
     await clinics.owner.unsafe(`create role "${other}" login`);
+    await clinics.owner.unsafe(roleTagStatement(other));
     await clinics.owner.unsafe(grantStatements('app', 'intake_sync', other).join('\n'));
     // what OID reuse leaves behind: a record for a dropped role's name on the OID this role now holds
     await clinics.owner.unsafe(
@@ -74,6 +76,7 @@ describe.skipIf(!reachable)(`feed records never follow an OID to another role ($
 
   it("a dropped role's records are listed, then removed with a role.forget audit row; other roles keep theirs", async () => {
     await clinics.owner.unsafe(`create role "${gone}" login`);
+    await clinics.owner.unsafe(roleTagStatement(gone));
     await clinics.owner.unsafe(grantsScript('app', 'intake_sync', gone, { kind: 'feeds', feeds: [FEED_A] }).join('\n'));
     await clinics.owner.unsafe(`drop owned by "${gone}"; drop role "${gone}"`);
     // a restricted role's view still answers with a dangling OID in the table

@@ -9,6 +9,7 @@ import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { event } from '../../sync/fixtures.js';
 import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
 import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../helpers/two-clinics.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 // Issue 33 §1: nothing an app role of clinic-a can hold in a transaction it leaves open delays
 // clinic-b. Each hold below is taken by the app of clinic-a in a transaction left open (an error
@@ -29,6 +30,7 @@ describe.skipIf(!real)(`an app of clinic-a holding what it can does not delay cl
     c = await twoClinics('tenant_holds');
     appB = `tenant_holds_app_b_${randomBytes(3).toString('hex')}`;
     await c.owner.unsafe(`create role "${appB}" login`);
+    await c.owner.unsafe(roleTagStatement(appB));
     await c.owner.unsafe(grantsScript('app', 'intake_sync', appB, { kind: 'feeds', feeds: [FEED_B] }).join('\n'));
     // held events of clinic-a for the registrations below: each registration then matches one and
     // changes its status, so its commit is stamped (with SET CONSTRAINTS ALL IMMEDIATE: at once, and

@@ -6,6 +6,7 @@ import { apiInputProblem } from '../../../src/intake/api-input-limits.js';
 import { FREE_TEXT_KEYS, MAX_API_BODY_BYTES, MAX_FREE_TEXT_LENGTH, MAX_IDENTITY_FIELD_LENGTH } from '../../../src/intake/limits.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
 import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 const hasPostgres = await postgresReachable();
 
@@ -23,6 +24,7 @@ describe.skipIf(!hasPostgres)(`SQL API input caps (${NEEDS_POSTGRES})`, () => {
     tdb = await createTestDatabase('input_caps');
     owner = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
     await owner.unsafe(`create role "${role}" login`);
+    await owner.unsafe(roleTagStatement(role));
     await owner.unsafe(grantsScript('app', 'intake_sync', role, { kind: 'feeds', feeds: ['default'] }).join('\n'));
     const url = new URL(tdb.url ?? '');
     url.username = role;

@@ -9,6 +9,7 @@ import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { writeFeedDeadlines } from '../../../src/sync/overdue/feed-deadlines-store.js';
 import { DEFAULT_STAGE_DEADLINES, feedStageDeadlines } from '../../../src/sync/overdue/overdue-stages.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 // intake_sync.overdue_prescriptions with real roles: every stage, a per-feed override, `off`, a
 // cancellation, a prescription that moves on, and each clinic's app role seeing its own feed only.
@@ -56,6 +57,8 @@ describe.skipIf(!reachable)(`overdue_prescriptions (${reachable ? 'real PostgreS
     await registerFeeds(tdb.database.db, [FEED_A, FEED_B], null);
     owner = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
     await owner.unsafe(`create role "${APP_A}" login; create role "${APP_B}" login;`);
+    await owner.unsafe(roleTagStatement(APP_A));
+    await owner.unsafe(roleTagStatement(APP_B));
     await owner.unsafe(grantsScript('app', 'intake_sync', APP_A, { kind: 'feeds', feeds: [FEED_A] }).join('\n'));
     await owner.unsafe(grantsScript('app', 'intake_sync', APP_B, { kind: 'feeds', feeds: [FEED_B] }).join('\n'));
     // clinic-b: `sent` after 4h instead of 2h, `dispensed` off

@@ -8,6 +8,7 @@ import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabas
 import { event, identity, truncateStore } from '../../sync/fixtures.js';
 import { waitFor } from '../../process/helpers/wait-for.js';
 import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../helpers/plain-sql.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 // register_prescription() and prescription_status as an application uses them: plain SQL on a
 // connection of its own, in its own transactions. The worker's side (applyPage) runs as in production.
@@ -227,6 +228,7 @@ describe.skipIf(!realServer)(`with other sessions (${NEEDS_POSTGRES})`, () => {
   test('an application role needs EXECUTE on the function and SELECT on the view, not the tables', async () => {
     const role = `intake_app_${randomBytes(4).toString('hex')}`;
     await app.query(`create role ${role} login`);
+    await app.query(roleTagStatement(role));
     try {
       await app.query(`grant usage on schema "intake_sync" to ${role}`);
       await app.query(`grant execute on function "intake_sync".register_prescription(text, jsonb, text) to ${role}`);

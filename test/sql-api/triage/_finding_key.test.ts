@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantStatements } from '../../../src/db/grants.js';
 import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
 import { FEED_A, twoClinics, type TwoClinics } from '../helpers/two-clinics.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 // Issue 33 §5: a malformed finding's key was sha256:<hex of its body>, shown in quarantine_open, the
 // console's URLs and audit subjects, so an app could confirm a guessed body (a DOB in 84 ms). The key
@@ -20,6 +21,7 @@ describe.skipIf(!reachable)(`a malformed finding's key is keyed with a secret ($
   beforeAll(async () => {
     clinics = await twoClinics('finding_key');
     await clinics.owner.unsafe(`create role "${runtime}" login`);
+    await clinics.owner.unsafe(roleTagStatement(runtime));
     await clinics.owner.unsafe(grantStatements('runtime', 'intake_sync', runtime).join('\n'));
     // the worker's insert, as the runtime role (page-statement.ts keys a row without an id the same way)
     const sql = clinics.as(runtime);

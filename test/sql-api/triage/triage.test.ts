@@ -8,6 +8,7 @@ import { registerLocalPrescriptions } from '../../../src/sync/matching/local-pre
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
 import { event, identity, truncateStore } from '../../sync/fixtures.js';
 import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../helpers/plain-sql.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 // The triage API as an application (or a psql session of triage staff) uses it: quarantine_open,
 // show_quarantined, resolve_quarantined and dismiss_quarantined in plain SQL on a connection of its
@@ -344,6 +345,7 @@ describe.skipIf(!realServer)(`as an application role with the SQL API grants onl
     await heldTypos();
     const role = `triage_app_${randomBytes(3).toString('hex')}`;
     await app.query(`create role "${role}" login`);
+    await app.query(roleTagStatement(role));
     const url = new URL(tdb.url ?? '');
     url.username = role;
     const asApp = postgres(url.toString(), { max: 1, onnotice: () => {}, fetch_types: false });

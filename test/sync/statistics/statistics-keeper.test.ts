@@ -5,6 +5,7 @@ import { openDatabase, type Database } from '../../../src/db/connection.js';
 import { grantStatements } from '../../../src/db/grants.js';
 import { StatisticsKeeper, type TableAnalyzed } from '../../../src/sync/statistics/statistics-keeper.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 // a real role without ownership: only a real server has roles
 const real = await postgresReachable();
@@ -19,6 +20,7 @@ beforeAll(async () => {
   admin = postgres(tdb.url as string, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop role if exists "${ROLE}"`);
   await admin.unsafe(`create role "${ROLE}" login`);
+  await admin.unsafe(roleTagStatement(ROLE));
   await admin.unsafe(grantStatements('runtime', 'intake_sync', ROLE).join('\n'));
   const url = new URL(tdb.url as string);
   url.username = ROLE;
