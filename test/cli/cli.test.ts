@@ -106,9 +106,9 @@ describe('intake-sync remote commands', { timeout: 90_000 }, () => {
     const result = await runCli(['prescriptions', 'send', file], env);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(`prescription file ${file} is invalid (nothing sent)`);
-    expect(result.stderr).toContain('patient.dob: must be a date in YYYY-MM-DD format');
-    expect(result.stderr).toContain('patient.address.zip: must be five digits');
+    // one line per problem, each naming the file and the field
+    expect(result.stderr).toContain(`prescription file ${file}: patient.dob: must be a date in YYYY-MM-DD format (nothing sent)\n`);
+    expect(result.stderr).toContain(`prescription file ${file}: patient.address.zip: must be five digits (nothing sent)\n`);
     expect(result.stderr).not.toContain('04/01/1980');
     expect(stored()).toBe(before);
   });
