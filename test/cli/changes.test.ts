@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { formatChangeLine } from '../../src/cli/commands/changes/changes.js';
+import { sendStatusWakeup } from '../../src/db/status-wakeup.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { waitFor } from '../process/helpers/wait-for.js';
 import { spawnCli, type WorkerProcess } from '../process/helpers/worker-process.js';
@@ -21,8 +22,13 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-const setStatus = (status: string, ids: string) =>
-  tdb.database.sql!.unsafe(`update intake_sync.prescriptions set status = '${status}', status_event_id = 'ev-' || id where id in (${ids})`);
+/** A status change committed as the daemon's page commits one, then the wake-up it sends after the commit. */
+const setStatus = async (status: string, ids: string) => {
+  await tdb.database.sql!.unsafe(
+    `update intake_sync.prescriptions set status = '${status}', status_event_id = 'ev-' || id where id in (${ids})`,
+  );
+  await sendStatusWakeup(tdb.database.db);
+};
 
 /**
  * `changes follow` as its own process. The fallback poll is set to a minute, so a change printed
@@ -85,7 +91,7 @@ describe.skipIf(!onPostgres)(`intake-sync changes follow (${NEEDS_POSTGRES})`, (
     await expect(text.exited).resolves.toBe(0);
     const printed = lines(text);
     expect(printed.slice(0, 2)).toEqual([formatChangeLine(changes[3] as never), formatChangeLine(changes[4] as never)]);
-    expect(printed[2]).toMatch(/ rx-3 {2}accepted -> delivered {2}event ev-3 {2}cursor v1:\d+:\d+$/);
+    expect(printed[2]).toMatch(/ rx-3 {2}accepted -> delivered {2}event ev-3 {2}cursor v2:default\.\d+\.\d+$/);
     expect(printed).toHaveLength(3);
   }, 240_000);
 

@@ -69,9 +69,11 @@ describe('readJsonFile', () => {
     const path = await fileWith('bad-rx.json', JSON.stringify({ prescription: bad }));
     const error = (await readJsonFile(path, prescriptionFileSchema, 'prescription').catch((e: Error) => e)) as Error;
     expect(error).toBeInstanceOf(CliUsageError);
-    expect(error.message).toContain(`prescription file ${path} is invalid (nothing sent)`);
-    expect(error.message).toContain('written_date: must be a date in YYYY-MM-DD format');
-    expect(error.message).toContain('patient.primary_phone: must be a US phone number');
+    // one problem per line, each naming the file and the field path
+    const problems = (error as CliUsageError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems).toContain(`prescription file ${path}: written_date: must be a date in YYYY-MM-DD format (nothing sent)`);
+    expect(problems.some((p) => p.startsWith(`prescription file ${path}: patient.primary_phone: must be a US phone number`))).toBe(true);
     expect(error.message).not.toContain('2024-13-45');
     expect(error.message).not.toContain(bad.patient.first_name);
   });

@@ -76,44 +76,48 @@ describe.skipIf(!hasPostgres)('intake-sync status', () => {
       log: pino({ level: 'silent' }),
     }).drain();
 
-  it('shows the lag (asked at the operator), the open findings by reason, and the lease holder as a daemon pid and host', async () => {
-    const request = samplePrescription(0, { prefix: 'st' });
-    await recordSentPrescription(tdb.database.db, request, await client.createPrescription(request));
-    await client.createPrescription(samplePrescription(1, { prefix: 'st' })); // nobody registered it: unmatched
-    clock.advance(6 * MINUTE); // both accepted, 24 minutes before now
-    await drain();
-    clock.advance(5 * MINUTE); // both ordered, 19 minutes before now: not applied yet
+  it(
+    'shows the lag (asked at the operator), the open findings by reason, and the lease holder as a daemon pid and host',
+    async () => {
+      const request = samplePrescription(0, { prefix: 'st' });
+      await recordSentPrescription(tdb.database.db, request, await client.createPrescription(request));
+      await client.createPrescription(samplePrescription(1, { prefix: 'st' })); // nobody registered it: unmatched
+      clock.advance(6 * MINUTE); // both accepted, 24 minutes before now
+      await drain();
+      clock.advance(5 * MINUTE); // both ordered, 19 minutes before now: not applied yet
 
-    // nothing checks this lease while the three commands run: its idle TTL outlasts them on a loaded
-    // machine (at 10 s the server ended the session under load, and status found no holder)
-    leases = createFeedLeases(tdb.database, { feeds: ['default'], url: tdb.url, idleTtlMs: 600_000 });
-    expect(await leases.lease('default').tryAcquire()).toBe(true);
+      // nothing checks this lease while the three commands run: its idle TTL outlasts them on a loaded
+      // machine (at 10 s the server ended the session under load, and status found no holder)
+      leases = createFeedLeases(tdb.database, { feeds: ['default'], url: tdb.url, idleTtlMs: 600_000 });
+      expect(await leases.lease('default').tryAcquire()).toBe(true);
 
-    const json = await runCli(['status', '--json'], env);
-    expect(json.stderr).toBe('');
-    expect(json.code).toBe(0);
-    const status = JSON.parse(json.stdout);
-    expect(status.leader).toMatchObject({ held: true, pid: process.pid, host: hostname() });
-    expect(status.leader.backend_pid).toEqual(expect.any(Number));
-    expect(status.leader.backend_pid).not.toBe(process.pid);
-    expect(status.quarantine).toMatchObject({ unmatched: 1 });
-    expect(status.lag.caught_up).toBe(false);
-    expect(status.lag.seconds).toBeGreaterThanOrEqual(19 * 60 - 5);
-    expect(status.lag.seconds).toBeLessThan(21 * 60);
+      const json = await runCli(['status', '--json'], env);
+      expect(json.stderr).toBe('');
+      expect(json.code).toBe(0);
+      const status = JSON.parse(json.stdout);
+      expect(status.leader).toMatchObject({ held: true, pid: process.pid, host: hostname() });
+      expect(status.leader.backend_pid).toEqual(expect.any(Number));
+      expect(status.leader.backend_pid).not.toBe(process.pid);
+      expect(status.quarantine).toMatchObject({ unmatched: 1 });
+      expect(status.lag.caught_up).toBe(false);
+      expect(status.lag.seconds).toBeGreaterThanOrEqual(19 * 60 - 5);
+      expect(status.lag.seconds).toBeLessThan(21 * 60);
 
-    const text = await runCli(['status'], env);
-    expect(text.stdout).toMatch(
-      new RegExp(`^lease {11}held by intake-sync pid ${process.pid} on ${hostname()} \\(Postgres backend \\d+\\)$`, 'm'),
-    );
-    expect(text.stdout).toMatch(/^quarantine {6}1 open finding\(s\): unmatched 1/m);
-    expect(text.stdout).toMatch(/^lag {13}1\d{3}s \(the oldest unapplied event occurred/m);
+      const text = await runCli(['status'], env);
+      expect(text.stdout).toMatch(
+        new RegExp(`^lease {11}held by intake-sync pid ${process.pid} on ${hostname()} \\(Postgres backend \\d+\\)$`, 'm'),
+      );
+      expect(text.stdout).toMatch(/^quarantine {6}1 open finding\(s\): unmatched 1/m);
+      expect(text.stdout).toMatch(/^lag {13}1\d{3}s \(the oldest unapplied event occurred/m);
 
-    // the worker's drain takes the lease this test held for status to show
-    await leases.lease('default').release();
-    await drain();
-    const caughtUp = await runCli(['status'], env);
-    expect(caughtUp.stdout).toMatch(/^lag {13}caught up$/m);
-  }, cliBudget(3));
+      // the worker's drain takes the lease this test held for status to show
+      await leases.lease('default').release();
+      await drain();
+      const caughtUp = await runCli(['status'], env);
+      expect(caughtUp.stdout).toMatch(/^lag {13}caught up$/m);
+    },
+    cliBudget(3),
+  );
 
   it('a feed whose position the operator refuses: status says stopped, with the reason and command /readyz gives', async () => {
     const sql = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
