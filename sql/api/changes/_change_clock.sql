@@ -13,15 +13,23 @@ DECLARE
   seq_name text := 'change_clock_' || pg_catalog.left(pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(_change_clock.feed, 'UTF8')), 'hex'), 48);
   seq regclass;
   locker xid;
+  deadline timestamptz;
 BEGIN
   -- SKIP LOCKED first, so the transaction's own id locks the row (the id pg_locks lists); when another
   -- commit of the feed holds it, wait in a subtransaction that can catch the timeout and name the
   -- holder, let that lock go, and take it again (as _feed_lock)
-  FOR attempt IN 1..4 LOOP
+  -- Each turn waits for a real release, and one of the waiters it wakes wins the row: under
+  -- contention a commit may lose several turns, so the bound is lock_timeout's time, not a count
+  deadline := pg_catalog.clock_timestamp() + pg_catalog.current_setting('lock_timeout')::interval;
+  LOOP
     PERFORM 1 FROM "intake_sync"."change_clocks" c WHERE c.feed = _change_clock.feed FOR UPDATE SKIP LOCKED;
     EXIT WHEN FOUND;
-    IF attempt = 4 THEN
-      RAISE EXCEPTION '_change_clock: the change clock of feed "%" could not be taken', _change_clock.feed USING ERRCODE = '55000';
+    IF pg_catalog.clock_timestamp() > deadline THEN
+      SELECT c.xmax INTO locker FROM "intake_sync"."change_clocks" c WHERE c.feed = _change_clock.feed;
+      RAISE EXCEPTION 'lock wait: the change clock of feed % (change_clocks), held by %, for longer than lock_timeout (%)',
+        _change_clock.feed, "intake_sync"."_lock_holder"(locker), pg_catalog.current_setting('lock_timeout')
+        USING ERRCODE = '55P03',
+          HINT = 'other transactions of this feed kept taking it: end the long ones, or see docs/runbook.md';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM "intake_sync"."change_clocks" c WHERE c.feed = _change_clock.feed) THEN
       -- the feed's first commit: a concurrent first commit waits here for the other's commit

@@ -15,6 +15,7 @@ LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 DECLARE
   own_timeout text;
   locker xid;
+  deadline timestamptz;
 BEGIN
   IF _feed_lock.lock IS NULL OR _feed_lock.exclusive IS NULL OR (_feed_lock.feed IS NULL AND NOT _feed_lock.exclusive) THEN
     RAISE EXCEPTION '_feed_lock: lock and exclusive are required, and a null feed (every feed) only exclusively'
@@ -26,7 +27,17 @@ BEGIN
     PERFORM pg_catalog.set_config('lock_timeout', own_timeout, true);
     RETURN;
   END IF;
-  FOR attempt IN 1..4 LOOP
+  -- Each turn waits for a real release, and one of the waiters it wakes wins the row: under
+  -- contention a transaction may lose several turns, so the bound is lock_timeout's time, not a count
+  deadline := pg_catalog.clock_timestamp() + pg_catalog.current_setting('lock_timeout')::interval;
+  LOOP
+    IF pg_catalog.clock_timestamp() > deadline THEN
+      SELECT l.xmax INTO locker FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock;
+      RAISE EXCEPTION 'lock wait: the % lock of feed % (feed_locks), held by %, for longer than lock_timeout (%)',
+        _feed_lock.lock, _feed_lock.feed, "intake_sync"."_lock_holder"(locker), pg_catalog.current_setting('lock_timeout')
+        USING ERRCODE = '55P03',
+          HINT = 'transactions of this feed kept taking it (an application''s, or registrations and rematches): end the long ones, or see docs/runbook.md';
+    END IF;
     IF _feed_lock.exclusive THEN
       PERFORM 1 FROM "intake_sync"."feed_locks" l WHERE l."feed" = _feed_lock.feed AND l."lock" = _feed_lock.lock FOR UPDATE SKIP LOCKED;
     ELSE
@@ -65,7 +76,6 @@ BEGIN
             HINT = 'the holder is a transaction of this feed left open (an application''s, or a registration or rematch): end it, or see docs/runbook.md';
     END;
   END LOOP;
-  RAISE EXCEPTION '_feed_lock: the % lock row of feed "%" could not be taken', _feed_lock.lock, _feed_lock.feed USING ERRCODE = '55000';
 END
 $$;
 
