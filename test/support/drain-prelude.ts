@@ -56,6 +56,10 @@ export async function prepareReferenceDrain(kit: ScenarioKit, prepared: Prepared
   const expected = await snapshotStore(reference.sql);
   const db = await kit.database('main');
   await importPrescriptions(kit, db, prepared);
+  // a malformed finding's key is keyed with its database's own secret: the oracle's keys are the
+  // faulty run's only when both databases share it (the migrations made each one its own)
+  const [shared] = await reference.sql<{ secret: Uint8Array }[]>`select secret from intake_sync.finding_key_secret`;
+  await db.sql`update intake_sync.finding_key_secret set secret = ${shared!.secret}`;
   return { prepared, expected, reference, db };
 }
 
