@@ -27,9 +27,7 @@ describe('test roles carry the run id', () => {
   it('every test file that creates a role on the shared server tags it', () => {
     const creating = files(join(ROOT, 'test')).filter(
       (path) =>
-        !path.startsWith('test/support/') &&
-        !path.startsWith('test/layout/') &&
-        /create role/.test(readFileSync(join(ROOT, path), 'utf8')),
+        !path.startsWith('test/support/') && !path.startsWith('test/layout/') && /create role/.test(readFileSync(join(ROOT, path), 'utf8')),
     );
     expect(creating.length).toBeGreaterThan(10);
     const untagged = creating.filter((path) => {
