@@ -9,6 +9,8 @@ import { FollowerSessionLostError } from './errors/follower-session-lost-error.j
 import { isRetryableFollowError } from './follow-retry.js';
 import { statusChannel } from './status-channel.js';
 import { toStatusChange, type StatusChange } from './status-change.js';
+import { listenForStatusChanges, statusChangesSince } from '../store-api/changes/status-changes-since.js';
+import { runnerOfSql } from '../store-api/runner.js';
 import { Wakeup } from '../lib/wakeup.js';
 
 export interface FollowStatusChangesOptions {
@@ -138,12 +140,10 @@ function openSession(options: FollowStatusChangesOptions, channel: string): Sess
       return lost;
     },
     async listen() {
-      await withDeadline(client.unsafe(`listen "${channel}"`).execute(), timeoutMs, 'LISTEN for status changes');
+      await withDeadline(listenForStatusChanges(runnerOfSql(client, DEFAULT_SCHEMA), channel), timeoutMs, 'LISTEN for status changes');
     },
     async read(schema, cursor, maxRows) {
-      const query = client
-        .unsafe(`select * from "${schema}"."status_changes_since"($1::text, $2::int)`, [cursor, maxRows], { prepare: true })
-        .execute();
+      const query = statusChangesSince(runnerOfSql(client, schema), cursor, maxRows, { prepare: true });
       const rows = await withDeadline(query, timeoutMs, 'reading status changes');
       return rows.map((row) => toStatusChange(row));
     },

@@ -6,6 +6,16 @@ import { schemaIssuesFrom } from '../intake/errors/schema-issues.js';
 import { prescriptionIdentityRequestSchema, type PrescriptionIdentityInput } from '../intake/identity.js';
 import { prescriptionRequestSchema, type PrescriptionRequestInput } from '../intake/prescription.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../db/feed-name.js';
+import { statusChangesSince } from '../store-api/changes/status-changes-since.js';
+import { overdueLongestFirst } from '../store-api/overdue/overdue-prescriptions.js';
+import {
+  cancelPrescription,
+  outboxStatusRows,
+  prescriptionStatusRow,
+  registerPrescription,
+  sendPrescription,
+} from '../store-api/registration/prescription-calls.js';
+import { runnerOfSql } from '../store-api/runner.js';
 import { toStatusChange, type StatusChange } from './status-change.js';
 import { asCursorExpired } from './errors/cursor-expired-error.js';
 import type { OutboxEntry, OverduePrescription, PrescriptionStatus } from './rows.js';
@@ -73,7 +83,7 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
   if (problem) throw new RequestValidationError('intakeSyncApi', [{ path: 'schema', message: problem }]);
   const feed = options.feed ?? DEFAULT_FEED;
   if (!FEED_NAME_PATTERN.test(feed)) throw new RequestValidationError('intakeSyncApi', [{ path: 'feed', message: FEED_NAME_RULE }]);
-  const fn = (name: string) => `"${schema}".${name}`;
+  const api = runnerOfSql(sql, schema);
   return {
     schema,
     feed,
@@ -81,42 +91,29 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
     async registerPrescription(externalId, identity) {
       const id = checkedId(externalId, 'registerPrescription');
       const body = checked(prescriptionIdentityRequestSchema, identity, 'registerPrescription', 'identity');
-      const [row] = await sql.unsafe(`select * from ${fn('register_prescription')}($1::text, $2::text::jsonb, $3::text)`, [
-        id,
-        JSON.stringify(body),
-        feed,
-      ]);
-      return (row ?? {}) as Record<string, unknown>;
+      return (await registerPrescription(api, feed, id, JSON.stringify(body))) ?? {};
     },
     async sendPrescription(prescription) {
       const body = checked(prescriptionRequestSchema, prescription, 'sendPrescription', 'prescription');
-      const [row] = await sql.unsafe(`select ${fn('send_prescription')}($1::text::jsonb, $2::text) as id`, [JSON.stringify(body), feed]);
-      return Number(row?.id);
+      return sendPrescription(api, feed, JSON.stringify(body));
     },
     async cancelPrescription(externalId) {
       const id = checkedId(externalId, 'cancelPrescription');
-      const [row] = await sql.unsafe(`select ${fn('cancel_prescription')}($1::text, $2::text) as id`, [id, feed]);
-      return Number(row?.id);
+      return cancelPrescription(api, feed, id);
     },
     async prescriptionStatus(externalId) {
       const id = checkedId(externalId, 'prescriptionStatus');
-      const [row] = await sql.unsafe(`select * from ${fn('prescription_status')} where feed = $2::text and external_id = $1::text`, [
-        id,
-        feed,
-      ]);
+      const row = await prescriptionStatusRow(api, feed, id);
       return row ? ({ ...row, events: Number(row.events) } as unknown as PrescriptionStatus) : null;
     },
     async outboxStatus(externalId) {
       const id = checkedId(externalId, 'outboxStatus');
-      const rows = await sql.unsafe(`select * from ${fn('outbox_status')} where feed = $2::text and external_id = $1::text order by id`, [
-        id,
-        feed,
-      ]);
+      const rows = await outboxStatusRows(api, feed, id);
       return rows.map((r) => ({ ...r, attempts: Number(r.attempts) })) as unknown as OutboxEntry[];
     },
     async changesSince(cursor, maxRows = 500) {
       try {
-        const rows = await sql.unsafe(`select * from ${fn('status_changes_since')}($1::text, $2::integer)`, [cursor, maxRows]);
+        const rows = await statusChangesSince(api, cursor, maxRows);
         return rows.map((row) => toStatusChange(row));
       } catch (error) {
         throw asCursorExpired(error, cursor);
@@ -127,13 +124,7 @@ export function intakeSyncApi(sql: SqlExecutor, options: IntakeSyncApiOptions = 
       if (only !== null && (typeof only !== 'string' || !FEED_NAME_PATTERN.test(only))) {
         throw new RequestValidationError('overdue', [{ path: 'feed', message: FEED_NAME_RULE }]);
       }
-      const rows = await sql.unsafe(
-        `select feed, external_id, stage, since, extract(epoch from overdue_by)::bigint as overdue_by_seconds
-           from ${fn('overdue_prescriptions')} where $1::text is null or feed = $1::text
-           order by overdue_by desc, feed, external_id`,
-        [only],
-      );
-      return rows.map((r) => ({ ...r, overdue_by_seconds: Number(r.overdue_by_seconds) })) as unknown as OverduePrescription[];
+      return (await overdueLongestFirst(api, only)) as OverduePrescription[];
     },
   };
 }

@@ -1,6 +1,8 @@
 import type { BlockList } from 'node:net';
+import type { Context } from 'hono';
 import type postgres from 'postgres';
 import type { Logger } from '../log/log.js';
+import { runnerOfSql, type SqlApiRunner } from '../store-api/runner.js';
 import type { ConnectionBudget } from './connection-budget.js';
 import type { SignInLimiter } from './rate-limit.js';
 import type { ConsoleSession, SessionStore } from './session-store.js';
@@ -33,7 +35,10 @@ export interface ConsoleDeps {
 /** Hono's per-request variables of the console. */
 export type ConsoleEnv = { Variables: { session: ConsoleSession } };
 
-/** The schema, quoted for SQL text (DATABASE_SCHEMA was checked to be a plain name at config parse). */
-export function schemaOf(deps: ConsoleDeps): string {
-  return `"${deps.target.schema}"`;
+/**
+ * The SQL API as the signed-in user: calls of src/store-api run on the session's own connection, in
+ * the deployment's schema (DATABASE_SCHEMA was checked to be a plain name at config parse).
+ */
+export function asUser(c: Context<ConsoleEnv>, deps: ConsoleDeps): SqlApiRunner {
+  return runnerOfSql(c.get('session').sql, deps.target.schema);
 }

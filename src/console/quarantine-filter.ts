@@ -1,5 +1,6 @@
-import type postgres from 'postgres';
 import { FEED_NAME_PATTERN } from '../db/feed-name.js';
+import type { FilterArguments, PagePosition } from '../store-api/triage/quarantine-page.js';
+import { EVENT_NAME_PATTERN as EVENT_NAME, IDENTIFIER_PATTERN as IDENTIFIER } from '../store-api/triage/vocabulary.js';
 
 /** The quarantine list's filter, as the query string gives it and after checking. */
 export interface QuarantineFilter {
@@ -14,27 +15,9 @@ export interface QuarantineFilter {
 
 /** The age choices of the filter, in milliseconds. */
 export const AGES = { '1h': 3_600_000, '1d': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
-/** The dismissal codes the console offers (dismiss_quarantined and dismiss_matching take any code of the rule). */
-export const DISMISS_REASONS = ['not_ours', 'operator_test', 'reported_to_operator', 'duplicate'] as const;
-
-const IDENTIFIER = /^[\x21-\x7e]{1,512}$/;
-const EVENT_NAME = /^[a-z0-9_.-]{1,64}$/i;
-
-/**
- * The finding reasons, as the SQL that owns them lists them (quarantine_reasons(),
- * sql/api/triage/quarantine_reasons.sql): the console keeps no copy of its own.
- */
-export async function findingReasons(sql: postgres.Sql, schema: string): Promise<string[]> {
-  // one row each (a user's connection does not fetch array types, so a text[] would come back as its text)
-  const rows = await sql.unsafe<{ reason: string }[]>(
-    `select r.reason from unnest(${schema}.quarantine_reasons()) with ordinality as r(reason, n) order by r.n`,
-  );
-  return rows.map((r) => r.reason);
-}
-
 /**
  * Reads the filter from query parameters; a value that breaks its rule is named in `problems`.
- * `reasons`: the finding reasons (findingReasons). Pure.
+ * `reasons`: the finding reasons (findingReasons, src/store-api/triage/quarantine-page.ts). Pure.
  */
 export function parseQuarantineFilter(
   query: Record<string, string | undefined>,
@@ -78,20 +61,21 @@ export function heldBefore(filter: QuarantineFilter, now: number): string | null
 }
 
 /**
- * The first five arguments of quarantine_page, quarantine_count and dismiss_matching, which share one
- * filter in SQL (_quarantine_filter): feed, finding reason, event name, held_before (ISO text), search.
- * Pure.
+ * The filter arguments of quarantine_page, quarantine_count and dismiss_matching, which share one
+ * filter in SQL (_quarantine_filter), held_before as ISO text. Pure.
  */
-export function filterArguments(filter: QuarantineFilter, held: string | null): (string | null)[] {
-  return [filter.feed ?? null, filter.reason ?? null, filter.eventName ?? null, held, filter.search ?? null];
+export function filterArguments(filter: QuarantineFilter, held: string | null): FilterArguments {
+  return {
+    feed: filter.feed ?? null,
+    reason: filter.reason ?? null,
+    eventName: filter.eventName ?? null,
+    heldBefore: held,
+    search: filter.search ?? null,
+  };
 }
 
 /** A page position: a row's (held_since, feed, quarantine_key). */
-export interface QuarantineCursor {
-  heldSince: string;
-  feed: string;
-  key: string;
-}
+export type QuarantineCursor = PagePosition;
 
 /** The opaque `after` / `before` parameter of a position. Pure. */
 export function encodeCursor(cursor: QuarantineCursor): string {

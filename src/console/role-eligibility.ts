@@ -1,4 +1,6 @@
 import type postgres from 'postgres';
+import { visibleFeedNames } from '../store-api/feeds/feed-overview.js';
+import { runnerOfSql } from '../store-api/runner.js';
 
 /** What the database says about the signed-in role (read on its own connection); attributes hold if either role has them. */
 export interface RoleFacts {
@@ -68,8 +70,7 @@ export async function readRoleFacts(sql: postgres.Sql, schema: string): Promise<
   let feeds: string[] | null = [];
   if (row.usable && !row.superuser && !row.schema_owner) {
     // what the Feeds page would list: the SQL API's views decide (a role with no grant on them sees none)
-    const visible = await sql.unsafe<{ feed: string }[]>(`select feed from "${schema}".feed_overview`).catch(() => []);
-    feeds = visible.map((r) => r.feed);
+    feeds = await visibleFeedNames(runnerOfSql(sql, schema)).catch(() => []);
   }
   return {
     role: row.role,

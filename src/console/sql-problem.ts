@@ -10,7 +10,8 @@ export interface SqlProblem {
  * a generic failure (the log keeps the SQLSTATE only). Pure.
  */
 export function sqlProblem(error: unknown): SqlProblem {
-  const code = (error as { code?: unknown } | null)?.code;
+  // a refusal of a triage call comes as TriageRefusedError (src/store-api/triage/), its SQLSTATE as sqlState
+  const code = (error as { code?: unknown } | null)?.code ?? (error as { sqlState?: unknown } | null)?.sqlState;
   const message = String((error as { message?: unknown } | null)?.message ?? '');
   switch (code) {
     case '42501':

@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { withDeadline } from '../db/deadline.js';
-import { QUARANTINE_REASONS, type QuarantineReason } from '../sync/matching/quarantine.js';
+import { QUARANTINE_REASONS, type QuarantineReason } from '../store-api/triage/vocabulary.js';
 
 /** Open quarantine rows of the feed, by reason. */
 export type QuarantineSource = () => Promise<Record<QuarantineReason, number>>;

@@ -1,7 +1,7 @@
 import { registerOverdueMetric, type OverdueSource } from './metrics-overdue.js';
 import { registerCursorGauge } from './metrics-cursor-gauge.js';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { QUARANTINE_REASONS } from '../sync/matching/quarantine.js';
+import { QUARANTINE_REASONS } from '../store-api/triage/vocabulary.js';
 import type { WorkerState } from '../sync/state/worker-state.js';
 import { UPSTREAM_FAILURE_REASONS } from '../sync/state/worker-snapshot.js';
 import { registerFeedGauges } from './metrics-feed-gauges.js';

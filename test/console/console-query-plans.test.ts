@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prescriptionSearch } from '../../src/console/pages/prescriptions.js';
+import { prescriptionSearch } from '../../src/store-api/registration/prescription-calls.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
 import { registerFeeds } from '../../src/db/feed-registry.js';
 import { nestedPlans } from '../sql-api/helpers/plans.js';
@@ -13,6 +13,7 @@ const realServer = await postgresReachable();
  * default estimates, which is what a freshly restored or bulk-loaded database looks like.
  */
 const SCHEMA = '"intake_sync"';
+const SCHEMA_NAME = 'intake_sync';
 const GUARDED = new Set(['quarantine', 'events', 'prescriptions']);
 const ROWS = 100_000;
 
@@ -127,7 +128,7 @@ describe.skipIf(!realServer)(`console quarantine query plans on 100k unanalyzed 
   });
 
   it('the prescriptions search (external_id prefix) narrows by index through the barrier view', async () => {
-    const search = prescriptionSearch(SCHEMA, 'rx-77');
+    const search = prescriptionSearch(SCHEMA_NAME, 'rx-77');
     expect(await plan(search.text, search.params)).toEqual([]);
     const [row] = await sql.unsafe(`explain (format json) ${search.text}`, search.params as never[]);
     // the prefix must be an index condition, not a filter applied while walking the whole index

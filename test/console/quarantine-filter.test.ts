@@ -42,15 +42,15 @@ describe('parseQuarantineFilter', () => {
 });
 
 describe('the filter as the SQL functions take it, and in words', () => {
-  test('filterArguments: feed, reason, event name, held_before, search, in that order; absent ones null', () => {
-    expect(filterArguments({ feed: 'a', reason: 'unmatched', eventName: 'x', search: 's' }, '2024-12-19T00:00:00.000Z')).toEqual([
-      'a',
-      'unmatched',
-      'x',
-      '2024-12-19T00:00:00.000Z',
-      's',
-    ]);
-    expect(filterArguments({}, null)).toEqual([null, null, null, null, null]);
+  test('filterArguments: feed, reason, event name, held_before, search; absent ones null', () => {
+    expect(filterArguments({ feed: 'a', reason: 'unmatched', eventName: 'x', search: 's' }, '2024-12-19T00:00:00.000Z')).toEqual({
+      feed: 'a',
+      reason: 'unmatched',
+      eventName: 'x',
+      heldBefore: '2024-12-19T00:00:00.000Z',
+      search: 's',
+    });
+    expect(filterArguments({}, null)).toEqual({ feed: null, reason: null, eventName: null, heldBefore: null, search: null });
   });
 
   test('heldBefore: now minus the age, or null', () => {

@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { resetCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
 import { listLocalPrescriptions, registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { listQuarantine } from '../../src/sync/matching/quarantine.js';
+import { listQuarantine } from '../../src/store-api/triage/quarantine-list.js';
 import { rematch } from '../../src/sync/matching/rematch.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { catalogSnapshot } from '../helpers/catalog-snapshot.js';

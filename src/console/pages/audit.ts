@@ -1,10 +1,11 @@
 import type { Context } from 'hono';
-import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
+import { asUser, type ConsoleDeps, type ConsoleEnv } from '../context.js';
 import { formatTime } from '../format.js';
 import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
 import { auditSentence } from './audit-sentence.js';
 import { FEED_NAME_PATTERN } from '../../db/feed-name.js';
+import { auditTrail } from '../../store-api/audit/audit-trail.js';
 
 const PAGE = 100;
 const ACTION = /^[a-z][a-z_.]{0,63}$/;
@@ -49,37 +50,7 @@ export async function auditPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const session = c.get('session');
   const query = c.req.query();
   const { filter, problems } = parseAuditFilter(query);
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  const add = (clause: (p: string) => string, value: unknown) => {
-    params.push(value);
-    parts.push(clause(`$${params.length}`));
-  };
-  if (filter.action) add((p) => `action = ${p}`, filter.action);
-  if (filter.feed) add((p) => `feed = ${p}`, filter.feed);
-  if (filter.actor) add((p) => `actor = ${p}`, filter.actor);
-  if (filter.from) add((p) => `at >= ${p}::timestamptz`, filter.from.toISOString());
-  if (filter.to) add((p) => `at < ${p}::timestamptz`, filter.to.toISOString());
-  if (filter.before) add((p) => `id < ${p}::bigint`, filter.before);
-  const rows =
-    problems.length > 0
-      ? []
-      : await session.sql.unsafe<
-          {
-            id: string;
-            at: Date;
-            actor: string;
-            on_behalf_of: string | null;
-            action: string;
-            feed: string | null;
-            subject: string | null;
-            detail: unknown;
-          }[]
-        >(
-          `select id, at, actor, on_behalf_of, action, feed, subject, detail from ${schemaOf(deps)}.audit_trail
-           where ${parts.length ? parts.join(' and ') : 'true'} order by id desc limit ${PAGE + 1}`,
-          params as never[],
-        );
+  const rows = problems.length > 0 ? [] : await auditTrail(asUser(c, deps), filter, PAGE + 1);
   const page = rows.slice(0, PAGE);
   const last = page.at(-1);
   const keep = { action: query.action, feed: query.feed, actor: query.actor, from: query.from, to: query.to };

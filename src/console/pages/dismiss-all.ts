@@ -1,19 +1,19 @@
 import type { Context } from 'hono';
-import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
+import { asUser, type ConsoleDeps, type ConsoleEnv } from '../context.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
 import {
-  DISMISS_REASONS,
   describeFilter,
   filterArguments,
   filterParams,
-  findingReasons,
   heldBefore,
   parseQuarantineFilter,
   type QuarantineFilter,
 } from '../quarantine-filter.js';
 import { sqlProblem } from '../sql-problem.js';
+import { dismissMatchingBatch, findingReasons, quarantineCount } from '../../store-api/triage/quarantine-page.js';
+import { DISMISS_REASONS } from '../../store-api/triage/vocabulary.js';
 import { problemPage } from './not-found.js';
 
 /** Findings dismissed per transaction: each holds the feeds' match locks, so a batch stays short. */
@@ -72,17 +72,14 @@ function confirmPage(c: Context<ConsoleEnv>, filter: QuarantineFilter, held: str
 /** GET /quarantine/dismiss-all: the dry run: how many findings the filter matches (quarantine_count), and Confirm. */
 export async function dismissAllPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const session = c.get('session');
-  const schema = schemaOf(deps);
-  const { filter, problems } = parseQuarantineFilter(c.req.query(), await findingReasons(session.sql, schema));
+  const api = asUser(c, deps);
+  const { filter, problems } = parseQuarantineFilter(c.req.query(), await findingReasons(api));
   if (problems.length > 0) return c.html(problemPage('Dismiss all matching', problems.join('; '), session), 400);
   // the age's instant is fixed here and carried with Confirm: the set counted is the set closed
   const held = heldBefore(filter, deps.now());
-  const [row] = await session.sql.unsafe<{ matching: string; as_of: string }[]>(
-    `select matching, as_of from ${schema}.quarantine_count($1, $2, $3, $4::timestamptz, $5, $6)`,
-    // one beyond the most a confirmation takes: enough to say "narrow the filter first"
-    [...filterArguments(filter, held), DISMISS_ALL_MAX + 1] as never[],
-  );
-  return confirmPage(c, filter, held, Number(row?.matching ?? 0), String(row?.as_of ?? '0'));
+  // one beyond the most a confirmation takes: enough to say "narrow the filter first"
+  const { matching, asOf } = await quarantineCount(api, filterArguments(filter, held), DISMISS_ALL_MAX + 1);
+  return confirmPage(c, filter, held, matching, asOf);
 }
 
 const AS_OF = /^[0-9]{1,19}$/;
@@ -95,12 +92,12 @@ const AS_OF = /^[0-9]{1,19}$/;
  */
 export async function dismissAll(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const session = c.get('session');
-  const schema = schemaOf(deps);
+  const api = asUser(c, deps);
   const form = await c.req.parseBody();
   const text = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : undefined);
   const { filter, problems } = parseQuarantineFilter(
     { feed: text('feed'), reason: text('reason_of_finding'), event_name: text('event_name'), age: text('age'), q: text('q') },
-    await findingReasons(session.sql, schema),
+    await findingReasons(api),
   );
   const reason = text('reason') ?? '';
   const counted = Number(text('count'));
@@ -125,15 +122,10 @@ export async function dismissAll(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   let leftOpen = 0;
   try {
     for (;;) {
-      const [row] = await session.sql.begin((tx) =>
-        tx.unsafe<{ dismissed: number; left_open: string | null }[]>(
-          `select dismissed, left_open from ${schema}.dismiss_matching($1, $2, $3, $4::timestamptz, $5, $6, $7, $8)`,
-          [...args, asOf, reason, DISMISS_BATCH] as never[],
-        ),
-      );
-      dismissed += row?.dismissed ?? 0;
-      if ((row?.dismissed ?? 0) < DISMISS_BATCH) {
-        leftOpen = Number(row?.left_open ?? 0);
+      const batch = await dismissMatchingBatch(api, args, asOf, reason, DISMISS_BATCH);
+      dismissed += batch.dismissed;
+      if (batch.dismissed < DISMISS_BATCH) {
+        leftOpen = batch.leftOpen;
         break;
       }
     }

@@ -1,38 +1,13 @@
 import type { Context } from 'hono';
 import { activityChart, hourlyBuckets } from '../activity-chart.js';
-import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
+import { asUser, type ConsoleDeps, type ConsoleEnv } from '../context.js';
 import { formatAge, formatTime } from '../format.js';
 import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
 import { overdueCell, overdueCounts } from './overdue.js';
+import { feedActivity, feedOverview, type FeedOverviewRow } from '../../store-api/feeds/feed-overview.js';
 
-interface FeedRow {
-  feed: string;
-  origin: string | null;
-  position_moved_at: Date;
-  events_applied: string;
-  last_event_received_at: Date | null;
-  last_event_occurred_at: Date | null;
-  open_findings: Record<string, number>;
-  outbox_pending: string;
-  outbox_failed: string;
-  leader_since: Date | null;
-  leader_heartbeat_at: Date | null;
-  leader_expires_at: Date | null;
-  stopped_at: Date | null;
-  stop_reason: string | null;
-  stop_command: string | null;
-  // `feeds pause` and a FEEDS_FILE reload's removal (0027)
-  paused_at?: Date | null;
-  pause_reason?: string | null;
-  retired_at?: Date | null;
-  /** judged by the database's clock and the holder's backend (feed_overview), as the daemon judges it */
-  leader_alive: boolean | null;
-  leader_heartbeat_age_s: number | null;
-  leader_lapsed_s: number | null;
-  source_api_version: string | null;
-  pages_applied: string;
-}
+type FeedRow = FeedOverviewRow;
 
 type Lease = Pick<FeedRow, 'leader_since' | 'leader_alive' | 'leader_heartbeat_age_s' | 'leader_lapsed_s' | 'leader_expires_at'>;
 
@@ -90,16 +65,14 @@ export function sourceText(f: Pick<FeedRow, 'origin' | 'source_api_version' | 'p
 /** GET /: a row per feed the role can see (feed_overview), with 24 h of activity. */
 export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const session = c.get('session');
-  const schema = schemaOf(deps);
-  const feeds = await session.sql.unsafe<FeedRow[]>(`select * from ${schema}.feed_overview order by feed`);
-  const activity = await session.sql.unsafe<{ feed: string; hour: Date; events: string }[]>(
-    `select feed, hour, events from ${schema}.feed_activity`,
-  );
+  const api = asUser(c, deps);
+  const feeds = await feedOverview(api);
+  const activity = await feedActivity(api);
   const overdue = await overdueCounts(c, deps);
   const now = deps.now();
   const rows = feeds.map((f) => {
     const buckets = hourlyBuckets(
-      activity.filter((a) => a.feed === f.feed).map((a) => ({ hour: a.hour, events: Number(a.events) })),
+      activity.filter((a) => a.feed === f.feed).map((a) => ({ hour: a.hour, events: a.events })),
       now,
     );
     const findings = Object.entries(f.open_findings).sort(([a], [b]) => a.localeCompare(b));

@@ -1,18 +1,19 @@
 import type { Context } from 'hono';
-import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
+import { asUser, type ConsoleDeps, type ConsoleEnv } from '../context.js';
 import { CSRF_FIELD } from '../csrf.js';
 import { formatTime } from '../format.js';
 import { html, queryString, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
-import { DISMISS_REASONS } from '../quarantine-filter.js';
 import { sqlProblem } from '../sql-problem.js';
 import { notFoundPage, problemPage } from './not-found.js';
 import { findingHref, prescriptionHref } from '../links.js';
-import type { FindingRow } from './quarantine.js';
 import { takeFlash } from './feeds.js';
 import { FEED_NAME_PATTERN } from '../../db/feed-name.js';
+import { dismissQuarantined, resolveQuarantined, showQuarantined } from '../../store-api/triage/finding-actions.js';
+import { type OpenFinding as FindingRow, openFinding, quarantineCount } from '../../store-api/triage/quarantine-page.js';
+import { prescriptionsStartingWith } from '../../store-api/registration/prescription-calls.js';
+import { DISMISS_REASONS, IDENTIFIER_PATTERN as IDENTIFIER } from '../../store-api/triage/vocabulary.js';
 
-const IDENTIFIER = /^[\x21-\x7e]{1,512}$/;
 const FEED = FEED_NAME_PATTERN;
 
 /** How many other open findings its subscription has (what "the whole subscription" would also close). */
@@ -20,13 +21,12 @@ async function otherOpenFindings(c: Context<ConsoleEnv>, deps: ConsoleDeps, find
   if (finding.subscription_id === null) return 0;
   // the quarantine filter's count with the subscription as Search (index lookups), not quarantine_open by
   // subscription (a walk of the feed's open findings); a Search also matches an event id equal to it
-  const [row] = await c
-    .get('session')
-    .sql.unsafe<{ n: number }[]>(`select matching::int - 1 as n from ${schemaOf(deps)}.quarantine_count($1, null, null, null, $2)`, [
-      finding.feed,
-      finding.subscription_id,
-    ]);
-  return Math.max(0, row?.n ?? 0);
+  const { matching } = await quarantineCount(
+    asUser(c, deps),
+    { feed: finding.feed, reason: null, eventName: null, heldBefore: null, search: finding.subscription_id },
+    null,
+  );
+  return Math.max(0, matching - 1);
 }
 
 /** The finding a path names, read through quarantine_open: undefined when the role cannot see it. */
@@ -34,13 +34,7 @@ async function visibleFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps): Promis
   const feed = c.req.param('feed') ?? '';
   const key = c.req.param('key') ?? '';
   if (!FEED.test(feed) || !IDENTIFIER.test(key)) return undefined;
-  const rows = await c
-    .get('session')
-    .sql.unsafe<FindingRow[]>(`select q.* from ${schemaOf(deps)}.quarantine_open q where q.feed = $1 and q.quarantine_key = $2`, [
-      feed,
-      key,
-    ]);
-  return rows[0];
+  return openFinding(asUser(c, deps), feed, key);
 }
 
 const IDENTITY_LABELS: Record<string, string> = {
@@ -73,13 +67,7 @@ async function renderFinding(
   const session = c.get('session');
   const href = findingHref(finding.feed, finding.quarantine_key);
   const rx = c.req.query('rx')?.trim();
-  const matches =
-    rx && IDENTIFIER.test(rx)
-      ? await session.sql.unsafe<{ external_id: string; status: string | null }[]>(
-          `select external_id, status from ${schemaOf(deps)}.prescription_status where feed = $1 and external_id like $2 escape '\\' order by external_id limit 20`,
-          [finding.feed, `${rx.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`],
-        )
-      : undefined;
+  const matches = rx && IDENTIFIER.test(rx) ? await prescriptionsStartingWith(asUser(c, deps), finding.feed, rx) : undefined;
   const csrf = html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrf}">`;
   const siblings = await otherOpenFindings(c, deps, finding);
   const body = html`${options.message ? html`<p class="error" role="alert">${options.message}</p>` : ''}
@@ -123,25 +111,16 @@ export async function findingPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
 }
 
 /**
- * POST /quarantine/:feed/:key/reveal: request_reveal() committed in its own transaction (the
- * durable record of the PHI read), then show_quarantined() in a new one; the identity is in this
- * response only.
+ * POST /quarantine/:feed/:key/reveal: the SQL API's two-step reveal as the user (showQuarantined,
+ * src/store-api/triage/finding-actions.ts: the read on record first); the identity is in this response only.
  */
 export async function revealFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const finding = await visibleFinding(c, deps);
   if (!finding) return c.html(notFoundPage(c.get('session')), 404);
-  const { sql } = c.get('session');
-  const schema = schemaOf(deps);
   try {
-    await sql.begin((tx) => tx.unsafe(`select ${schema}.request_reveal($1, $2)`, [finding.feed, finding.quarantine_key]));
-    const [shown] = await sql.begin((tx) =>
-      tx.unsafe<{ prescription_identity: Record<string, unknown> | null }[]>(`select * from ${schema}.show_quarantined($1, $2)`, [
-        finding.feed,
-        finding.quarantine_key,
-      ]),
-    );
+    const shown = await showQuarantined(asUser(c, deps), finding.feed, finding.quarantine_key);
     deps.log.info({ event: 'console.reveal', role: c.get('session').role, feed: finding.feed }, 'identity revealed');
-    return renderFinding(c, deps, finding, { identity: shown?.prescription_identity ?? null, revealed: true });
+    return renderFinding(c, deps, finding, { identity: shown.prescription_identity, revealed: true });
   } catch (error) {
     return actionFailed(c, deps, finding, error);
   }
@@ -156,15 +135,9 @@ export async function resolveFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
   if (!IDENTIFIER.test(externalId))
     return renderFinding(c, deps, finding, { message: 'External id: 1-512 visible characters.', status: 400 });
   try {
-    const [result] = await c
-      .get('session')
-      .sql.unsafe<{ events_applied: number; status: string | null }[]>(`select * from ${schemaOf(deps)}.resolve_quarantined($1, $2, $3)`, [
-        finding.feed,
-        finding.quarantine_key,
-        externalId,
-      ]);
+    const result = await resolveQuarantined(asUser(c, deps), finding.feed, finding.quarantine_key, externalId);
     c.get('session').flash =
-      `Resolved ${finding.event_id ?? finding.quarantine_key} to ${externalId}: ${result?.events_applied ?? 0} events applied, status ${result?.status ?? 'none'}.`;
+      `Resolved ${finding.event_id ?? finding.quarantine_key} to ${externalId}: ${result.events_applied} events applied, status ${result.status ?? 'none'}.`;
     // to the prescription it now belongs to: its timeline shows the events the resolution applied
     return c.redirect(prescriptionHref(finding.feed, externalId), 303);
   } catch (error) {
@@ -199,15 +172,8 @@ export async function dismissFinding(c: Context<ConsoleEnv>, deps: ConsoleDeps) 
     return renderFinding(c, deps, finding, { message: 'What it closes: choose one.', status: 400 });
   const onlyThis = scope === 'this_finding';
   try {
-    const [row] = await c
-      .get('session')
-      .sql.unsafe<{ closed: number }[]>(`select ${schemaOf(deps)}.dismiss_quarantined($1, $2, $3, $4) as closed`, [
-        finding.feed,
-        finding.quarantine_key,
-        reason,
-        onlyThis,
-      ]);
-    c.get('session').flash = dismissedMessage(finding.event_id ?? finding.quarantine_key, reason, row?.closed ?? 1);
+    const closed = await dismissQuarantined(asUser(c, deps), finding.feed, finding.quarantine_key, reason, undefined, onlyThis);
+    c.get('session').flash = dismissedMessage(finding.event_id ?? finding.quarantine_key, reason, closed || 1);
     return c.redirect(`/quarantine${queryString({ feed: finding.feed })}`, 303);
   } catch (error) {
     return actionFailed(c, deps, finding, error);

@@ -1,13 +1,15 @@
 import type { Context } from 'hono';
-import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
+import { asUser, type ConsoleDeps, type ConsoleEnv } from '../context.js';
 import { formatAge, formatTime } from '../format.js';
 import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
 import { prescriptionHref } from '../links.js';
 import { FEED_NAME_PATTERN } from '../../db/feed-name.js';
+import { OVERDUE_STAGES } from '../../store-api/overdue/stages.js';
+import { overdueCountsByStage, overdueOldestFirst } from '../../store-api/overdue/overdue-prescriptions.js';
 
 /** The stages overdue_prescriptions reports (docs/sql-api/overdue.md), in lifecycle order. */
-export const OVERDUE_STAGE_ORDER = ['sent', 'accepted', 'ordered', 'dispensed', 'cancel_requested'] as const;
+export const OVERDUE_STAGE_ORDER = OVERDUE_STAGES;
 const FEED = FEED_NAME_PATTERN;
 const LIMIT = 200;
 
@@ -20,11 +22,7 @@ export function overdueFilter(query: { feed?: string | undefined; stage?: string
 
 /** Per feed, the overdue count of each stage (the role's own feeds: the view filters them). */
 export async function overdueCounts(c: Context<ConsoleEnv>, deps: ConsoleDeps): Promise<Map<string, Map<string, number>>> {
-  const rows = await c
-    .get('session')
-    .sql.unsafe<{ feed: string; stage: string; n: number }[]>(
-      `select feed, stage, count(*)::int as n from ${schemaOf(deps)}.overdue_prescriptions group by feed, stage`,
-    );
+  const rows = await overdueCountsByStage(asUser(c, deps));
   const counts = new Map<string, Map<string, number>>();
   for (const r of rows) {
     if (!counts.has(r.feed)) counts.set(r.feed, new Map());
@@ -44,13 +42,7 @@ export function overdueCell(feed: string, counts: Map<string, number> | undefine
 export async function overduePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const session = c.get('session');
   const filter = overdueFilter({ feed: c.req.query('feed'), stage: c.req.query('stage') });
-  const rows = await session.sql.unsafe<{ feed: string; external_id: string; stage: string; since: Date; overdue_seconds: number }[]>(
-    `select feed, external_id, stage, since, extract(epoch from overdue_by)::float8 as overdue_seconds
-     from ${schemaOf(deps)}.overdue_prescriptions
-     where ($1::text is null or feed = $1) and ($2::text is null or stage = $2)
-     order by since limit ${LIMIT}`,
-    [filter.feed ?? null, filter.stage ?? null] as never[],
-  );
+  const rows = await overdueOldestFirst(asUser(c, deps), filter, LIMIT);
   const title = `Overdue${filter.stage ? `: ${filter.stage}` : ''}${filter.feed ? ` in ${filter.feed}` : ''}`;
   const body = html`<p>Prescriptions whose stage has lasted longer than its feed's deadline (OVERDUE_*), oldest
   first${rows.length === LIMIT ? html`, the first ${LIMIT}` : ''}. The runbook's "Overdue prescriptions" says what to check with the operator.</p>

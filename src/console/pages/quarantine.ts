@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
-import type postgres from 'postgres';
-import { type ConsoleDeps, type ConsoleEnv, schemaOf } from '../context.js';
+import { asUser, type ConsoleDeps, type ConsoleEnv } from '../context.js';
 import { formatTime } from '../format.js';
 import { html, queryString, type SafeHtml } from '../html.js';
 import { layout } from '../layout.js';
@@ -12,12 +11,17 @@ import {
   encodeCursor,
   filterArguments,
   filterParams,
-  findingReasons,
   heldBefore,
   parseQuarantineFilter,
-  type QuarantineCursor,
   type QuarantineFilter,
 } from '../quarantine-filter.js';
+import { visibleFeedNames } from '../../store-api/feeds/feed-overview.js';
+import {
+  findingReasons,
+  type OpenFinding,
+  quarantineCount,
+  quarantinePage as readQuarantinePage,
+} from '../../store-api/triage/quarantine-page.js';
 import { takeFlash } from './feeds.js';
 
 export const PAGE_SIZE = 50;
@@ -30,18 +34,8 @@ export function totalText(total: number): string {
   return total === 1 ? '1 open finding matches' : `${total} open findings match`;
 }
 
-export interface FindingRow {
-  feed: string;
-  event_id: string | null;
-  reason: string;
-  event_name: string | null;
-  held_since: Date;
-  held_since_key: string;
-  detail: string;
-  seen_count: number;
-  quarantine_key: string;
-  subscription_id: string | null;
-}
+/** A row of the list: an open finding as quarantine_page returns it. */
+export type FindingRow = OpenFinding;
 
 /** The filter form (GET: filters and search are identifiers, never patient data). */
 export function filterForm(filter: QuarantineFilter, feeds: readonly string[], reasons: readonly string[]): SafeHtml {
@@ -80,45 +74,19 @@ export function pageLinks(direction: 'first' | 'after' | 'before', rowsRead: num
   return { previous: direction === 'after', next: more };
 }
 
-async function readPage(
-  sql: postgres.Sql,
-  schema: string,
-  args: (string | null)[],
-  cursor: QuarantineCursor | undefined,
-  backward: boolean,
-): Promise<FindingRow[]> {
-  // quarantine_page filters (_quarantine_filter, the filter count and Dismiss all matching use too),
-  // orders and pages inside; every value is a bound parameter. The position's time goes as text: a
-  // timestamptz parameter is sent through a JS Date by postgres.js, which cuts the microseconds
-  return sql.unsafe<FindingRow[]>(
-    `select q.feed, q.event_id, q.reason, q.event_name, q.held_since,
-       to_char(q.held_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as held_since_key,
-       q.detail, q.seen_count, q.quarantine_key, q.subscription_id
-     from ${schema}.quarantine_page($1, $2, $3, $4::timestamptz, $5, $6::text::timestamptz, $7, $8, $9, $10) q`,
-    [...args, cursor?.heldSince ?? null, cursor?.feed ?? null, cursor?.key ?? null, PAGE_SIZE + 1, backward] as never[],
-  );
-}
-
 /** GET /quarantine: open findings of the visible feeds, filtered, one table, keyset-paged both ways, with the total. */
 export async function quarantinePage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const session = c.get('session');
-  const schema = schemaOf(deps);
-  const reasons = await findingReasons(session.sql, schema);
+  const api = asUser(c, deps);
+  const reasons = await findingReasons(api);
   const { filter, problems } = parseQuarantineFilter(c.req.query(), reasons);
   const before = decodeCursor(c.req.query('before'));
   const after = before ? undefined : decodeCursor(c.req.query('after'));
   const direction = before ? 'before' : after ? 'after' : 'first';
   const args = filterArguments(filter, heldBefore(filter, deps.now()));
-  const rows = problems.length > 0 ? [] : await readPage(session.sql, schema, args, before ?? after, direction === 'before');
-  const [counted] =
-    problems.length > 0
-      ? [{ matching: '0' }]
-      : await session.sql.unsafe<{ matching: string }[]>(
-          `select matching from ${schema}.quarantine_count($1, $2, $3, $4::timestamptz, $5, $6)`,
-          [...args, TOTAL_AT_MOST + 1] as never[],
-        );
-  const total = Number(counted?.matching ?? 0);
-  const feeds = (await session.sql.unsafe<{ feed: string }[]>(`select feed from ${schema}.feed_overview order by feed`)).map((r) => r.feed);
+  const rows = problems.length > 0 ? [] : await readQuarantinePage(api, args, before ?? after, PAGE_SIZE + 1, direction === 'before');
+  const total = problems.length > 0 ? 0 : (await quarantineCount(api, args, TOTAL_AT_MOST + 1)).matching;
+  const feeds = await visibleFeedNames(api);
   const page = direction === 'before' ? rows.slice(0, PAGE_SIZE).reverse() : rows.slice(0, PAGE_SIZE);
   const links = pageLinks(direction, rows.length);
   const first = page[0];

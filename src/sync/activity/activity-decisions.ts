@@ -1,9 +1,8 @@
+import { QUARANTINE_REASONS as REASONS } from '../../store-api/triage/vocabulary.js';
 import type { QuarantineCounts } from '../state/worker-snapshot.js';
 
 // What the daemon says about its own activity, decided here as pure steps (`now` passed in);
 // activity-log.ts only feeds them the worker state's events and writes the lines.
-
-const REASONS = ['malformed', 'unmatched', 'ambiguous', 'unsupported_version'] as const;
 
 /** Quarantined events summed over some pages. */
 export interface QuarantineTally {

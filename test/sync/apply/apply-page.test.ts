@@ -5,7 +5,7 @@ import { applyPage, type ApplyPageInput } from '../../../src/sync/apply/apply-pa
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { preparePage } from '../../../src/sync/apply/prepare-page.js';
 import { listLocalPrescriptions, registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
-import { listQuarantine } from '../../../src/sync/matching/quarantine.js';
+import { listQuarantine } from '../../../src/store-api/triage/quarantine-list.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { event, identity, truncateStore } from '../fixtures.js';
 

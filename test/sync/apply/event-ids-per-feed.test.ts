@@ -4,7 +4,7 @@ import { queryRows, type Db } from '../../../src/db/connection.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { listLocalPrescriptions, registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
-import { listQuarantine } from '../../../src/sync/matching/quarantine.js';
+import { listQuarantine } from '../../../src/store-api/triage/quarantine-list.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { event, identity, truncateStore } from '../fixtures.js';
 

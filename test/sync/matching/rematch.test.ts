@@ -9,7 +9,7 @@ import {
   registerLocalPrescriptions,
 } from '../../../src/sync/matching/local-prescriptions.js';
 import { recordSentPrescription } from '../../../src/sync/matching/sent-prescriptions.js';
-import { listQuarantine } from '../../../src/sync/matching/quarantine.js';
+import { listQuarantine } from '../../../src/store-api/triage/quarantine-list.js';
 import { rematch, type RematchBatch } from '../../../src/sync/matching/rematch.js';
 import { previewRematch } from '../../../src/sync/matching/rematch-preview.js';
 import type { PrescriptionRequest } from '../../../src/intake/prescription.js';

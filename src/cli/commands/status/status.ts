@@ -1,7 +1,7 @@
 import { listFeedSources } from '../../../sync/version-migration/feed-sources.js';
 import { terminalSafe, terminalSafeJson } from '../../../lib/terminal-text.js';
 import { countMigrationStates } from '../../../sync/version-migration/migration-progress.js';
-import { QUARANTINE_REASONS, type QuarantineReason } from '../../../sync/matching/quarantine.js';
+import { QUARANTINE_REASONS, type QuarantineReason } from '../../../store-api/triage/vocabulary.js';
 import type { Command } from 'commander';
 import { sql } from 'drizzle-orm';
 import { type Config, loadConfig } from '../../../config/config.js';

@@ -1,9 +1,5 @@
-import { namesOf } from '../../db/store-names.js';
-import { sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/connection.js';
-
-export const QUARANTINE_REASONS = ['malformed', 'unmatched', 'ambiguous', 'unsupported_version'] as const;
-export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
+import { qualified, type RunnerSource, runnerOf } from '../runner.js';
+import type { QuarantineReason } from './vocabulary.js';
 
 export interface QuarantineEntry {
   /** null when the malformed event had no usable id */
@@ -38,18 +34,18 @@ export interface ListQuarantineOptions {
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date).toISOString());
 
 /** Quarantined events, oldest first; open ones only unless includeResolved. */
-export async function listQuarantine(db: Db, options: ListQuarantineOptions = {}): Promise<QuarantineEntry[]> {
-  const rows = await queryRows<Record<string, unknown>>(
-    db,
-    sql`select q.event_id, q.quarantine_key, q.feed, q.reason, q.detail, q.first_seen_at, q.last_seen_at, q.seen_count, q.resolved_at,
-          q.resolution, e.name as event_name, e.subscription_id
-        ${options.includeRaw ? sql`, q.raw` : sql``}
-        from ${namesOf(db).quarantine} q
-        left join ${namesOf(db).events} e on e.feed = q.feed and e.id = q.event_id
-        where (${options.reason ?? null}::text is null or q.reason = ${options.reason ?? null}::text)
-          and (${options.feed ?? null}::text is null or q.feed = ${options.feed ?? null}::text)
-          and (${options.includeResolved ?? false}::boolean or q.resolved_at is null)
-        order by q.id`,
+export async function listQuarantine(source: RunnerSource, options: ListQuarantineOptions = {}): Promise<QuarantineEntry[]> {
+  const runner = runnerOf(source);
+  const rows = await runner.query<Record<string, unknown>>(
+    `select q.event_id, q.quarantine_key, q.feed, q.reason, q.detail, q.first_seen_at, q.last_seen_at, q.seen_count, q.resolved_at,
+       q.resolution, e.name as event_name, e.subscription_id ${options.includeRaw ? ', q.raw' : ''}
+     from ${qualified(runner, 'quarantine')} q
+     left join ${qualified(runner, 'events')} e on e.feed = q.feed and e.id = q.event_id
+     where ($1::text is null or q.reason = $1::text)
+       and ($2::text is null or q.feed = $2::text)
+       and ($3::boolean or q.resolved_at is null)
+     order by q.id`,
+    [options.reason ?? null, options.feed ?? null, options.includeResolved ?? false],
   );
   return rows.map((r) => ({
     event_id: r.event_id as string | null,

@@ -1,10 +1,8 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/connection.js';
 import { attributionOf } from '../../db/audit.js';
-import { namesOf } from '../../db/store-names.js';
+import { qualified, type RunnerSource, runnerOf, type SqlApiRunner } from '../runner.js';
 import { TriageRefusedError } from './errors/triage-refused-error.js';
 
-// SQLSTATEs the triage functions refuse with (drizzle/0014_triage.sql); anything else is a failure
+// SQLSTATEs the triage functions refuse with (sql/api/triage/); anything else is a failure
 const REFUSALS = new Set(['23502', '22023', 'P0002', '55000']);
 
 /** One finding with the identity the operator sent: PHI, for triage staff only (the read is audited). */
@@ -31,7 +29,10 @@ export interface ResolveResult {
   status: string | null;
 }
 
-/** Who acts, for the audit rows the SQL functions write: `_audit` reads intake_sync.actor when given no attribution. */
+/**
+ * Who acts, for the audit rows the SQL functions write: `_audit` reads intake_sync.actor when given
+ * no attribution. Absent (a console user's own connection), the audit row names the session's role.
+ */
 export interface Attribution {
   actor: string;
 }
@@ -47,14 +48,19 @@ function serverError(error: unknown): { code: string; message: string } | undefi
 }
 
 /**
- * Runs one triage call in its own transaction with the caller's attribution set, turning the
- * function's refusals into TriageRefusedError.
+ * Runs one triage call in its own transaction with the caller's attribution set (when given),
+ * turning the function's refusals into TriageRefusedError.
  */
-async function triageCall<T extends Record<string, unknown>>(db: Db, by: Attribution, call: SQL): Promise<T[]> {
+async function triageCall<T extends object>(
+  runner: SqlApiRunner,
+  by: Attribution | undefined,
+  text: string,
+  params: unknown[],
+): Promise<T[]> {
   try {
-    return await db.transaction(async (tx) => {
-      await tx.execute(sql`select set_config('intake_sync.actor', ${attributionOf(by.actor)}, true)`);
-      return queryRows<T>(tx, call);
+    return await runner.transaction(async (tx) => {
+      if (by) await tx.query(`select set_config('intake_sync.actor', $1, true)`, [attributionOf(by.actor)]);
+      return tx.query<T>(text, params);
     });
   } catch (error) {
     const server = serverError(error);
@@ -67,26 +73,28 @@ async function triageCall<T extends Record<string, unknown>>(db: Db, by: Attribu
  * request_reveal(): the durable record of a PHI read, in a transaction of its own that commits before
  * the read (show_quarantined refuses without one). Returns the audit row's id.
  */
-export async function requestReveal(db: Db, feed: string, eventId: string, by: Attribution): Promise<number> {
-  const [row] = await triageCall<{ id: unknown }>(
-    db,
-    by,
-    sql`select ${namesOf(db).qualified('request_reveal')}(${feed}::text, ${eventId}::text) as id`,
-  );
+export async function requestReveal(source: RunnerSource, feed: string, key: string, by?: Attribution): Promise<number> {
+  const runner = runnerOf(source);
+  const [row] = await triageCall<{ id: unknown }>(runner, by, `select ${qualified(runner, 'request_reveal')}($1::text, $2::text) as id`, [
+    feed,
+    key,
+  ]);
   return Number(row?.id);
 }
 
 /**
- * One finding with its identity, in the two steps the SQL API requires: request_reveal() committed
- * first (quarantine.reveal_requested: the read is on record even if what follows rolls back), then
- * show_quarantined(), which also writes quarantine.show.
+ * One finding with its identity, in the two steps the SQL API requires, the only place they are
+ * written: request_reveal() committed first (quarantine.reveal_requested: the read is on record even
+ * if what follows rolls back), then show_quarantined() in a new transaction, which writes quarantine.show.
  */
-export async function showQuarantined(db: Db, feed: string, eventId: string, by: Attribution): Promise<QuarantinedFinding> {
-  await requestReveal(db, feed, eventId, by);
+export async function showQuarantined(source: RunnerSource, feed: string, key: string, by?: Attribution): Promise<QuarantinedFinding> {
+  const runner = runnerOf(source);
+  await requestReveal(runner, feed, key, by);
   const [row] = await triageCall<Record<string, unknown>>(
-    db,
+    runner,
     by,
-    sql`select * from ${namesOf(db).qualified('show_quarantined')}(${feed}::text, ${eventId}::text)`,
+    `select * from ${qualified(runner, 'show_quarantined')}($1::text, $2::text)`,
+    [feed, key],
   );
   if (!row) throw new TriageRefusedError(`event_id: no quarantine finding with this id in feed ${feed}`, 'P0002');
   const identity = row.prescription_identity;
@@ -109,17 +117,18 @@ export async function showQuarantined(db: Db, feed: string, eventId: string, by:
 
 /** resolve_quarantined(): "this event is prescription externalId"; audited as quarantine.resolve. */
 export async function resolveQuarantined(
-  db: Db,
+  source: RunnerSource,
   feed: string,
-  eventId: string,
+  key: string,
   externalId: string,
-  by: Attribution,
+  by?: Attribution,
 ): Promise<ResolveResult> {
+  const runner = runnerOf(source);
   const [row] = await triageCall<{ subscription_id: string; events_applied: number; status: string | null }>(
-    db,
+    runner,
     by,
-    sql`select subscription_id, events_applied, status
-        from ${namesOf(db).qualified('resolve_quarantined')}(${feed}::text, ${eventId}::text, ${externalId}::text)`,
+    `select subscription_id, events_applied, status from ${qualified(runner, 'resolve_quarantined')}($1::text, $2::text, $3::text)`,
+    [feed, key, externalId],
   );
   return { subscription_id: row?.subscription_id ?? '', events_applied: Number(row?.events_applied ?? 0), status: row?.status ?? null };
 }
@@ -129,17 +138,19 @@ export async function resolveQuarantined(
  * of its subscription; audited per finding as quarantine.dismiss. Returns how many findings it closed.
  */
 export async function dismissQuarantined(
-  db: Db,
+  source: RunnerSource,
   feed: string,
-  eventId: string,
+  key: string,
   reason: string,
-  by: Attribution,
+  by: Attribution | undefined,
   onlyThisEvent = false,
 ): Promise<number> {
+  const runner = runnerOf(source);
   const [row] = await triageCall<{ closed: number }>(
-    db,
+    runner,
     by,
-    sql`select ${namesOf(db).qualified('dismiss_quarantined')}(${feed}::text, ${eventId}::text, ${reason}::text, ${onlyThisEvent}::boolean) as closed`,
+    `select ${qualified(runner, 'dismiss_quarantined')}($1::text, $2::text, $3::text, $4::boolean) as closed`,
+    [feed, key, reason, onlyThisEvent],
   );
   return Number(row?.closed ?? 0);
 }
