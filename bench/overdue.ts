@@ -14,8 +14,8 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { registerFeeds } from '../src/db/feed-registry.js';
 import { overdueSource } from '../src/ops/metrics-overdue.js';
-import { writeFeedDeadlines } from '../src/sync/overdue/feed-deadlines-store.js';
-import { DEFAULT_STAGE_DEADLINES } from '../src/sync/overdue/overdue-stages.js';
+import { writeFeedDeadlines } from '../src/store-api/overdue/feed-deadlines.js';
+import { DEFAULT_STAGE_DEADLINES } from '../src/config/overdue-deadlines.js';
 import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases } from './database.js';
 
 function option(name: string, fallback: number): number {

@@ -112,7 +112,7 @@ describe('loadConfig', () => {
 describe('OVERDUE_* settings', () => {
   test('default to the documented deadlines, accept off, and refuse forever naming the variable', async () => {
     const { loadConfig } = await import('../src/config/config.js');
-    const { configStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../src/sync/overdue/overdue-stages.js');
+    const { configStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../src/config/overdue-deadlines.js');
     expect(configStageDeadlines(loadConfig({}))).toEqual(DEFAULT_STAGE_DEADLINES);
     expect(configStageDeadlines(loadConfig({ OVERDUE_SENT: 'off', OVERDUE_DISPENSED: '5d' }))).toEqual({
       ...DEFAULT_STAGE_DEADLINES,

@@ -174,7 +174,7 @@ describe('INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG with FEEDS_FILE', () => {
 describe('FEEDS_FILE overdue', () => {
   test('reads per-feed stage deadlines, `off` as null, and names a bad one', async () => {
     const { parseFeedsFile } = await import('../src/config/feeds-file.js');
-    const { feedStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../src/sync/overdue/overdue-stages.js');
+    const { feedStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../src/config/overdue-deadlines.js');
     const base = { name: 'a', base_url: 'https://op.example/intake_api/2024-12-10', api_key: 'k', api_secret: 's' };
     const [feed] = parseFeedsFile(JSON.stringify([{ ...base, overdue: { sent: '4h', dispensed: 'off' } }]), 'f.json', {});
     expect(feed?.overdue).toEqual({ sent: 4 * 3_600_000, dispensed: null });

@@ -8,7 +8,7 @@ import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../db/feed-name
 import { givenValueNote } from './given.js';
 import { DURATION_RULE, parseDuration } from '../lib/duration.js';
 import { tlsSettingsFor } from '../db/tls.js';
-import { deadlineSetting } from '../sync/overdue/overdue-stages.js';
+import { deadlineSetting } from './overdue-deadlines.js';
 
 const intFromEnv = (min: number, max: number) => {
   const message = `must be a whole number from ${min} to ${max}`;

@@ -5,7 +5,8 @@ import { RETENTION_CLASSES, type RetentionClass } from '../sync/retention/retent
 import { baseUrlProblem, canonicalBaseUrl } from '../intake/base-url.js';
 import { SUPPORTED_API_VERSIONS } from '../intake/versions.js';
 import { DEFAULT_FEED, FEED_NAME_PATTERN, FEED_NAME_RULE } from '../db/feed-name.js';
-import { deadlineSetting, OVERDUE_STAGES, type OverdueStage } from '../sync/overdue/overdue-stages.js';
+import { deadlineSetting } from './overdue-deadlines.js';
+import { OVERDUE_STAGES, type OverdueStage } from '../store-api/overdue/stages.js';
 import { SecretFileReader } from './secret-file.js';
 import { terminalSafe } from '../lib/terminal-text.js';
 

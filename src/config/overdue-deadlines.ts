@@ -1,15 +1,6 @@
 import { z } from 'zod';
-import { parseDuration } from '../../lib/duration.js';
-
-/**
- * The stages a prescription can stall in, in lifecycle order (docs/operations.md, "Overdue
- * prescriptions"). `delivered` and `rejected` are terminal and have no deadline.
- */
-export const OVERDUE_STAGES = ['sent', 'accepted', 'ordered', 'dispensed', 'cancel_requested'] as const;
-export type OverdueStage = (typeof OVERDUE_STAGES)[number];
-
-/** Each stage's deadline in ms; null: the stage is `off` (never overdue). */
-export type StageDeadlines = Readonly<Record<OverdueStage, number | null>>;
+import { parseDuration } from '../lib/duration.js';
+import { OVERDUE_STAGES, type OverdueStage, type StageDeadlines } from '../store-api/overdue/stages.js';
 
 /** The environment variable of each stage's deadline. */
 export const OVERDUE_SETTING: Readonly<Record<OverdueStage, string>> = {

@@ -3,7 +3,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { queryRows } from '../db/connection.js';
 import { withDeadline } from '../db/deadline.js';
 import type { Database } from '../db/connection.js';
-import { OVERDUE_STAGES } from '../sync/overdue/overdue-stages.js';
+import { OVERDUE_STAGES } from '../store-api/overdue/stages.js';
 import { SOURCE_DEADLINE_MS } from './metrics-provided-gauges.js';
 
 /** Overdue prescriptions per feed and stage (one grouped read of overdue_prescriptions). */

@@ -1,8 +1,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
-import { writeFeedDeadlines } from '../../../src/sync/overdue/feed-deadlines-store.js';
-import { DEFAULT_STAGE_DEADLINES } from '../../../src/sync/overdue/overdue-stages.js';
+import { writeFeedDeadlines } from '../../../src/store-api/overdue/feed-deadlines.js';
+import { DEFAULT_STAGE_DEADLINES } from '../../../src/config/overdue-deadlines.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
 import { clearStatistics } from '../helpers/plans.js';
 

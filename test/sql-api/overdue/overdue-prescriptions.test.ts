@@ -6,8 +6,8 @@ import { Registry } from 'prom-client';
 import { grantsScript } from '../../../src/cli/commands/grants/grants.js';
 import { overdueSource, registerOverdueMetric } from '../../../src/ops/metrics-overdue.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
-import { writeFeedDeadlines } from '../../../src/sync/overdue/feed-deadlines-store.js';
-import { DEFAULT_STAGE_DEADLINES, feedStageDeadlines } from '../../../src/sync/overdue/overdue-stages.js';
+import { writeFeedDeadlines } from '../../../src/store-api/overdue/feed-deadlines.js';
+import { DEFAULT_STAGE_DEADLINES, feedStageDeadlines } from '../../../src/config/overdue-deadlines.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
