@@ -1,6 +1,6 @@
 // The import rules of src/ (CONTRIBUTING.md, "Layout"). `npm run lint:imports` checks them in CI,
 // so the layering cannot drift back (test/layout/import-rules.test.ts plants upward imports to prove it).
-// The rooms, top to bottom: cli -> daemon -> {ops, console, api, sandbox} and config -> sync -> db, intake -> log, lib;
+// The rooms, top to bottom: cli -> daemon -> {ops, console, api, sandbox} and config -> sync -> store-api -> db, intake -> log, lib;
 // nothing imports cli, only cli imports daemon. Inside src/sync, top to bottom:
 //   compose-worker -> outbox -> {version-migration, resync, leadership, retention, statistics, activity} -> poll -> {apply, feed-admin} -> {matching, state}
 // A folder may import its own files and any folder below it, never one above or beside it
@@ -142,6 +142,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/log/' },
       to: { path: '^src/', pathNot: '^src/(log|lib)/' },
+    },
+    {
+      name: 'store-api-is-the-client',
+      comment:
+        'src/store-api is the one typed client of the SQL API, below every front door and the worker: it imports only store mechanics (db), lib, the contract and the logger',
+      severity: 'error',
+      from: { path: '^src/store-api/' },
+      to: { path: '^src/', pathNot: '^src/(store-api|db|lib|intake|log)/' },
+    },
+    {
+      name: 'front-doors-call-the-client',
+      comment:
+        'the console, the public API and ops call the SQL API through src/store-api, never through the worker: of src/sync they read only what a running worker publishes (state) and the retention classes their metrics name',
+      severity: 'error',
+      from: { path: '^src/(console|api|ops)/|^src/index\\.ts$' },
+      to: { path: '^src/sync/', pathNot: '^src/sync/(state/|retention/retention-classes\\.ts$)' },
     },
     {
       name: 'src-not-test',

@@ -58,6 +58,21 @@ describe('the import rules of the rooms', () => {
     ['the worker imports the daemon', 'sync/poll/poller', 'daemon/worker-settings', ['only-cli-runs-the-daemon', 'sync-takes-settings']],
     ['ops imports the daemon', 'ops/health-server', 'daemon/run', ['only-cli-runs-the-daemon', 'ops-reads-state']],
     ['a feed worker is built outside the daemon', 'ops/metrics', 'sync/compose-worker', ['only-daemon-builds-workers', 'ops-reads-state']],
+    [
+      'the console calls the SQL API through the worker',
+      'console/pages/finding',
+      'sync/matching/rematch',
+      ['console-stands-apart', 'front-doors-call-the-client'],
+    ],
+    ['ops calls the SQL API through the worker', 'ops/quarantine-source', 'sync/feed-admin/skip-event', ['front-doors-call-the-client']],
+    [
+      'the public API calls the SQL API through the worker',
+      'api/intake-sync-api',
+      'sync/matching/sent-prescriptions',
+      ['api-without-worker', 'front-doors-call-the-client'],
+    ],
+    ['the SQL API client imports a front door', 'store-api/triage/finding-actions', 'console/sql-problem', ['store-api-is-the-client']],
+    ['the SQL API client imports the worker', 'store-api/triage/quarantine-list', 'sync/apply/apply-page', ['store-api-is-the-client']],
   ])('%s: refused', async (_label, from, to, expected) => {
     expect(await brokenRules(from, to)).toEqual(expected);
   });
@@ -69,6 +84,10 @@ describe('the import rules of the rooms', () => {
     ['the daemon builds a worker', 'daemon/feed-workers', 'sync/compose-worker'],
     ['config imports the logger', 'config/config', 'log/log'],
     ['the console imports the logger', 'console/compose', 'log/log'],
+    ['the console calls the SQL API client', 'console/pages/finding', 'store-api/triage/finding-actions'],
+    ['the CLI calls the SQL API client', 'cli/commands/quarantine/quarantine', 'store-api/triage/finding-actions'],
+    ['ops reads what the worker publishes', 'ops/readiness', 'sync/state/worker-snapshot'],
+    ['the worker reads the client vocabulary', 'sync/activity/activity-decisions', 'store-api/triage/vocabulary'],
   ])('%s: allowed', async (_label, from, to) => {
     expect(await brokenRules(from, to)).toEqual([]);
   });
