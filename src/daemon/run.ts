@@ -1,5 +1,6 @@
 import { loadConfig, type Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
+import type { SessionPlan } from '../db/session-plan.js';
 import { resolveFeeds } from '../config/feeds-file.js';
 import { overdueSource } from '../ops/metrics-overdue.js';
 import { writeFeedDeadlines } from '../store-api/overdue/feed-deadlines.js';
@@ -16,7 +17,6 @@ import { claimFeeds, openFeedLeases, type Closers, type FeedWorker } from './fee
 import { summaryJson, summaryText } from './run-summary.js';
 import { reloadOnHangup, shutdownOnSignal } from './signals.js';
 import { databaseTlsWarnings } from './database-tls.js';
-import { openStore } from './store-context.js';
 import { readSchemaLevel } from '../db/schema-level.js';
 import { SecretFileReader } from '../config/secret-file.js';
 import type { FeedConfig } from '../config/feeds-file.js';
@@ -39,6 +39,14 @@ export interface RunWorkerOptions {
   demo: boolean;
   /** `--wait-for-lease` in ms (`run --once` only) */
   leaseWaitMs: number;
+  /**
+   * Opens the store the configuration points at, migrating when asked and laying out the lease's
+   * session: the CLI's store opener (src/cli/context/store-context.ts), which every command shares.
+   */
+  openStore: (
+    config: Config,
+    options: { lease: true; migrate: boolean },
+  ) => Promise<{ database: Database; sessions: SessionPlan | undefined }>;
 }
 
 const clock = { now: () => Date.now() };
@@ -85,7 +93,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
   for (const warning of databaseTlsWarnings(config)) log.warn({ component: 'database' }, warning);
   try {
     // migrations are applied here, serialised across processes
-    const { database, sessions } = await openStore(config, { lease: true, migrate: config.MIGRATE_ON_START });
+    const { database, sessions } = await options.openStore(config, { lease: true, migrate: config.MIGRATE_ON_START });
     closers.push({ what: 'database', close: () => database.close() });
     const level = await readSchemaLevel(database);
     log.info(

@@ -5,7 +5,7 @@ import { FEED_NAME_PATTERN, FEED_NAME_RULE } from '../../../db/feed-name.js';
 import { parseSince } from './since.js';
 import { CliUsageError } from '../../context/errors.js';
 import { printJson, printTable } from '../../context/output.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 
 const ACTION = /^[a-z][a-z_.]{0,63}$/;
 const ACTION_NOUN = /^[a-z][a-z_]{0,61}\.\*$/;

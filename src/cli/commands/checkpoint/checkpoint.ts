@@ -10,7 +10,7 @@ import { listCheckpointResets, loadCheckpoint, peekCheckpoint, resetCheckpoint }
 import { CliUsageError } from '../../context/errors.js';
 import { commandFeed, currentSource, withFeedOption } from '../../context/feed-context.js';
 import { printFields, printJson } from '../../context/output.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 
 /** The reset target from the flags: exactly one of --beginning and --to. */
 export function resetTarget(options: { beginning?: boolean; to?: string | true }): string | null {

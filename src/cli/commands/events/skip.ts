@@ -11,7 +11,7 @@ import { whoRanThis } from '../../../lib/who-ran-this.js';
 import { CliUsageError } from '../../context/errors.js';
 import { commandFeed, currentSourceClient, withFeedOption } from '../../context/feed-context.js';
 import { printFields, printJson } from '../../context/output.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 
 /** `--at ITERATOR` or `--beginning`: exactly one. */
 export function skipPosition(options: { at?: string; beginning?: boolean }): string | null {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../../config/config.js';
 import { osActor } from '../../../db/audit.js';
 import { FEED_NAME_PATTERN, FEED_NAME_RULE } from '../../../db/feed-name.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 import { FeedPauseRefusedError } from '../../../sync/leadership/errors/feed-pause-refused-error.js';
 import { pauseFeed, resumeFeed } from '../../../sync/leadership/feed-pauses.js';
 import { listFeedRoster } from '../../../sync/leadership/feed-roster.js';

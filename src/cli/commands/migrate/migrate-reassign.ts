@@ -5,7 +5,7 @@ import { parseOwnerRoleName } from '../../../db/owner-role-name.js';
 import { reassignSchemaOwner } from '../../../db/reassign-owner.js';
 import { assertSupportedServer } from '../../../db/server-version.js';
 import { CliUsageError } from '../../context/errors.js';
-import { storeOptions } from '../../../daemon/store-context.js';
+import { storeOptions } from '../../context/store-context.js';
 
 /**
  * `migrate --reassign-to ROLE`: validates ROLE before connecting, hands the schema over (one

@@ -5,7 +5,7 @@ import { adoptLegacyPublicInstall } from '../../../db/legacy-public-install.js';
 import { registerFeeds } from '../../../db/feed-registry.js';
 import { configuredFeedNames } from '../../../config/feeds-file.js';
 import { assertSupportedServer } from '../../../db/server-version.js';
-import { openStore, storeOptions } from '../../../daemon/store-context.js';
+import { openStore, storeOptions } from '../../context/store-context.js';
 import { pendingMigrations } from '../../../db/migrate.js';
 import { readMigrationFiles } from '../../../db/migration-files.js';
 import { migrationSummary, planFromApplied, type MigrationPlan } from '../../../db/migration-summary.js';

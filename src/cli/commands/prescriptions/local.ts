@@ -12,7 +12,7 @@ import { CliUsageError } from '../../context/errors.js';
 import { parseStatusFilter } from './status-filter.js';
 import { commandFeed, currentSource, feedRemote, withFeedOption } from '../../context/feed-context.js';
 import { printJson, printTable } from '../../context/output.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 import { previewRegistration } from '../../../sync/matching/registration-preview.js';
 
 /** Registers `prescriptions import` and `prescriptions list` (the local store) on the shared group. */

@@ -6,7 +6,7 @@ import { FEED_NAME_PATTERN, FEED_NAME_RULE } from '../../../db/feed-name.js';
 import { namesOf } from '../../../db/store-names.js';
 import { CliUsageError } from '../../context/errors.js';
 import { printJson, printTable } from '../../context/output.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 
 interface OverdueRow extends Record<string, unknown> {
   feed: string;

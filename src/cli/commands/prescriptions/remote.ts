@@ -10,7 +10,7 @@ import { createLogger, type Logger } from '../../../log/log.js';
 import { markCancellationRequested, recordSentPrescription } from '../../../sync/matching/sent-prescriptions.js';
 import { joinMigrationAfterSend } from '../../../sync/version-migration/migration-join.js';
 import { commandFeed, currentSource, feedClient, withFeedOption } from '../../context/feed-context.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 import { printFields, printJson } from '../../context/output.js';
 import { readJsonFile } from '../../context/read-json-file.js';
 

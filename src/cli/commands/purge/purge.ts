@@ -10,7 +10,7 @@ import { shortRetentions } from '../../../sync/retention/decisions.js';
 import { purgeDue, purgePass, recordPass } from '../../../sync/retention/purge-pass.js';
 import { RETENTION_CLASSES, RETENTION_SETTING, type RetentionCounts } from '../../../sync/retention/retention-classes.js';
 import { printJson, printTable } from '../../context/output.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 import { RETENTION_BATCH, retentionPolicyFrom } from '../../../daemon/worker-settings.js';
 
 /** Thrown when a pass left classes for later (page applies kept waiting on it): exit 1, counts printed. */

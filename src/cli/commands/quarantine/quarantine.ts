@@ -13,7 +13,7 @@ import { dismissQuarantined, resolveQuarantined, showQuarantined } from '../../.
 import { CliUsageError } from '../../context/errors.js';
 import { commandFeed, withFeedOption } from '../../context/feed-context.js';
 import { printFields, printJson, printTable } from '../../context/output.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 import { dismissedLine } from './quarantine-dismissed-line.js';
 
 function parseReason(value: string | undefined): QuarantineReason | undefined {

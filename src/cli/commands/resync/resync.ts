@@ -9,7 +9,7 @@ import { CliUsageError } from '../../context/errors.js';
 import { whoRanThis } from '../../../lib/who-ran-this.js';
 import { commandFeed, currentSourceClient, feedRemote, withFeedOption } from '../../context/feed-context.js';
 import { printFields, printJson } from '../../context/output.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 
 interface ResyncOptions {
   feed?: string;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runWorker } from '../../../daemon/run.js';
 import { CliUsageError } from '../../context/errors.js';
+import { openStore } from '../../context/store-context.js';
 import { DEFAULT_LEASE_WAIT_S, leaseWaitMsFrom } from './lease-wait.js';
 
 interface RunOptions {
@@ -35,6 +36,7 @@ export function registerRunCommand(program: Command): void {
         json: options.json === true,
         demo: options.demo === true,
         leaseWaitMs,
+        openStore,
       });
     });
 }

@@ -17,7 +17,7 @@ import { latestCheckpointReset } from '../../../sync/poll/checkpoint.js';
 import { resolveFeeds } from '../../../config/feeds-file.js';
 import { CliUsageError } from '../../context/errors.js';
 import { commandFeed, withFeedOption } from '../../context/feed-context.js';
-import { openStoreFromConfig } from '../../../daemon/store-context.js';
+import { openStoreFromConfig } from '../../context/store-context.js';
 
 /** What `status` reports: counts and identifiers from the database, never PHI. */
 export interface StoreStatus {

@@ -11,7 +11,7 @@ import { whoRanThis } from '../../../lib/who-ran-this.js';
 import { CliUsageError } from '../../context/errors.js';
 import { commandFeed, feedRemote, withFeedOption } from '../../context/feed-context.js';
 import { printJson } from '../../context/output.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 import { intakeClientFor } from '../../../config/intake-client.js';
 
 interface MigrateCliOptions {

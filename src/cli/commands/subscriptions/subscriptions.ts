@@ -4,7 +4,7 @@ import { createSubscriptionBodySchema, type Subscription } from '../../../intake
 import { loadConfig } from '../../../config/config.js';
 import { createLogger } from '../../../log/log.js';
 import { clientForFeedOption, commandFeed, currentSourceClient, withFeedOption } from '../../context/feed-context.js';
-import { withStore } from '../../../daemon/store-context.js';
+import { withStore } from '../../context/store-context.js';
 import { printFields, printJson } from '../../context/output.js';
 import { registerSubscriptionsMigrateCommand } from './migrate.js';
 import { readJsonFile } from '../../context/read-json-file.js';

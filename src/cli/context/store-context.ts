@@ -1,16 +1,16 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { ConfigError, type Config } from '../config/config.js';
-import { openDatabase, queryRows, type Database, type OpenDatabaseOptions } from '../db/connection.js';
-import { lockDataDir } from '../db/data-dir-lock.js';
-import { StoreNotReadyError } from '../db/errors/store-not-ready-error.js';
-import { LEDGER_TABLE } from '../db/migrate.js';
-import type { SessionPlan } from '../db/session-plan.js';
-import { assertSupportedServer } from '../db/server-version.js';
-import { probeSessions } from '../db/session-probe.js';
-import { migrateOnStart } from './migrate-on-start.js';
-import { recordOwnerSettings } from '../db/owner-settings.js';
+import { ConfigError, type Config } from '../../config/config.js';
+import { openDatabase, queryRows, type Database, type OpenDatabaseOptions } from '../../db/connection.js';
+import { lockDataDir } from '../../db/data-dir-lock.js';
+import { StoreNotReadyError } from '../../db/errors/store-not-ready-error.js';
+import { LEDGER_TABLE } from '../../db/migrate.js';
+import type { SessionPlan } from '../../db/session-plan.js';
+import { assertSupportedServer } from '../../db/server-version.js';
+import { probeSessions } from '../../db/session-probe.js';
+import { migrateOnStart } from '../../daemon/migrate-on-start.js';
+import { recordOwnerSettings } from '../../db/owner-settings.js';
 
 /**
  * Where the configuration points: DATABASE_URL, or embedded PGlite under DATA_DIR/pglite.
