@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
-import { grantsScript } from '../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../src/db/grants-script.js';
 import { registerFeeds } from '../src/db/feed-registry.js';
 import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases } from './database.js';
 

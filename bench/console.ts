@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
-import { grantsScript } from '../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../src/db/grants-script.js';
 import { composeConsole } from '../src/console/compose.js';
 import { type RunningConsole, startConsole } from '../src/console/server.js';
 import { registerFeeds } from '../src/db/feed-registry.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tagForRun } from '../support/test-run.js';
 import { existsSync } from 'node:fs';
 import postgres from 'postgres';
-import { grantsScript } from '../../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../../src/db/grants-script.js';
 import { type ConsoleSettings, composeConsole } from '../../src/console/compose.js';
 import type { ConsoleDeps } from '../../src/console/context.js';
 import { type RunningConsole, startConsole } from '../../src/console/server.js';

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { grantsScript } from '../../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../../src/db/grants-script.js';
 import { composeConsole, requirePasswordAuth } from '../../src/console/compose.js';
 import type { ConsoleDeps } from '../../src/console/context.js';
 import { type RunningConsole, startConsole } from '../../src/console/server.js';

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { grantsScript } from '../../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../../src/db/grants-script.js';
 import { ADMIN_URL, postgresReachable } from '../helpers/db.js';
 import { alertText, postSignIn, send } from './console-http.js';
 import { type ConsoleWorld, createConsoleWorld } from './console-fixture.js';

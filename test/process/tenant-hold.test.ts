@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { grantsScript } from '../../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../../src/db/grants-script.js';
 import { queryRows } from '../../src/db/connection.js';
 import { registerFeeds } from '../../src/db/feed-registry.js';
 import { ManualClock } from '../../src/sandbox/clock.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantsScript } from '../../../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../../../src/db/grants-script.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { grantStatements } from '../../../src/db/grants.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { tagForRun } from '../../support/test-run.js';
 import postgres from 'postgres';
-import { grantsScript } from '../../../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../../../src/db/grants-script.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantsScript } from '../../../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../../../src/db/grants-script.js';
 import { apiInputProblem } from '../../../src/intake/api-input-limits.js';
 import { FREE_TEXT_KEYS, MAX_API_BODY_BYTES, MAX_FREE_TEXT_LENGTH, MAX_IDENTITY_FIELD_LENGTH } from '../../../src/intake/limits.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';

@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intakeSyncApi } from '../../../src/api/intake-sync-api.js';
 import { Registry } from 'prom-client';
-import { grantsScript } from '../../../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../../../src/db/grants-script.js';
 import { overdueSource, registerOverdueMetric } from '../../../src/ops/metrics-overdue.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { writeFeedDeadlines } from '../../../src/store-api/overdue/feed-deadlines.js';

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../../config/config.js';
-import { feedAccessStatements, type FeedAccess, type FeedAccessOptions } from '../../../db/feed-access.js';
+import type { FeedAccess } from '../../../db/feed-access.js';
 import { FEED_NAME_PATTERN, FEED_NAME_RULE } from '../../../db/feed-name.js';
-import { grantStatements, isPlainRoleName, type GrantRole } from '../../../db/grants.js';
+import { isPlainRoleName, type GrantRole } from '../../../db/grants.js';
+import { grantsScript } from '../../../db/grants-script.js';
 import { CliUsageError } from '../../context/errors.js';
 
 interface GrantsOptions {
@@ -35,22 +36,6 @@ export function feedAccessOf(role: GrantRole, options: Pick<GrantsOptions, 'feed
     throw new CliUsageError('--role app needs --feed NAME (repeatable: the feeds the role may use) or --all-feeds (every feed)');
   }
   return { kind: 'unchanged' };
-}
-
-/** Every statement `grants` prints, in one transaction: the GRANTs, then the feed record and its audit row. */
-export function grantsScript(
-  role: GrantRole,
-  schema: string,
-  roleName: string,
-  access: FeedAccess,
-  options: FeedAccessOptions = {},
-): string[] {
-  return [
-    'BEGIN;',
-    ...grantStatements(role, schema, roleName),
-    ...feedAccessStatements(role, schema, roleName, access, options),
-    'COMMIT;',
-  ];
 }
 
 /** What the script does, as SQL comments (psql ignores them; a reader of the script sees them). */
