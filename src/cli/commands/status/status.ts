@@ -1,11 +1,12 @@
 import { listFeedSources } from '../../../sync/version-migration/feed-sources.js';
 import { terminalSafe, terminalSafeJson } from '../../../lib/terminal-text.js';
 import { countMigrationStates } from '../../../sync/version-migration/migration-progress.js';
-import { QUARANTINE_REASONS, type QuarantineReason } from '../../../store-api/triage/vocabulary.js';
+import type { QuarantineReason } from '../../../store-api/triage/vocabulary.js';
+import { checkpointFacts, eventCount, prescriptionsByStatus, recordedStop } from '../../../store-api/feeds/feed-store-facts.js';
+import { openFindingsByReason } from '../../../store-api/triage/open-findings-by-reason.js';
 import type { Command } from 'commander';
-import { sql } from 'drizzle-orm';
 import { type Config, loadConfig } from '../../../config/config.js';
-import { queryRows, type Database } from '../../../db/connection.js';
+import type { Database } from '../../../db/connection.js';
 import { leaseHolder, type LeaseHolder } from '../../../sync/leadership/lease.js';
 import { parseLeaseApplicationName } from '../../../sync/leadership/lease-holder-name.js';
 import { probeLag, type StatusLag } from './lag.js';
@@ -104,18 +105,9 @@ async function feedLag(config: Config, feed: string, database: Database, iterato
 /** The line /readyz gives a feed stopped on its position (describeCursorProblem, with the reset to undo when one set it). */
 async function stoppedReason(database: Database, feed: string, iterator: string | null, lag: StatusLag): Promise<string | null> {
   // else what the leading worker recorded (feed_stops): a stop, or pages blocked on a lock with its holder (issue 33)
-  if (!lag.cursorProblem) return recordedStop(database, feed);
+  if (!lag.cursorProblem) return recordedStop(database.db, feed);
   const reset = iterator === null ? null : resetToBlame(iterator, await latestCheckpointReset(database.db, feed));
   return describeCursorProblem(feed, lag.cursorProblem, { at: iterator, reset });
-}
-
-/** The reason the feed's leading worker recorded in feed_stops (0026), or null. */
-async function recordedStop(database: Database, feed: string): Promise<string | null> {
-  const [row] = await queryRows<{ reason: string }>(
-    database.db,
-    sql`select reason from ${database.names.qualified('feed_stops')} where feed = ${feed}::text`,
-  );
-  return row?.reason ?? null;
 }
 
 /** One feed prints as before (one object); --all-feeds wraps them, so the one-feed shape never changes. */
@@ -126,21 +118,11 @@ function formatStatuses(statuses: StoreStatus[], options: { json: boolean; allFe
 
 /** Reads the status facts of one feed from the store. */
 export async function readStoreStatus(database: Database, feed: string, now: number): Promise<StoreStatus> {
-  const { db, names: n } = database;
-  const [checkpointRow] = await queryRows<Record<string, unknown>>(
-    db,
-    sql`select iterator, version, updated_at, pages_applied, events_applied, events_quarantined
-          from ${n.feedCheckpoints} where feed = ${feed}::text`,
-  );
-  const quarantineRows = await queryRows<{ reason: string; count: unknown }>(
-    db,
-    sql`select reason, count(*) as count from ${n.quarantine} where resolved_at is null and feed = ${feed}::text group by reason`,
-  );
-  const statusRows = await queryRows<{ status: string | null; count: unknown }>(
-    db,
-    sql`select status, count(*) as count from ${n.prescriptions} where feed = ${feed}::text group by status`,
-  );
-  const [eventRow] = await queryRows<{ count: unknown }>(db, sql`select count(*) as count from ${n.events} where feed = ${feed}::text`);
+  const { db } = database;
+  const checkpoint = await checkpointFacts(db, feed);
+  const quarantine = await openFindingsByReason(db, feed);
+  const byStatus = await prescriptionsByStatus(db, feed);
+  const events = await eventCount(db, feed);
   const holder = database.kind === 'postgres' ? await leaseHolder(database, feed) : undefined;
   const outbox = await readOutboxStats(db, feed);
   const sources = await listFeedSources(db, feed);
@@ -148,31 +130,23 @@ export async function readStoreStatus(database: Database, feed: string, now: num
   const draining = sources.some((s) => s.state === 'draining');
   const byState = current && draining ? await countMigrationStates(db, feed, current.apiVersion) : undefined;
 
-  const quarantine: Record<QuarantineReason, number> = { malformed: 0, unmatched: 0, ambiguous: 0, unsupported_version: 0 };
-  for (const row of quarantineRows) {
-    if ((QUARANTINE_REASONS as readonly string[]).includes(row.reason)) quarantine[row.reason as QuarantineReason] = Number(row.count);
-  }
-  const byStatus: Record<string, number> = {};
-  for (const row of statusRows) byStatus[row.status ?? 'none'] = Number(row.count);
-  const updatedAt = checkpointRow ? new Date(checkpointRow.updated_at as string | Date) : undefined;
   return {
     feed,
-    checkpoint:
-      checkpointRow && updatedAt
-        ? {
-            iterator: (checkpointRow.iterator as string | null) ?? null,
-            version: Number(checkpointRow.version),
-            updated_at: updatedAt.toISOString(),
-            age_seconds: Math.max(0, Math.round((now - updatedAt.getTime()) / 1000)),
-            pages_applied: Number(checkpointRow.pages_applied),
-            events_applied: Number(checkpointRow.events_applied),
-            events_quarantined: Number(checkpointRow.events_quarantined),
-          }
-        : null,
+    checkpoint: checkpoint
+      ? {
+          iterator: checkpoint.iterator,
+          version: checkpoint.version,
+          updated_at: checkpoint.updated_at.toISOString(),
+          age_seconds: Math.max(0, Math.round((now - checkpoint.updated_at.getTime()) / 1000)),
+          pages_applied: checkpoint.pages_applied,
+          events_applied: checkpoint.events_applied,
+          events_quarantined: checkpoint.events_quarantined,
+        }
+      : null,
     quarantine,
     leader: holder === undefined ? null : leaderOf(holder),
     prescriptions: { total: Object.values(byStatus).reduce((a, b) => a + b, 0), by_status: byStatus },
-    events: Number(eventRow?.count ?? 0),
+    events,
     outbox: { pending: outbox.pending, oldest_pending_age_seconds: outbox.oldestPendingAgeSeconds },
     ...(sources.length > 0
       ? {
