@@ -1,3 +1,6 @@
+import { html as honoHtml, raw } from 'hono/html';
+import { escapeToBuffer } from 'hono/utils/html';
+
 /** HTML that is already escaped: the only thing the console's pages concatenate. */
 export class SafeHtml {
   constructor(readonly text: string) {}
@@ -6,30 +9,32 @@ export class SafeHtml {
   }
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
-
-/** Escapes text for an element's content or a quoted attribute. */
+/** Escapes text for an element's content or a quoted attribute (Hono's escaping: & < > " '). */
 export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
+  const buffer: [string] = [''];
+  escapeToBuffer(String(value ?? ''), buffer);
+  return buffer[0];
 }
 
 type Part = SafeHtml | string | number | bigint | boolean | null | undefined | readonly Part[];
 
-function render(part: Part): string {
-  if (part === null || part === undefined || part === false) return '';
-  if (part instanceof SafeHtml) return part.text;
-  if (Array.isArray(part)) return part.map(render).join('');
-  return escapeHtml(part);
+/** A part as Hono's template takes it: our SafeHtml as Hono's raw (already escaped), false and null as nothing. */
+function honoPart(part: Part): unknown {
+  if (part instanceof SafeHtml) return raw(part.text);
+  if (Array.isArray(part)) return part.map(honoPart);
+  if (typeof part === 'bigint') return part.toString();
+  return part;
 }
 
 /**
- * The console's one way to write HTML: every interpolated value is escaped unless it is already
- * SafeHtml (the output of another `html` call), so a database value can never become markup.
+ * The console's one way to write HTML, Hono's `html` template underneath: every interpolated value is
+ * escaped unless it is already SafeHtml (the output of another `html` call), so a database value can
+ * never become markup. No part is a promise, so Hono renders it at once.
  */
 export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml {
-  let out = strings[0] ?? '';
-  for (let i = 0; i < values.length; i++) out += render(values[i] as Part) + (strings[i + 1] ?? '');
-  return new SafeHtml(out);
+  const out = honoHtml(strings, ...values.map(honoPart));
+  if (out instanceof Promise) throw new TypeError('html: a part was a promise (the console renders synchronously)');
+  return new SafeHtml(String(out));
 }
 
 /** A URL path segment (feed names, event ids, external ids are identifiers, never patient data). */

@@ -3,6 +3,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie } from 'hono/cookie';
+import { secureHeaders } from 'hono/secure-headers';
 import type { ConsoleDeps, ConsoleEnv } from './context.js';
 import { CSRF_FIELD, csrfTokenMatches } from './csrf.js';
 import { CONSOLE_CSS } from './layout.js';
@@ -19,24 +20,43 @@ import { returnPathFor } from './return-path.js';
 import { proxiedIdentity, refusedPage } from './sso/gate.js';
 import { handleSsoSignIn, showSsoSignIn } from './sso/sign-in.js';
 
-/** Every response's headers: nothing cached, nothing framed, nothing loaded from elsewhere, no script. */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Cache-Control': 'no-store',
-  Pragma: 'no-cache',
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Frame-Options': 'DENY',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-};
+/**
+ * Every response's security headers, by Hono's secureHeaders: nothing framed, nothing loaded from
+ * elsewhere, no script, no referrer. Only the headers the console always sent: HSTS stays the TLS
+ * proxy's choice (the console may listen on plain loopback), and the other defaults are off.
+ */
+const SECURE_HEADERS = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+  },
+  xFrameOptions: 'DENY',
+  xContentTypeOptions: true,
+  referrerPolicy: 'no-referrer',
+  crossOriginOpenerPolicy: 'same-origin',
+  crossOriginResourcePolicy: false,
+  originAgentCluster: false,
+  strictTransportSecurity: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+});
+
+/** Nothing cached: every page is a signed-in role's view (secureHeaders has no cache header, so these stay ours). */
+export const NO_STORE_HEADERS: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 /** The console's routes and controls (docs/console.md). */
 export function consoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
+  app.use('*', SECURE_HEADERS);
   app.use('*', async (c, next) => {
     await next();
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(NO_STORE_HEADERS)) c.res.headers.set(name, value);
   });
   app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('Payload too large', 413) }));
   // liveness for probes: the process answers; no session, no database (docs/console.md)
