@@ -56,8 +56,9 @@ function drizzleStatement(text: string, params: readonly unknown[]): SQL {
 export function runnerOfDb(db: Db, schema: string = namesOf(db).schema): SqlApiRunner {
   return {
     schema,
-    query: <T extends object>(text: string, params: readonly unknown[] = []) =>
-      queryRows<T & Record<string, unknown>>(db, drizzleStatement(text, params)) as Promise<T[]>,
+    // async: a statement that names a parameter it lacks rejects, as a server error would
+    query: async <T extends object>(text: string, params: readonly unknown[] = []) =>
+      (await queryRows<T & Record<string, unknown>>(db, drizzleStatement(text, params))) as T[],
     transaction: <T>(fn: (tx: SqlApiRunner) => Promise<T>) => db.transaction((tx) => fn(runnerOfDb(tx as unknown as Db, schema))),
   };
 }
