@@ -57,7 +57,12 @@ describe('the import rules of the rooms', () => {
     ['the logger imports config', 'log/log', 'config/config', ['log-stands-alone']],
     ['the worker imports the daemon', 'sync/poll/poller', 'daemon/worker-settings', ['only-cli-runs-the-daemon', 'sync-takes-settings']],
     ['ops imports the daemon', 'ops/health-server', 'daemon/run', ['only-cli-runs-the-daemon', 'ops-reads-state']],
-    ['a feed worker is built outside the daemon', 'ops/metrics', 'sync/compose-worker', ['only-daemon-builds-workers', 'ops-reads-state']],
+    [
+      'a feed worker is built outside the daemon',
+      'ops/metrics',
+      'sync/compose-worker',
+      ['front-doors-call-the-client', 'only-daemon-builds-workers', 'ops-reads-state'],
+    ],
     [
       'the console calls the SQL API through the worker',
       'console/pages/finding',
