@@ -14,7 +14,7 @@ const SYNC_LEVELS = [
   // activity: what a daemon logs about its feed's work (the CLI attaches it beside the worker)
   ['version-migration', 'resync', 'leadership', 'retention', 'statistics', 'activity'],
   ['poll'],
-  // feed-admin: the operator's actions on a feed's position that the CLI runs (skip one event, who moved it)
+  // feed-admin: the latest checkpoint move (who moved it), which the activity log names
   ['apply', 'feed-admin'],
   ['matching', 'state'],
 ];

@@ -69,7 +69,12 @@ describe('the import rules of the rooms', () => {
       'sync/matching/rematch',
       ['console-stands-apart', 'front-doors-call-the-client'],
     ],
-    ['ops calls the SQL API through the worker', 'ops/quarantine-source', 'sync/feed-admin/skip-event', ['front-doors-call-the-client']],
+    [
+      'ops calls the SQL API through the worker',
+      'ops/quarantine-source',
+      'sync/feed-admin/checkpoint-mover',
+      ['front-doors-call-the-client'],
+    ],
     [
       'the public API calls the SQL API through the worker',
       'api/intake-sync-api',

@@ -6,7 +6,7 @@ import { isStorableText } from '../../../intake/storable-text.js';
 import type { SkimmedPage } from '../../../intake/events-page-skim.js';
 import { createLogger } from '../../../log/log.js';
 import { loadCheckpoint } from '../../../sync/poll/checkpoint.js';
-import { skipEvent, type SkippedEvent } from '../../../sync/feed-admin/skip-event.js';
+import { skipEvent, type SkippedEvent } from '../../../store-api/feeds/skip-event.js';
 import { whoRanThis } from '../../../lib/who-ran-this.js';
 import { CliUsageError } from '../../context/errors.js';
 import { commandFeed, currentSourceClient, withFeedOption } from '../../context/feed-context.js';
