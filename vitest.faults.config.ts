@@ -14,6 +14,6 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
-    globalSetup: ['test/faults/global-setup.ts'],
+    globalSetup: ['test/support/faults/global-setup.ts'],
   },
 });

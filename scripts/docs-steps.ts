@@ -3,7 +3,7 @@
 // exits 2 naming the file and line of a bad marker. Usage: node --import tsx scripts/docs-steps.ts DIR FILE...
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DocBlocksError, extractDocSteps } from '../test/docs/helpers/doc-blocks.js';
+import { DocBlocksError, extractDocSteps } from '../test/support/docs/doc-blocks.js';
 
 const [dir, ...files] = process.argv.slice(2);
 if (!dir || files.length === 0) {

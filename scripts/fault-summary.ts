@@ -3,8 +3,8 @@
  * results file given as the first argument), for docs/guarantees.md, "The fault suite".
  * Usage: node --import tsx scripts/fault-summary.ts [results.ndjson]
  */
-import { LAST_RESULTS_FILE } from '../test/faults/global-setup.js';
-import { formatSummary, readTrialRows } from '../test/faults/harness/summary.js';
+import { LAST_RESULTS_FILE } from '../test/support/faults/global-setup.js';
+import { formatSummary, readTrialRows } from '../test/support/faults/summary.js';
 
 const file = process.argv[2] ?? LAST_RESULTS_FILE;
 const rows = readTrialRows(file);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The executed docs (issue 27 §2): runs the shell blocks of README.md and docs/getting-started.md
 # that are marked `<!-- ci: run -->` / `<!-- ci: background -->` / `<!-- ci: stop -->`
-# (test/docs/helpers/doc-blocks.ts says how), in order, as a reader would, in a throwaway clone of
+# (test/support/docs/doc-blocks.ts says how), in order, as a reader would, in a throwaway clone of
 # this repository with databases, roles and ports of its own. Each step runs in a fresh bash that
 # starts from the exported variables and directory the previous step left (a reader's terminal),
 # with `set -eo pipefail` and a timeout; background steps (the daemon, the simulator) keep running

@@ -3,8 +3,8 @@ import { followStatusChanges } from '../../src/api/change-follower.js';
 import { CursorExpiredError } from '../../src/api/errors/cursor-expired-error.js';
 import { intakeSyncApi } from '../../src/api/intake-sync-api.js';
 import type { StatusChange } from '../../src/api/status-change.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { passAt, policy } from '../sync/retention/helpers.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { passAt, policy } from '../support/sync/retention.js';
 
 // The Node API past retention: a cursor older than what RETAIN_STATUS_CHANGES kept ends the
 // follower with CursorExpiredError (never a silent skip); a follower that keeps up never sees it.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { NEEDS_POSTGRES, postgresReachable } from '../helpers/db.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../support/db.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIELDS = [

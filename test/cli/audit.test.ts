@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditFilterOf } from '../../src/cli/commands/audit/audit.js';
 import { parseSince } from '../../src/cli/commands/audit/since.js';
 import { recordAudit } from '../../src/db/audit.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { cliBudget, runCli } from './helpers/run-cli.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { cliBudget, runCli } from '../support/cli/run-cli.js';
 
 const NOW = new Date('2024-12-10T12:00:00.000Z');
 

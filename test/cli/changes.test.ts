@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { formatChangeLine } from '../../src/cli/commands/changes/changes.js';
 import { sendStatusWakeup } from '../../src/db/status-wakeup.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from '../process/helpers/wait-for.js';
-import { spawnCli, type WorkerProcess } from '../process/helpers/worker-process.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { spawnCli, type WorkerProcess } from '../support/process/worker-process.js';
 
 const onPostgres = await postgresReachable();
 let tdb: TestDatabase;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { runCli } from './helpers/run-cli.js';
+import { runCli } from '../support/cli/run-cli.js';
 
 const FIVE_MINUTES = 5 * 60 * 1000;
 

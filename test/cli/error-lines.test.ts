@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envSchema } from '../../src/config/config.js';
 import { killAllChildren, runChild } from '../support/child-process.js';
-import { CLI_COMMAND_BUDGET_MS } from './helpers/run-cli.js';
-import { BUILD_BUDGET_MS, BUILT_CLI, ensureBuilt } from './helpers/built-cli.js';
-import { COMMAND_CASES, type ErrorCase, SHAPE_CASES, VARIABLE_CASES } from './helpers/error-cases.js';
+import { CLI_COMMAND_BUDGET_MS } from '../support/cli/run-cli.js';
+import { BUILD_BUDGET_MS, BUILT_CLI, ensureBuilt } from '../support/cli/built-cli.js';
+import { COMMAND_CASES, type ErrorCase, SHAPE_CASES, VARIABLE_CASES } from '../support/cli/error-cases.js';
 
 // Every error a newcomer meets, through the built CLI as a real process with nothing of this
 // shell's environment: exactly the lines (one per problem, `intake-sync: ` first) and the exit code.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from './helpers/run-cli.js';
+import { runCli } from '../support/cli/run-cli.js';
 
 // The one rule (docs/cli.md): 0 ok, 1 runtime failure, 2 usage or input error (nothing written).
 // Each bad input here is refused before anything is read or written, so no database is needed.

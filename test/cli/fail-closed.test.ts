@@ -12,9 +12,9 @@ import { registerFeeds } from '../../src/db/feed-registry.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { sampleIdentity, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from '../process/helpers/worker-process.js';
-import { createEmptyDatabase, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { runCli } from './helpers/run-cli.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
+import { createEmptyDatabase, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { runCli } from '../support/cli/run-cli.js';
 
 // Issue 17 §2 "Fail closed", each reproduction of the issue as a user runs it: the CLI as a process,
 // a real PostgreSQL, the simulator or a hostile server on real sockets.

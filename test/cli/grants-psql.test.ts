@@ -10,8 +10,8 @@ import {
   postgresReachable,
   type EmptyDatabase,
   type TestDatabase,
-} from '../helpers/db.js';
-import { runCli } from './helpers/run-cli.js';
+} from '../support/db.js';
+import { runCli } from '../support/cli/run-cli.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 const reachable = await postgresReachable();

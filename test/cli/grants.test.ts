@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { grantStatements } from '../../src/db/grants.js';
-import { runCli } from './helpers/run-cli.js';
+import { runCli } from '../support/cli/run-cli.js';
 
 describe('intake-sync grants', () => {
   it('--role app --feed F (repeatable): notes as SQL comments, the grants, the feed check and record, the audit row, one transaction', async () => {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantStatements } from '../../src/db/grants.js';
-import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, urlAs, type EmptyDatabase } from '../helpers/db.js';
-import { useLoginRoles } from '../helpers/login-roles.js';
-import { cliBudget, runCli } from './helpers/run-cli.js';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, urlAs, type EmptyDatabase } from '../support/db.js';
+import { useLoginRoles } from '../support/login-roles.js';
+import { cliBudget, runCli } from '../support/cli/run-cli.js';
 
 // `migrate` run by a role that does not own the schema names the owner as the one to run it, never
 // hands the schema to the caller: as the runtime role, an app role and the superuser, against an

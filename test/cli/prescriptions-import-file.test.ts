@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parsePrescriptionImport, readPrescriptionImport } from '../../src/cli/commands/prescriptions/import-file.js';
-import { identity } from '../sync/fixtures.js';
+import { identity } from '../support/sync/fixtures.js';
 
 const line = (value: unknown) => JSON.stringify(value);
 

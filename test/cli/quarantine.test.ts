@@ -7,9 +7,9 @@ import { applyPage } from '../../src/sync/apply/apply-page.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { sql } from 'drizzle-orm';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { event, identity } from '../sync/fixtures.js';
-import { runCli } from './helpers/run-cli.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { event, identity } from '../support/sync/fixtures.js';
+import { runCli } from '../support/cli/run-cli.js';
 
 const hasPostgres = await postgresReachable();
 

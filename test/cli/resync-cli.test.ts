@@ -11,8 +11,8 @@ import { composeWorker } from '../../src/sync/compose-worker.js';
 import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { runCli } from './helpers/run-cli.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { runCli } from '../support/cli/run-cli.js';
 import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const MINUTE = 60_000;

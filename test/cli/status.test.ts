@@ -13,8 +13,8 @@ import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { lagFromPage } from '../../src/cli/commands/status/lag.js';
 import { describeCursorProblem } from '../../src/sync/state/cursor-problem.js';
 import { leaseApplicationName, parseLeaseApplicationName } from '../../src/sync/leadership/lease-holder-name.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { cliBudget, runCli } from './helpers/run-cli.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { cliBudget, runCli } from '../support/cli/run-cli.js';
 import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const MINUTE = 60_000;

@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/connection.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { cliBudget, runCli } from './helpers/run-cli.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../support/db.js';
+import { cliBudget, runCli } from '../support/cli/run-cli.js';
 
 // A container's arbitrary uid has no passwd entry: os.userInfo() throws there. Every command that
 // records who ran it (checkpoint reset, events skip, resync, subscriptions migrate, quarantine)

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEnvFile } from '../../src/config/env-file.js';
 import { killAllChildren, runChild } from '../support/child-process.js';
-import { CLI_COMMAND_BUDGET_MS, cliBudget } from '../cli/helpers/run-cli.js';
-import { BUILD_BUDGET_MS, BUILT_CLI, ensureBuilt } from '../cli/helpers/built-cli.js';
+import { CLI_COMMAND_BUDGET_MS, cliBudget } from '../support/cli/run-cli.js';
+import { BUILD_BUDGET_MS, BUILT_CLI, ensureBuilt } from '../support/cli/built-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'intake-sync-env-file-'));
 

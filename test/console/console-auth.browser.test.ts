@@ -2,8 +2,15 @@
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { postgresReachable } from '../helpers/db.js';
-import { CHROMIUM, CHROMIUM_ARGS, type ConsoleWorld, chromiumMissing, createConsoleWorld, FEED_A } from './console-fixture.js';
+import { postgresReachable } from '../support/db.js';
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  type ConsoleWorld,
+  chromiumMissing,
+  createConsoleWorld,
+  FEED_A,
+} from '../support/console/console-fixture.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 // The sign-in flows a support person meets, in chromium: a role with no feed is told why at sign-in,

@@ -2,8 +2,16 @@
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { postgresReachable } from '../helpers/db.js';
-import { CHROMIUM, CHROMIUM_ARGS, type ConsoleWorld, chromiumMissing, createConsoleWorld, FEED_A, PATIENT } from './console-fixture.js';
+import { postgresReachable } from '../support/db.js';
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  type ConsoleWorld,
+  chromiumMissing,
+  createConsoleWorld,
+  FEED_A,
+  PATIENT,
+} from '../support/console/console-fixture.js';
 
 // Pages for a day's work (issue 34 §5, §6), in a real chromium against a real database: every page
 // at 1280 and 390 px wide, screenshot (docs/console/pages/, looked at) and axe clean; the quarantine

@@ -1,9 +1,9 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prescriptionSearch } from '../../src/store-api/registration/prescription-calls.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
 import { registerFeeds } from '../../src/db/feed-registry.js';
-import { nestedPlans } from '../sql-api/helpers/plans.js';
+import { nestedPlans } from '../support/sql-api/plans.js';
 
 const realServer = await postgresReachable();
 

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { postgresReachable } from '../helpers/db.js';
+import { postgresReachable } from '../support/db.js';
 import {
   CHROMIUM,
   CHROMIUM_ARGS,
@@ -14,7 +14,7 @@ import {
   FEED_B,
   PATIENT,
   PATIENT_B,
-} from './console-fixture.js';
+} from '../support/console/console-fixture.js';
 
 // The operator console in a real browser (Debian chromium driven by playwright-core) against a real
 // database with two feeds and two app roles: isolation, masking, audited actions, CSRF, logoff, axe.

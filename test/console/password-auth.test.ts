@@ -8,8 +8,8 @@ import { openDatabase } from '../../src/db/connection.js';
 import { registerFeeds } from '../../src/db/feed-registry.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/log/log.js';
-import { postSignIn, send, signInForm } from './console-http.js';
-import { type PasswordServer, passwordServerMissing, startPasswordServer } from './password-server.js';
+import { postSignIn, send, signInForm } from '../support/console/console-http.js';
+import { type PasswordServer, passwordServerMissing, startPasswordServer } from '../support/console/password-server.js';
 
 // The console against a server that asks for passwords (a throwaway scram-sha-256 cluster): the start
 // check passes, a wrong password is refused by the server itself, and a changed password ends the

@@ -6,9 +6,9 @@ import { requirePasswordAuth } from '../../src/console/compose.js';
 import { SESSION_CHECK_MS, startConsole } from '../../src/console/server.js';
 import type { ConsoleSession } from '../../src/console/session-store.js';
 import { createLogger } from '../../src/log/log.js';
-import { postgresReachable } from '../helpers/db.js';
-import { alertText, postSignIn, send } from './console-http.js';
-import { type ConsoleWorld, createConsoleWorld, FEED_A } from './console-fixture.js';
+import { postgresReachable } from '../support/db.js';
+import { alertText, postSignIn, send } from '../support/console/console-http.js';
+import { type ConsoleWorld, createConsoleWorld, FEED_A } from '../support/console/console-fixture.js';
 
 // Sessions that end: the absolute lifetime, the minute's check (NOLOGIN, DROP ROLE, a changed
 // password), the __Host- cookie behind an https CONSOLE_PUBLIC_URL, and an expired session's return.

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SIGN_IN_LIMITS, SignInLimiter } from '../../src/console/rate-limit.js';
 import { parseTrustedProxies } from '../../src/console/sso/trusted-proxies.js';
 import { createLogger } from '../../src/log/log.js';
-import { postgresReachable } from '../helpers/db.js';
-import { postSignIn, signInForm } from './console-http.js';
-import { type ConsoleWorld, createConsoleWorld } from './console-fixture.js';
+import { postgresReachable } from '../support/db.js';
+import { postSignIn, signInForm } from '../support/console/console-http.js';
+import { type ConsoleWorld, createConsoleWorld } from '../support/console/console-fixture.js';
 
 // The sign-in limits raced over real sockets against the real server: parallel requests from several
 // loopback addresses (127.0.0.x) and, through the trusted proxy 127.0.0.1, X-Forwarded-For clients.

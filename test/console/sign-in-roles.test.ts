@@ -1,10 +1,10 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { grantsScript } from '../../src/db/grants-script.js';
-import { ADMIN_URL, postgresReachable } from '../helpers/db.js';
-import { alertText, postSignIn, send } from './console-http.js';
-import { type ConsoleWorld, createConsoleWorld } from './console-fixture.js';
-import { waitFor } from '../process/helpers/wait-for.js';
+import { ADMIN_URL, postgresReachable } from '../support/db.js';
+import { alertText, postSignIn, send } from '../support/console/console-http.js';
+import { type ConsoleWorld, createConsoleWorld } from '../support/console/console-fixture.js';
+import { waitFor } from '../support/wait-for.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 // Only the roles the console is for, and bounded connections: real roles sign in over real sockets.

@@ -8,8 +8,8 @@ import { composeConsole } from '../../src/console/compose.js';
 import { type RunningConsole, startConsole } from '../../src/console/server.js';
 import { ssoSettings } from '../../src/console/sso/settings.js';
 import { createLogger } from '../../src/log/log.js';
-import { ADMIN_URL } from '../helpers/db.js';
-import { type ConsoleWorld, createConsoleWorld, FEED_A, FEED_B } from './console-fixture.js';
+import { ADMIN_URL } from '../support/db.js';
+import { type ConsoleWorld, createConsoleWorld, FEED_A, FEED_B } from '../support/console/console-fixture.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 const HEADER = 'X-Auth-Request-Email';

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantStatements } from '../../src/db/grants.js';
-import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../helpers/db.js';
-import { runCli } from '../cli/helpers/run-cli.js';
+import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../support/db.js';
+import { runCli } from '../support/cli/run-cli.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 const reachable = await postgresReachable();

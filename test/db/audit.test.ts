@@ -3,8 +3,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordAudit } from '../../src/db/audit.js';
 import { namesOf } from '../../src/db/store-names.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { plainSql, type PlainSql } from '../sql-api/helpers/plain-sql.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { plainSql, type PlainSql } from '../support/sql-api/plain-sql.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 let tdb: TestDatabase;

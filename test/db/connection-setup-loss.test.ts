@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDatabase, queryRows, type Database } from '../../src/db/connection.js';
 import { createFeedLease, type FeedLease } from '../../src/sync/leadership/lease.js';
 import { inTransaction } from '../../src/db/page-transaction.js';
-import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
 
 const onPostgres = await postgresReachable();
 const VICTIM = 'setup-loss-victim';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createPostgresClient } from '../../src/db/postgres-client.js';
-import { NEEDS_POSTGRES, postgresReachable } from '../helpers/db.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../support/db.js';
 
 // The host TLS is decided for is the host the client connects to: libpq's ?host= socket directory
 // (which postgres.js alone would send to the server as a setting) reaches the local server's socket.

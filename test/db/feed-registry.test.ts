@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { feedOriginConflict, listFeedOrigins, registerFeeds } from '../../src/db/feed-registry.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { truncateStore } from '../sync/fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { truncateStore } from '../support/sync/fixtures.js';
 
 describe('feedOriginConflict', () => {
   it.each<[string, Array<{ feed: string; origin: 'operator' | 'simulator' | null }>, 'operator' | 'simulator', string | null]>([

@@ -10,10 +10,10 @@ import { grantStatements } from '../../src/db/grants.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase, urlAs } from '../helpers/db.js';
-import { cliBudget, runCli } from '../cli/helpers/run-cli.js';
-import { waitFor } from '../process/helpers/wait-for.js';
-import { spawnCli } from '../process/helpers/worker-process.js';
+import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase, urlAs } from '../support/db.js';
+import { cliBudget, runCli } from '../support/cli/run-cli.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { spawnCli } from '../support/process/worker-process.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 const V1 = '2024-12-10';

@@ -5,9 +5,9 @@ import { openDatabase } from '../../src/db/connection.js';
 import { LEGACY_MIGRATION_HASHES, LEGACY_TABLES } from '../../src/db/legacy-public-install.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { loadCheckpoint, resetCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
-import { runCli } from '../cli/helpers/run-cli.js';
-import { installLegacy } from './helpers/legacy-install.js';
+import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../support/db.js';
+import { runCli } from '../support/cli/run-cli.js';
+import { installLegacy } from '../support/db/legacy-install.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 const reachable = await postgresReachable();

@@ -5,9 +5,9 @@ import { queryRows, type Db } from '../../src/db/connection.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { QueryDeadlineError } from '../../src/db/deadline.js';
 import { inPipelinedTransaction, inTransaction } from '../../src/db/page-transaction.js';
-import { startFreezableProxy } from '../process/helpers/freezable-proxy.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { truncateStore } from '../sync/fixtures.js';
+import { startFreezableProxy } from '../support/process/freezable-proxy.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../support/db.js';
+import { truncateStore } from '../support/sync/fixtures.js';
 
 let tdb: TestDatabase;
 let db: Db;

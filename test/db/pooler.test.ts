@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeConnection } from '../../src/db/connection-probe.js';
 import { openDatabase, queryRows, type Database } from '../../src/db/connection.js';
 import { inTransaction } from '../../src/db/page-transaction.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 
 const ready = (await postgresReachable()) && PGBOUNCER !== undefined;
 if (!ready) console.warn(`SKIPPED test/db/pooler.test.ts: ${PGBOUNCER ? NEEDS_POSTGRES : NEEDS_PGBOUNCER}`);

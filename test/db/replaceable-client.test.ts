@@ -1,8 +1,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { replaceableClient } from '../../src/db/replaceable-client.js';
-import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../helpers/db.js';
-import { waitFor } from '../process/helpers/wait-for.js';
+import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../support/db.js';
+import { waitFor } from '../support/process/wait-for.js';
 
 const onPostgres = await postgresReachable();
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase, urlAs } from '../helpers/db.js';
-import { runCli } from '../cli/helpers/run-cli.js';
-import { useLoginRoles } from '../helpers/login-roles.js';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase, urlAs } from '../support/db.js';
+import { runCli } from '../support/cli/run-cli.js';
+import { useLoginRoles } from '../support/login-roles.js';
 
 // Issue 17 §2, the attack: a role with CREATE on the database pre-creates `intake_sync` (and a helper
 // in it); `migrate` used to adopt it with `create schema if not exists`, and every SECURITY DEFINER

@@ -4,8 +4,8 @@ import { SchemaVersionError } from '../../src/db/errors/schema-version-error.js'
 import { assertSchemaCurrent, runMigrations } from '../../src/db/migrate.js';
 import { readMigrationFiles } from '../../src/db/migration-files.js';
 import { readSqlApiFiles } from '../../src/db/sql-api-files.js';
-import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
-import { runCli } from '../cli/helpers/run-cli.js';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../support/db.js';
+import { runCli } from '../support/cli/run-cli.js';
 
 // `run` with a database needs an operator (the built-in simulator never starts where DATABASE_URL
 // points); none is reached: the schema check refuses first

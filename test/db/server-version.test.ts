@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertSupportedServer, MIN_SERVER_MAJOR, serverVersionProblem } from '../../src/db/server-version.js';
-import { createTestDatabase, postgresReachable } from '../helpers/db.js';
+import { createTestDatabase, postgresReachable } from '../support/db.js';
 
 describe('serverVersionProblem', () => {
   it.each([

@@ -8,9 +8,9 @@ import { adoptLegacyPublicInstall } from '../../src/db/legacy-public-install.js'
 import { runMigrations } from '../../src/db/migrate.js';
 import { readMigrationFiles } from '../../src/db/migration-files.js';
 import { readSqlApiFiles, sqlApiFile, type SqlApiFile } from '../../src/db/sql-api-files.js';
-import { catalogSnapshot } from '../helpers/catalog-snapshot.js';
-import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
-import { installLegacy } from './helpers/legacy-install.js';
+import { catalogSnapshot } from '../support/catalog-snapshot.js';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../support/db.js';
+import { installLegacy } from '../support/db/legacy-install.js';
 
 // The SQL API's files (sql/api) are applied by migrate after the versioned migrations, each only
 // when its content changed. Whatever level a database starts from, it ends with the same schema,

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.js';
 import { createPostgresClient } from '../../src/db/postgres-client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../cli/helpers/run-cli.js';
-import { startTlsPostgres, type TlsPostgres, tlsPostgresUnavailable } from '../helpers/tls-postgres.js';
+import { runCli } from '../support/cli/run-cli.js';
+import { startTlsPostgres, type TlsPostgres, tlsPostgresUnavailable } from '../support/tls-postgres.js';
 
 /**
  * TLS to a real PostgreSQL (issue 20 §2): a cluster of its own with ssl=on, a CA and a server

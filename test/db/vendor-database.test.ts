@@ -14,10 +14,10 @@ import { listLocalPrescriptions, registerLocalPrescriptions } from '../../src/sy
 import { listQuarantine } from '../../src/store-api/triage/quarantine-list.js';
 import { rematch } from '../../src/sync/matching/rematch.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
-import { catalogSnapshot } from '../helpers/catalog-snapshot.js';
-import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
-import { runCli } from '../cli/helpers/run-cli.js';
-import { waitFor } from '../process/helpers/wait-for.js';
+import { catalogSnapshot } from '../support/catalog-snapshot.js';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../support/db.js';
+import { runCli } from '../support/cli/run-cli.js';
+import { waitFor } from '../support/process/wait-for.js';
 import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const reachable = await postgresReachable();

@@ -8,9 +8,9 @@ import { registerPauseMetric } from '../../src/daemon/pause-metrics.js';
 import { createSyncMetrics } from '../../src/ops/metrics.js';
 import { FeedPauseBoard } from '../../src/sync/leadership/feed-pauses.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
-import { exposedNames, headingAnchor, metricNames } from './helpers/promql.js';
-import { ALERTS_FILE, ALERTS_TEST_FILE, allAlerts } from './helpers/rules.js';
-import { findExecutable, skipReason } from './helpers/tools.js';
+import { exposedNames, headingAnchor, metricNames } from '../support/deploy/promql.js';
+import { ALERTS_FILE, ALERTS_TEST_FILE, allAlerts } from '../support/deploy/rules.js';
+import { findExecutable, skipReason } from '../support/deploy/tools.js';
 
 const promtool = findExecutable('promtool');
 const runbook = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8');

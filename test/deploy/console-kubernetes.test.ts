@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { envSchema, loadConfig } from '../../src/config/config.js';
-import { envList, exampleSecrets, resolvedEnv } from './helpers/container-env.js';
+import { envList, exampleSecrets, resolvedEnv } from '../support/deploy/container-env.js';
 
 const root = new URL('../../', import.meta.url);
 const K8S = 'deploy/kubernetes/';

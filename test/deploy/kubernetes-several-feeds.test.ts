@@ -8,8 +8,8 @@ import { decideRunMode } from '../../src/daemon/demo-gate.js';
 import { loadConfig } from '../../src/config/config.js';
 import { configuredFeedNames, resolveFeeds } from '../../src/config/feeds-file.js';
 import { SecretFileReader } from '../../src/config/secret-file.js';
-import { imageEnv, resolvedEnv } from './helpers/container-env.js';
-import { findExecutable, skipReason } from './helpers/tools.js';
+import { imageEnv, resolvedEnv } from '../support/deploy/container-env.js';
+import { findExecutable, skipReason } from '../support/deploy/tools.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -12,10 +12,10 @@ import { startHealthServer, type HealthServer } from '../../src/ops/health-serve
 import { createSyncMetrics } from '../../src/ops/metrics.js';
 import { defaultMaxPollAgeMs } from '../../src/ops/readiness.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
-import { finalStageUser } from '../faults/harness/dockerfile.js';
-import { envList, exampleSecrets, imageEnv as imageEnvOf, resolvedEnv as resolvedEnvFrom } from './helpers/container-env.js';
-import { loadAlertRules } from './helpers/rules.js';
-import { findExecutable } from './helpers/tools.js';
+import { finalStageUser } from '../support/faults/dockerfile.js';
+import { envList, exampleSecrets, imageEnv as imageEnvOf, resolvedEnv as resolvedEnvFrom } from '../support/deploy/container-env.js';
+import { loadAlertRules } from '../support/deploy/rules.js';
+import { findExecutable } from '../support/deploy/tools.js';
 
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../process/helpers/wait-for.js';
-import { killGroup, sessionProcesses } from './helpers/session-processes.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { killGroup, sessionProcesses } from '../support/deploy/session-processes.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const GRACE_MS = 5_000;

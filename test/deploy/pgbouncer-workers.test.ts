@@ -6,10 +6,10 @@ import { sampleIdentity, seedRejects } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { leaseHolder } from '../../src/sync/leadership/lease.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../helpers/pgbouncer.js';
-import { waitFor } from '../process/helpers/wait-for.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from '../process/helpers/worker-process.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { NEEDS_PGBOUNCER, PGBOUNCER, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const ready = (await postgresReachable()) && PGBOUNCER !== undefined;
 if (!ready) console.warn(`SKIPPED test/deploy/pgbouncer-workers.test.ts: ${PGBOUNCER ? NEEDS_POSTGRES : NEEDS_PGBOUNCER}`);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DAEMON_NODE_FLAGS } from '../../src/daemon/daemon-node-flags.js';
 import { envSchema } from '../../src/config/config.js';
-import { findExecutable, skipReason } from './helpers/tools.js';
+import { findExecutable, skipReason } from '../support/deploy/tools.js';
 
 const UNIT = new URL('../../deploy/systemd/intake-sync.service', import.meta.url);
 const text = readFileSync(UNIT, 'utf8');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerCommands } from '../../src/cli/commands.js';
-import { REPO } from './helpers/markdown.js';
+import { REPO } from '../support/docs/markdown.js';
 
 // The reverse of names.test.ts: every command, subcommand and option that `--help` lists is in
 // docs/commands.md (in a line that names that command), and the README's table names every

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envSchema } from '../../src/config/config.js';
 import { feedEntrySchema } from '../../src/config/feeds-file.js';
-import { REPO, read, section, tableRows } from './helpers/markdown.js';
+import { REPO, read, section, tableRows } from '../support/docs/markdown.js';
 
 // docs/configuration.md is the reference of every variable: this keeps it true to the zod schema
 // (src/config/config.ts) and to the FEEDS_FILE reader, so a variable cannot be added, renamed or given

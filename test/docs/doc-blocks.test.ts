@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { extractDocSteps } from './helpers/doc-blocks.js';
-import { REPO } from './helpers/markdown.js';
+import { extractDocSteps } from '../support/docs/doc-blocks.js';
+import { REPO } from '../support/docs/markdown.js';
 
 // The extractor of scripts/run-docs.sh (issue 27 §2): marked blocks only, in order, with their line;
 // a marker that would silently skip a step is an error naming file and line.

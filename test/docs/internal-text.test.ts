@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeFragments, REPO, userDocs } from './helpers/markdown.js';
+import { codeFragments, REPO, userDocs } from '../support/docs/markdown.js';
 
 // The docs are for the people who run intake-sync: no text about how it was built (issue numbers,
 // the sessions that worked on it, their branches), no claim the code stopped making (an advisory

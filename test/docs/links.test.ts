@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allDocs, headingAnchors, proseLines, REPO, read } from './helpers/markdown.js';
+import { allDocs, headingAnchors, proseLines, REPO, read } from '../support/docs/markdown.js';
 
 // Pages link each other instead of repeating themselves, so a moved page or a renamed heading must
 // not leave a reader at a dead link.

@@ -5,8 +5,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerCommands } from '../../src/cli/commands.js';
 import { queryRows } from '../../src/db/connection.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { codeFragments, REPO, userDocs } from './helpers/markdown.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { codeFragments, REPO, userDocs } from '../support/docs/markdown.js';
 
 // Every command and SQL name the README and docs/ mention exists: commands against the CLI's own
 // commander program (built, never run), SQL names against a freshly migrated database. A page

@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { compareSnapshots, isExact } from './harness/compare.js';
-import { finalStageUser, isRootUser } from './harness/dockerfile.js';
-import { toEntry } from './harness/feed-reader.js';
-import { locateWindow } from './harness/feed-positions.js';
-import { findLeaks, secretNeedles } from './harness/leaks.js';
-import { prescriptionsForFeed } from './harness/local-prescriptions.js';
-import { expectedFromFeed } from './harness/oracle.js';
-import { OracleScopeError } from './harness/oracle-scope-error.js';
-import type { StoreSnapshot } from './harness/store.js';
-import { formatSummary } from './harness/summary.js';
+import { compareSnapshots, isExact } from '../support/faults/compare.js';
+import { finalStageUser, isRootUser } from '../support/faults/dockerfile.js';
+import { toEntry } from '../support/faults/feed-reader.js';
+import { locateWindow } from '../support/faults/feed-positions.js';
+import { findLeaks, secretNeedles } from '../support/faults/leaks.js';
+import { prescriptionsForFeed } from '../support/faults/local-prescriptions.js';
+import { expectedFromFeed } from '../support/faults/oracle.js';
+import { OracleScopeError } from '../support/faults/oracle-scope-error.js';
+import type { StoreSnapshot } from '../support/faults/store.js';
+import { formatSummary } from '../support/faults/summary.js';
 
 // The judges of the fault scenarios are tested first: a harness that cannot
 // fail would make every scenario pass.

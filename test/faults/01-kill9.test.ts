@@ -1,17 +1,17 @@
 import { describe, expect, test } from 'vitest';
-import { postgresReachable } from '../helpers/db.js';
-import { expectCheckpointSound } from './harness/checkpoint-sampler.js';
-import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
-import { FeedPositions } from './harness/feed-positions.js';
-import { expectNoLeaks } from './harness/leaks.js';
-import { runSeed, seededRandom } from './harness/rng.js';
-import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { openScenario } from './harness/scenario-kit.js';
+import { postgresReachable } from '../support/db.js';
+import { expectCheckpointSound } from '../support/faults/checkpoint-sampler.js';
+import { compareSnapshots, describeDivergence, isExact } from '../support/faults/compare.js';
+import { FeedPositions } from '../support/faults/feed-positions.js';
+import { expectNoLeaks } from '../support/faults/leaks.js';
+import { runSeed, seededRandom } from '../support/faults/rng.js';
+import { TRANSPORT_CALM } from '../support/faults/sandbox-admin.js';
+import { openScenario } from '../support/faults/scenario-kit.js';
 import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
-import { readCheckpoint, snapshotStore } from './harness/store.js';
-import { recordSkip, runScenario } from './harness/trials.js';
-import { waitFor } from './harness/wait-for.js';
-import { runOnce, startWorker } from './harness/worker.js';
+import { readCheckpoint, snapshotStore } from '../support/faults/store.js';
+import { recordSkip, runScenario } from '../support/faults/trials.js';
+import { waitFor } from '../support/wait-for.js';
+import { runOnce, startWorker } from '../support/faults/worker.js';
 
 const SCENARIO = '1. kill -9 at random instants during a 50k-event drain (transport faults on)';
 // 13,600 prescriptions, every 10th rejected: 12,240 x 4 + 1,360 x 1 = 50,320 events

@@ -1,17 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { postgresReachable } from '../helpers/db.js';
-import { canaryPatient } from './harness/canary-fixtures.js';
-import { wellFormedEvent } from './harness/hostile-events.js';
-import { expectNoLeaks, findLeaks } from './harness/leaks.js';
-import { toImportFile } from './harness/local-prescriptions.js';
-import { PostgresOutage } from './harness/postgres-outage.js';
-import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { openScenario } from './harness/scenario-kit.js';
-import { recordSkip, runScenario } from './harness/trials.js';
-import { waitFor } from './harness/wait-for.js';
-import { runCommand, startWorker, stopWorker, waitUntilLive } from './harness/worker.js';
+import { postgresReachable } from '../support/db.js';
+import { canaryPatient } from '../support/faults/canary-fixtures.js';
+import { wellFormedEvent } from '../support/faults/hostile-events.js';
+import { expectNoLeaks, findLeaks } from '../support/faults/leaks.js';
+import { toImportFile } from '../support/faults/local-prescriptions.js';
+import { PostgresOutage } from '../support/faults/postgres-outage.js';
+import { TRANSPORT_CALM } from '../support/faults/sandbox-admin.js';
+import { openScenario } from '../support/faults/scenario-kit.js';
+import { recordSkip, runScenario } from '../support/faults/trials.js';
+import { waitFor } from '../support/wait-for.js';
+import { runCommand, startWorker, stopWorker, waitUntilLive } from '../support/faults/worker.js';
 
 const SCENARIO = '7. PHI canary: no name, DOB, phone, street or email in any log, error, health body or metric';
 const SENT = 4;

@@ -3,15 +3,15 @@ import { createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { postgresReachable } from '../helpers/db.js';
-import { REPO_ROOT } from './harness/cli-process.js';
-import { finalStageUser, isRootUser } from './harness/dockerfile.js';
-import { expectNoLeaks, secretNeedles } from './harness/leaks.js';
-import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { openScenario } from './harness/scenario-kit.js';
-import { recordSkip, runScenario } from './harness/trials.js';
-import { waitFor } from './harness/wait-for.js';
-import { runCommand, runOnce, startWorker, stopWorker, waitUntilLive } from './harness/worker.js';
+import { postgresReachable } from '../support/db.js';
+import { REPO_ROOT } from '../support/faults/cli-process.js';
+import { finalStageUser, isRootUser } from '../support/faults/dockerfile.js';
+import { expectNoLeaks, secretNeedles } from '../support/faults/leaks.js';
+import { TRANSPORT_CALM } from '../support/faults/sandbox-admin.js';
+import { openScenario } from '../support/faults/scenario-kit.js';
+import { recordSkip, runScenario } from '../support/faults/trials.js';
+import { waitFor } from '../support/wait-for.js';
+import { runCommand, runOnce, startWorker, stopWorker, waitUntilLive } from '../support/faults/worker.js';
 
 const SCENARIO = '8. secrets stay out of output; plain http to a remote host refused; image runs as non-root';
 

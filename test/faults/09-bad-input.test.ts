@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { postgresReachable } from '../helpers/db.js';
-import { expectNoLeaks } from './harness/leaks.js';
-import { openScenario, type ScenarioDatabase, type ScenarioKit } from './harness/scenario-kit.js';
-import { rowCounts } from './harness/store.js';
-import { recordSkip, runScenario } from './harness/trials.js';
-import { runCommand } from './harness/worker.js';
+import { postgresReachable } from '../support/db.js';
+import { expectNoLeaks } from '../support/faults/leaks.js';
+import { openScenario, type ScenarioDatabase, type ScenarioKit } from '../support/faults/scenario-kit.js';
+import { rowCounts } from '../support/faults/store.js';
+import { recordSkip, runScenario } from '../support/faults/trials.js';
+import { runCommand } from '../support/faults/worker.js';
 
 const SCENARIO = '9. bad input at the edges: missing/malformed files, bad env values, bad --to';
 

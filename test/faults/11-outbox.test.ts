@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import { IntakeClient } from '../../src/intake/client.js';
 import { sampleIdentity, samplePrescription } from '../../src/sandbox/fixtures.js';
-import { postgresReachable } from '../helpers/db.js';
-import { expectNoLeaks, identityNeedles } from './harness/leaks.js';
-import { runSeed, seededRandom } from './harness/rng.js';
-import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { openScenario } from './harness/scenario-kit.js';
-import { recordSkip, runScenario } from './harness/trials.js';
-import { waitFor } from './harness/wait-for.js';
-import { startWorker, stopWorker } from './harness/worker.js';
+import { postgresReachable } from '../support/db.js';
+import { expectNoLeaks, identityNeedles } from '../support/faults/leaks.js';
+import { runSeed, seededRandom } from '../support/faults/rng.js';
+import { TRANSPORT_CALM } from '../support/faults/sandbox-admin.js';
+import { openScenario } from '../support/faults/scenario-kit.js';
+import { recordSkip, runScenario } from '../support/faults/trials.js';
+import { waitFor } from '../support/wait-for.js';
+import { startWorker, stopWorker } from '../support/faults/worker.js';
 
 const SCENARIO = '11. outbox: 500 rows, 20% upstream faults (drops after processing too), 10 kill -9 mid-delivery';
 const PREFIX = 'ob';

@@ -2,19 +2,19 @@ import { writeFileSync, mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { postgresReachable } from '../helpers/db.js';
-import { metricValue } from './harness/health.js';
-import { openHostileScenario } from './harness/hostile-kit.js';
-import { expectNoLeaks, identityNeedles } from './harness/leaks.js';
-import { toImportFile, type Identity, type LocalPrescription } from './harness/local-prescriptions.js';
-import type { ScenarioDatabase } from './harness/scenario-kit.js';
-import { readCheckpoint, snapshotStore } from './harness/store.js';
-import { recordSkip, runScenario } from './harness/trials.js';
-import { waitFor } from './harness/wait-for.js';
-import { runCommand, runOnce, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from './harness/worker.js';
+import { postgresReachable } from '../support/db.js';
+import { metricValue } from '../support/faults/health.js';
+import { openHostileScenario } from '../support/faults/hostile-kit.js';
+import { expectNoLeaks, identityNeedles } from '../support/faults/leaks.js';
+import { toImportFile, type Identity, type LocalPrescription } from '../support/faults/local-prescriptions.js';
+import type { ScenarioDatabase } from '../support/faults/scenario-kit.js';
+import { readCheckpoint, snapshotStore } from '../support/faults/store.js';
+import { recordSkip, runScenario } from '../support/faults/trials.js';
+import { waitFor } from '../support/wait-for.js';
+import { runCommand, runOnce, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from '../support/faults/worker.js';
 
 // Issue 17 part 1 through real sockets and a real worker process: a hostile operator (a raw TCP server,
-// test/faults/harness/hostile-upstream.ts) sends pages mixing good events with hostile ones, bodies far
+// test/support/faults/hostile-upstream.ts) sends pages mixing good events with hostile ones, bodies far
 // past MAX_RESPONSE_BYTES (chunked, or with a Content-Length that lies), and one event too large to read
 // at all. The feed never stops for good, memory stays under the Deployment's limit, and the one event
 // that does stop it is skipped by an audited command.

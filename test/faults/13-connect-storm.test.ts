@@ -1,15 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { postgresReachable } from '../helpers/db.js';
-import { expectCheckpointSound } from './harness/checkpoint-sampler.js';
-import { compareSnapshots, describeDivergence, isExact } from './harness/compare.js';
-import { expectNoLeaks } from './harness/leaks.js';
-import { PostgresOutage } from './harness/postgres-outage.js';
-import { TRANSPORT_CALM } from './harness/sandbox-admin.js';
-import { openScenario, type ScenarioDatabase } from './harness/scenario-kit.js';
-import { readCheckpoint, snapshotStore } from './harness/store.js';
-import { recordSkip, runScenario } from './harness/trials.js';
-import { waitFor } from './harness/wait-for.js';
-import { assertRunning, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from './harness/worker.js';
+import { postgresReachable } from '../support/db.js';
+import { expectCheckpointSound } from '../support/faults/checkpoint-sampler.js';
+import { compareSnapshots, describeDivergence, isExact } from '../support/faults/compare.js';
+import { expectNoLeaks } from '../support/faults/leaks.js';
+import { PostgresOutage } from '../support/faults/postgres-outage.js';
+import { TRANSPORT_CALM } from '../support/faults/sandbox-admin.js';
+import { openScenario, type ScenarioDatabase } from '../support/faults/scenario-kit.js';
+import { readCheckpoint, snapshotStore } from '../support/faults/store.js';
+import { recordSkip, runScenario } from '../support/faults/trials.js';
+import { waitFor } from '../support/wait-for.js';
+import { assertRunning, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from '../support/faults/worker.js';
 import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 
 const SCENARIO = "13. connections killed as they start: storms of pg_terminate_backend on the daemon's starting backends mid-drain";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { ResponseTooLargeError } from '../../src/intake/errors/response-too-large-error.js';
-import { startHostileFeedServer, type HostileFeedServer } from '../helpers/hostile-feed-server.js';
-import { observedClient } from './helpers/test-client.js';
+import { startHostileFeedServer, type HostileFeedServer } from '../support/hostile-feed-server.js';
+import { observedClient } from '../support/intake/test-client.js';
 
 const CREDENTIAL = { key: 'k', secret: 's' };
 const small = (id: string) => JSON.stringify({ id, name: 'accepted' });

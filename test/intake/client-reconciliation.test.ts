@@ -3,8 +3,8 @@ import { NetworkError, UnprocessableEntityError, UpstreamError } from '../../src
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { startForwardingProxy, type ForwardingProxy, type SeenRequest } from './helpers/forwarding-proxy.js';
-import { observedClient } from './helpers/test-client.js';
+import { startForwardingProxy, type ForwardingProxy, type SeenRequest } from '../support/intake/forwarding-proxy.js';
+import { observedClient } from '../support/intake/test-client.js';
 
 let sandbox: Sandbox;
 const proxies: ForwardingProxy[] = [];

@@ -5,9 +5,9 @@ import { NetworkError, RequestTimeoutError, ResponseSchemaError, UpstreamError }
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { startForwardingProxy, type ForwardingProxy } from './helpers/forwarding-proxy.js';
-import { waitFor } from '../process/helpers/wait-for.js';
-import { observedClient } from './helpers/test-client.js';
+import { startForwardingProxy, type ForwardingProxy } from '../support/intake/forwarding-proxy.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { observedClient } from '../support/intake/test-client.js';
 
 let sandbox: Sandbox;
 let proxy: ForwardingProxy;

@@ -14,8 +14,8 @@ import type { PrescriptionRequestInput } from '../../src/intake/prescription.js'
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { startForwardingProxy, type ForwardingProxy } from './helpers/forwarding-proxy.js';
-import { observedClient } from './helpers/test-client.js';
+import { startForwardingProxy, type ForwardingProxy } from '../support/intake/forwarding-proxy.js';
+import { observedClient } from '../support/intake/test-client.js';
 
 const FIVE_MINUTES = 5 * 60 * 1000;
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IntakeClient } from '../../src/intake/client.js';
 import { EventsNotFoundError, RequestValidationError, UnexpectedStatusError } from '../../src/intake/errors/index.js';
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
-import { observedClient } from './helpers/test-client.js';
+import { observedClient } from '../support/intake/test-client.js';
 
 // Issue 17 §2 (HTTP): a hostile or misconfigured operator, over real sockets.
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxSource } from '../../src/ops/outbox-source.js';
 import { quarantineSource } from '../../src/ops/quarantine-source.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 /** The database-backed gauges read the deployment's schema (Postgres, or PGlite without a server). */
 describe('metric sources', () => {

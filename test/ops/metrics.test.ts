@@ -7,7 +7,7 @@ import { createFeedsMetrics, createSyncMetrics, type SyncMetricsOptions } from '
 import { upstreamFailureReason } from '../../src/sync/state/failure-reason.js';
 import { feedLagSeconds } from '../../src/sync/state/feed-lag.js';
 import { preparePage } from '../../src/sync/apply/prepare-page.js';
-import { event } from '../sync/fixtures.js';
+import { event } from '../support/sync/fixtures.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import type { AppliedPageRecord } from '../../src/sync/state/worker-snapshot.js';
 

@@ -9,8 +9,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/connection.js';
 import { prescriptionRequestSchema } from '../../src/intake/prescription.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { runCli } from '../cli/helpers/run-cli.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { runCli } from '../support/cli/run-cli.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 
 const run = promisify(execFile);

@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { IntakeClient } from '../../src/intake/client.js';
-import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../helpers/db.js';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../support/db.js';
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));

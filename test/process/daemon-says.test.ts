@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 

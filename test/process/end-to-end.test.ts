@@ -12,8 +12,8 @@ import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worke
 import { listLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from './helpers/wait-for.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { waitFor } from '../support/process/wait-for.js';
 import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const FIVE_MINUTES = 5 * 60_000;

@@ -6,9 +6,9 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { sampleIdentity } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { spawnCli } from './helpers/worker-process.js';
-import { cliBudget } from '../cli/helpers/run-cli.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { spawnCli } from '../support/process/worker-process.js';
+import { cliBudget } from '../support/cli/run-cli.js';
 
 const hasPostgres = await postgresReachable();
 

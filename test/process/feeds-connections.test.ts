@@ -5,10 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { connectionsOf, writeFeedsFile } from './helpers/feed-fleet.js';
-import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { connectionsOf, writeFeedsFile } from '../support/process/feed-fleet.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 const MAX_FEEDS = 20;

@@ -9,10 +9,10 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { sampleIdentity } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { cliBudget, runCli } from '../cli/helpers/run-cli.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { cliBudget, runCli } from '../support/cli/run-cli.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 const COUNT = 20;

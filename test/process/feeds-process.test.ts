@@ -9,9 +9,9 @@ import { sampleIdentity } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { leaseHolder } from '../../src/sync/leadership/lease.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 const COUNT = 30;

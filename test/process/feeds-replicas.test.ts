@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { connectionsOf, leadersByFeed, writeFeedsFile } from './helpers/feed-fleet.js';
-import { waitFor } from './helpers/wait-for.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { connectionsOf, leadersByFeed, writeFeedsFile } from '../support/process/feed-fleet.js';
+import { waitFor } from '../support/process/wait-for.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 const LEASE_RETRY_MS = 250;

@@ -10,8 +10,8 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { sampleIdentity } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 const hasPostgres = await postgresReachable();

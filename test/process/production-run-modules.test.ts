@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_NODE_FLAGS } from '../../src/daemon/daemon-node-flags.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const hasPostgres = await postgresReachable();
 // module.registerHooks (Node.js >= 22.15): records every module the child loads, in its own thread

@@ -16,8 +16,8 @@ import { resync } from '../../src/sync/resync/resync.js';
 import { attachFeedStopRecord } from '../../src/sync/activity/feed-stop-record.js';
 import { createLogger } from '../../src/log/log.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { waitFor } from './helpers/wait-for.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { waitFor } from '../support/process/wait-for.js';
 import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const MINUTE = 60_000;

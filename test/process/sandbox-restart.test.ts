@@ -2,8 +2,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntakeClient } from '../../src/intake/client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { cliBudget, runCli } from '../cli/helpers/run-cli.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
+import { cliBudget, runCli } from '../support/cli/run-cli.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
 
 // A worker whose checkpoint was written against one run of the standalone simulator, resumed
 // against a restarted one (a new feed in memory, on the same URL with the same credentials). The

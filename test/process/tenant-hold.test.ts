@@ -14,9 +14,9 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { applyPage } from '../../src/sync/apply/apply-page.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { event } from '../sync/fixtures.js';
-import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
+import { event } from '../support/sync/fixtures.js';
+import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 const hasPostgres = await postgresReachable();

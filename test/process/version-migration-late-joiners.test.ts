@@ -9,7 +9,7 @@ import { sampleIdentity, samplePrescription } from '../../src/sandbox/fixtures.j
 import { listFeedSources, retireSource } from '../../src/sync/version-migration/feed-sources.js';
 import { deliverRow, type OutboxDeliveryDeps } from '../../src/sync/outbox/delivery.js';
 import { dueRows } from '../../src/sync/outbox/store.js';
-import { postgresReachable } from '../helpers/db.js';
+import { postgresReachable } from '../support/db.js';
 import {
   cliProcess,
   FEED,
@@ -28,8 +28,8 @@ import {
   V1,
   V2,
   type MigrationWorld,
-} from './helpers/migration-world.js';
-import { waitFor } from './helpers/wait-for.js';
+} from '../support/process/migration-world.js';
+import { waitFor } from '../support/process/wait-for.js';
 
 /**
  * Subscriptions created through the OLD version after a migration started: the outbox claim fixes the

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sampleIdentity, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
-import { postgresReachable } from '../helpers/db.js';
+import { postgresReachable } from '../support/db.js';
 import {
   cliProcess,
   finished,
@@ -21,8 +21,8 @@ import {
   V1,
   V2,
   type MigrationWorld,
-} from './helpers/migration-world.js';
-import { waitFor } from './helpers/wait-for.js';
+} from '../support/process/migration-world.js';
+import { waitFor } from '../support/process/wait-for.js';
 
 /**
  * `subscriptions migrate` as the operator runs it: a CLI process against the simulator (two versions,

@@ -8,7 +8,7 @@ import { listFeedSources } from '../../src/sync/version-migration/feed-sources.j
 import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { resolveMigrationTarget } from '../../src/sync/version-migration/migration-target.js';
 import { migrateSubscriptions } from '../../src/sync/version-migration/subscription-migration.js';
-import { postgresReachable } from '../helpers/db.js';
+import { postgresReachable } from '../support/db.js';
 import {
   FEED,
   MINUTE,
@@ -21,8 +21,8 @@ import {
   V1,
   V2,
   type MigrationWorld,
-} from './helpers/migration-world.js';
-import { waitFor } from './helpers/wait-for.js';
+} from '../support/process/migration-world.js';
+import { waitFor } from '../support/process/wait-for.js';
 
 const COUNT = 6;
 const hasPostgres = await postgresReachable();

@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { bearerToken } from '../../src/sandbox/auth.js';
-import { call } from './client.js';
+import { call } from '../support/sandbox/client.js';
 
 const ALICE = { key: 'alice', secret: 'alice-secret' };
 const BOB = { key: 'bob', secret: 'bob-secret' };

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { call } from './client.js';
+import { call } from '../support/sandbox/client.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { encodeIterator } from '../../src/sandbox/iterator.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { call, MINUTE, readFeed } from './client.js';
+import { call, MINUTE, readFeed } from '../support/sandbox/client.js';
 
 let clock: ManualClock;
 let sandbox: Sandbox;

@@ -5,7 +5,7 @@ import { eventSchema } from '../../src/intake/index.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { UNKNOWN_EVENT_NAME } from '../../src/sandbox/publisher.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
-import { admin, call, readFeed } from './client.js';
+import { admin, call, readFeed } from '../support/sandbox/client.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { call } from './client.js';
+import { call } from '../support/sandbox/client.js';
 
 // The hold control stops a request at a known point so tests kill clients without sleeping; what
 // happens once it lets go decides whether the operator applied the request.

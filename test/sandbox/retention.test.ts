@@ -4,7 +4,7 @@ import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import { encodeIterator } from '../../src/sandbox/iterator.js';
 import { decidePageStart, EXPIRED_ITERATOR_MESSAGE, type ExpiredIteratorMode } from '../../src/sandbox/retention.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { call, MINUTE } from './client.js';
+import { call, MINUTE } from '../support/sandbox/client.js';
 
 describe('decidePageStart', () => {
   it.each<[number | null | undefined, number, number, ExpiredIteratorMode, ReturnType<typeof decidePageStart>]>([

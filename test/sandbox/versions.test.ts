@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { VersionListing } from '../../src/sandbox/versions.js';
-import { admin, call, MINUTE, readFeed } from './client.js';
+import { admin, call, MINUTE, readFeed } from '../support/sandbox/client.js';
 
 const V1 = '2024-12-10';
 const V2 = '2025-06-01';

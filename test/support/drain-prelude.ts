@@ -1,8 +1,8 @@
-import { CheckpointSampler } from '../faults/harness/checkpoint-sampler.js';
-import { FeedPositions } from '../faults/harness/feed-positions.js';
-import { expectedFromFeed } from '../faults/harness/oracle.js';
-import { snapshotStore, type StoreSnapshot } from '../faults/harness/store.js';
-import { runOnce } from '../faults/harness/worker.js';
+import { CheckpointSampler } from './faults/checkpoint-sampler.js';
+import { FeedPositions } from './faults/feed-positions.js';
+import { expectedFromFeed } from './faults/oracle.js';
+import { snapshotStore, type StoreSnapshot } from './faults/store.js';
+import { runOnce } from './faults/worker.js';
 import { expect } from 'vitest';
 import {
   importPrescriptions,
@@ -10,7 +10,7 @@ import {
   type PreparedFeed,
   type ScenarioDatabase,
   type ScenarioKit,
-} from '../faults/harness/scenario-kit.js';
+} from './faults/scenario-kit.js';
 
 /** What a drain scenario starts from: the seeded feed, its oracle, and a database with the matching prescriptions. */
 export interface DrainStart {

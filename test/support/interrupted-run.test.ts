@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { describe, it } from 'vitest';
-import { createEmptyDatabase } from '../helpers/db.js';
-import { useLoginRoles } from '../helpers/login-roles.js';
+import { createEmptyDatabase } from './db.js';
+import { useLoginRoles } from './login-roles.js';
 import { spawnChild } from './child-process.js';
 import { testRunId } from './test-run.js';
 

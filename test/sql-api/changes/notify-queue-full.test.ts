@@ -2,8 +2,8 @@ import postgres from 'postgres';
 import { sendStatusWakeup } from '../../../src/db/status-wakeup.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../helpers/two-clinics.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 
 // Issue 33 §2: no commit depends on the notification queue. A login that LISTENs and holds a
 // transaction open pins the cluster's queue; once full, PostgreSQL refuses at COMMIT every
@@ -23,7 +23,7 @@ const skipReason = !real
       : null;
 
 async function serverSettings(): Promise<{ version: number; queuePages: number } | null> {
-  const { ADMIN_URL } = await import('../../helpers/db.js');
+  const { ADMIN_URL } = await import('../../support/db.js');
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   try {
     const [v] = await admin<{ v: number }[]>`select current_setting('server_version_num')::int as v`;

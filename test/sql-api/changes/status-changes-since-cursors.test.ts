@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../helpers/two-clinics.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 
 // Issue 33 §4: a cursor an app holds counts nothing of another feed. Each feed has its own clock, so
 // an app of clinic-a sees its cursor move by one per clinic-a commit whatever clinic-b committed in

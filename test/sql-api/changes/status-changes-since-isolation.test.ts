@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../helpers/two-clinics.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 
 // Issue 25 §6: a role that sees some feeds polls the change feed by its feeds' own commits
 // (change_commit_feeds, by feed and commit_seq), with its visible feeds computed once, so a

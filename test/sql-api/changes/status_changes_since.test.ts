@@ -10,9 +10,9 @@ import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
 import { inTransaction } from '../../../src/db/page-transaction.js';
 import { preparePage } from '../../../src/sync/apply/prepare-page.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { waitFor } from '../../process/helpers/wait-for.js';
-import { event, identity, truncateStore } from '../../sync/fixtures.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { waitFor } from '../../support/process/wait-for.js';
+import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
 
 const FEED = 'default';
 const onPostgres = await postgresReachable();

@@ -2,8 +2,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantsScript } from '../../../src/db/grants-script.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../helpers/db.js';
-import { useLoginRoles } from '../../helpers/login-roles.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../support/db.js';
+import { useLoginRoles } from '../../support/login-roles.js';
 
 // feed_overview judges a feed's lease as the daemon does (lease-sql.ts): unexpired AND held by a backend
 // that still exists, by the database's clock, so the console's clock plays no part (issue 34 §6: it said

@@ -2,8 +2,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantsScript } from '../../../src/db/grants-script.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../helpers/db.js';
-import { useLoginRoles } from '../../helpers/login-roles.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../support/db.js';
+import { useLoginRoles } from '../../support/login-roles.js';
 
 // prescription_subscriptions(): a prescription's own subscription and those a resolve linked to it
 // (subscription_links), as an app role granted clinic_a only; another feed's prescription reads nothing.

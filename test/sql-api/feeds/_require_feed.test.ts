@@ -4,9 +4,9 @@ import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { rematch } from '../../../src/sync/matching/rematch.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { event, identity, truncateStore } from '../../sync/fixtures.js';
-import { plainSql, sqlError, type PlainSql } from '../helpers/plain-sql.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
+import { plainSql, sqlError, type PlainSql } from '../../support/sql-api/plain-sql.js';
 
 // Several feeds (operator accounts) in one schema, through the SQL API as an application calls it:
 // the feed is an optional last argument defaulting to 'default', external_id is unique per feed,

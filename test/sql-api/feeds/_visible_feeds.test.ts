@@ -5,7 +5,7 @@ import { grantsScript } from '../../../src/db/grants-script.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { grantStatements } from '../../../src/db/grants.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
 // Per-feed access (drizzle/0013_feed_access.sql) with real roles: two clinics' app roles on two

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantsScript } from '../../../src/db/grants-script.js';
 import { grantStatements } from '../../../src/db/grants.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { FEED_A, twoClinics, type TwoClinics } from '../helpers/two-clinics.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { FEED_A, twoClinics, type TwoClinics } from '../../support/sql-api/two-clinics.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
 // Issue 33 §6: feed_access keeps role OIDs; a record must never follow its OID to another role.

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { plainSql, type PlainSql } from '../helpers/plain-sql.js';
-import { loginAs, type RoleSession } from '../helpers/roles.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { plainSql, type PlainSql } from '../../support/sql-api/plain-sql.js';
+import { loginAs, type RoleSession } from '../../support/sql-api/roles.js';
 
 // pause_feed() and resume_feed() (sql/api/feeds/): the runtime role pauses and resumes a feed for
 // every replica, audited; an app role has no grant on either; feed_overview shows the pause.

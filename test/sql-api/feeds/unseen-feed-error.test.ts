@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { FEED_B, type TwoClinics, twoClinics } from '../helpers/two-clinics.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 
 // Issue 25 §7: an app role cannot tell a feed that exists but is not its own from one that does not
 // exist: both are 42501 with the same message, hint and column. An unrestricted role (the runtime,

@@ -1,8 +1,8 @@
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../helpers/two-clinics.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 
 // Issue 25 §1: a feed-filtered view must be a security_barrier view, or the caller's own WHERE
 // (a failing cast, a function that raises a notice) runs on rows the feed filter would remove.

@@ -6,9 +6,9 @@ import { API_VIEWS } from '../../../src/db/grants.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
-import { event } from '../../sync/fixtures.js';
-import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../helpers/two-clinics.js';
+import { event } from '../../support/sync/fixtures.js';
+import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
 // Issue 33 §1: nothing an app role of clinic-a can hold in a transaction it leaves open delays

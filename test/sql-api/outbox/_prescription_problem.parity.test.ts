@@ -4,7 +4,7 @@ import { queryRows, type Database } from '../../../src/db/connection.js';
 import { schemaIssuesFrom } from '../../../src/intake/errors/schema-issues.js';
 import { prescriptionRequestSchema } from '../../../src/intake/prescription.js';
 import { samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 
 // The SQL validator (0004_api_outbox.sql) and the client's zod schema must accept and refuse the
 // same prescriptions and name the same first field. One table, both validators.

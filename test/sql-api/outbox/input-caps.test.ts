@@ -5,7 +5,7 @@ import { grantsScript } from '../../../src/db/grants-script.js';
 import { apiInputProblem } from '../../../src/intake/api-input-limits.js';
 import { FREE_TEXT_KEYS, MAX_API_BODY_BYTES, MAX_FREE_TEXT_LENGTH, MAX_IDENTITY_FIELD_LENGTH } from '../../../src/intake/limits.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
 const hasPostgres = await postgresReachable();

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { queryRows, type Db } from '../../../src/db/connection.js';
 import { samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 
 // The outbox functions as a vendor's application calls them: plain SQL text, its own transactions.
 

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { writeFeedDeadlines } from '../../../src/store-api/overdue/feed-deadlines.js';
 import { DEFAULT_STAGE_DEADLINES } from '../../../src/config/overdue-deadlines.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { clearStatistics } from '../helpers/plans.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { clearStatistics } from '../../support/sql-api/plans.js';
 
 // A delivered cancellation (0025): prescriptions.cancel_delivered_at and answered_at on the sends,
 // kept by the triggers of sql/api/overdue, so overdue_prescriptions reads index ranges with no probe

@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
 
 // outbox.answered_at (0022): the triggers that keep overdue_prescriptions' outbox index to the requests
 // the operator has not answered yet. A send is answered by the prescription's first status, a

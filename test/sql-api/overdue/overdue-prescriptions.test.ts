@@ -8,7 +8,7 @@ import { overdueSource, registerOverdueMetric } from '../../../src/ops/metrics-o
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { writeFeedDeadlines } from '../../../src/store-api/overdue/feed-deadlines.js';
 import { DEFAULT_STAGE_DEADLINES, feedStageDeadlines } from '../../../src/config/overdue-deadlines.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
 // intake_sync.overdue_prescriptions with real roles: every stage, a per-feed override, `off`, a

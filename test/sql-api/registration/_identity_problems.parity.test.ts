@@ -3,9 +3,9 @@ import type { z } from 'zod';
 import { prescriptionIdentitySchema } from '../../../src/intake/identity.js';
 import { importLineSchema } from '../../../src/cli/commands/prescriptions/import-file.js';
 import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { identity, truncateStore } from '../../sync/fixtures.js';
-import { plainSql, sqlError, type PlainSql } from '../helpers/plain-sql.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { identity, truncateStore } from '../../support/sync/fixtures.js';
+import { plainSql, sqlError, type PlainSql } from '../../support/sql-api/plain-sql.js';
 
 // The SQL functions validate what the zod schemas validate: identity_key() as
 // prescriptionIdentitySchema (events' identities: strings where strings are required),

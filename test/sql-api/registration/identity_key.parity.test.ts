@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPrng, randomIndex } from '../../../src/sandbox/prng.js';
 import { identityKey, normaliseDate, normaliseErx, type IdentityKeyFields } from '../../../src/sync/matching/identity-key.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { identity } from '../../sync/fixtures.js';
-import { plainSql, sqlError, type PlainSql } from '../helpers/plain-sql.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { identity } from '../../support/sync/fixtures.js';
+import { plainSql, sqlError, type PlainSql } from '../../support/sql-api/plain-sql.js';
 
 // The SQL API computes identity keys in SQL (identity_key(), register_prescription()); the worker
 // computes them in TypeScript for every event. They must agree to the byte, so each case goes

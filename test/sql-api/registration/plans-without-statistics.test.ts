@@ -7,9 +7,9 @@ import { preparePage } from '../../../src/sync/apply/prepare-page.js';
 import { pageRowsJson } from '../../../src/sync/apply/page-rows-json.js';
 import { nextHeldKeysSql } from '../../../src/sync/matching/rematch.js';
 import { registrationUpsertSql } from '../../../src/sync/matching/registration-upsert-sql.js';
-import { postgresReachable } from '../../helpers/db.js';
-import { expectIndexDriven, nestedPlans, planOf, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
-import { event, identity } from '../../sync/fixtures.js';
+import { postgresReachable } from '../../support/db.js';
+import { expectIndexDriven, nestedPlans, planOf, statisticsRows, usePlanDatabase } from '../../support/sql-api/plans.js';
+import { event, identity } from '../../support/sync/fixtures.js';
 
 // Issue 26: the statements that run under the match lock or on a page's path keep their plan on
 // tables that have never been analyzed (autovacuum off, or the first minute after a burst): 100,000

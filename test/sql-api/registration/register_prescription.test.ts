@@ -4,10 +4,10 @@ import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { listLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
 import { markCancellationRequested, setSubscriptionId } from '../../../src/sync/matching/sent-prescriptions.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { event, identity, truncateStore } from '../../sync/fixtures.js';
-import { waitFor } from '../../process/helpers/wait-for.js';
-import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../helpers/plain-sql.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
+import { waitFor } from '../../support/process/wait-for.js';
+import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../../support/sql-api/plain-sql.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
 // register_prescription() and prescription_status as an application uses them: plain SQL on a

@@ -2,13 +2,13 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPrng, randomIndex, type Random } from '../../../src/sandbox/prng.js';
 import { identityKey } from '../../../src/sync/matching/identity-key.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { identity, truncateStore } from '../../sync/fixtures.js';
-import { plainSql, type PlainQuery, type PlainSql } from '../helpers/plain-sql.js';
-import { referenceRematchSql } from '../helpers/reference-rematch.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { identity, truncateStore } from '../../support/sync/fixtures.js';
+import { plainSql, type PlainQuery, type PlainSql } from '../../support/sql-api/plain-sql.js';
+import { referenceRematchSql } from '../../support/sql-api/reference-rematch.js';
 
 // rematch_held() replaced the TypeScript rematch statement. The same quarantine state, rematched
-// by the old statement (frozen in helpers/reference-rematch.ts) and by the function, must end in
+// by the old statement (frozen in test/support/sql-api/reference-rematch.ts) and by the function, must end in
 // the same rows; and a registration's targeted rematch must leave nothing a full one would change.
 
 let tdb: TestDatabase;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { postgresReachable } from '../../helpers/db.js';
-import { nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
+import { postgresReachable } from '../../support/db.js';
+import { nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../../support/sql-api/plans.js';
 
 // Issue 26, item 1: _purge('status_changes') planned right on a change feed that was never analyzed
 // (autovacuum off): one probe finds the newest commit before the cutoff

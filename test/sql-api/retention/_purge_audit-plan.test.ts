@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { postgresReachable } from '../../helpers/db.js';
-import { nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
+import { postgresReachable } from '../../support/db.js';
+import { nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../../support/sql-api/plans.js';
 
 // Issue 26, item 1: _purge_audit planned right on an audit trail that was never analyzed (autovacuum
 // off): each batch walks audit_entries_feed_at_idx in `at` order to the limit, for a feed and for the

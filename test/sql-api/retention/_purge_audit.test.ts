@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { recordOwnerSettings } from '../../../src/db/owner-settings.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { plainSql, type PlainSql } from '../helpers/plain-sql.js';
-import { loginAs, type RoleSession } from '../helpers/roles.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { plainSql, type PlainSql } from '../../support/sql-api/plain-sql.js';
+import { loginAs, type RoleSession } from '../../support/sql-api/roles.js';
 
 // The audit is append-only for everyone but the owner (issue 25, item 5): _purge_audit's cutoff is never
 // younger than the owner's RETAIN_AUDIT (owner_settings, written by migrate), whatever its caller asks,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { identity, truncateStore } from '../../sync/fixtures.js';
-import { plainSql, type PlainSql } from '../helpers/plain-sql.js';
-import { loginAs, type RoleSession } from '../helpers/roles.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { identity, truncateStore } from '../../support/sync/fixtures.js';
+import { plainSql, type PlainSql } from '../../support/sql-api/plain-sql.js';
+import { loginAs, type RoleSession } from '../../support/sql-api/roles.js';
 
 // Identities do not outlive their purpose (issue 25, item 10): a prescription that ended keeps its
 // identity for RETAIN_TERMINAL_IDENTITIES from terminal_at (stamped once by a trigger), then

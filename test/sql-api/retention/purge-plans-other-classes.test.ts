@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { postgresReachable } from '../../helpers/db.js';
-import { expectIndexDriven, nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
+import { postgresReachable } from '../../support/db.js';
+import { expectIndexDriven, nestedPlans, planOf, purgeAll, statisticsRows, usePlanDatabase } from '../../support/sql-api/plans.js';
 
 // Issue 26, item 1: every purge class planned right on tables that were never analyzed (autovacuum
 // off). The events classes are in purge-plans-without-statistics.test.ts; these are the other classes,

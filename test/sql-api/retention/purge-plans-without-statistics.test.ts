@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import postgres from 'postgres';
-import { postgresReachable } from '../../helpers/db.js';
-import { expectIndexDriven, nestedPlans, planOf, statisticsRows, usePlanDatabase } from '../helpers/plans.js';
+import { postgresReachable } from '../../support/db.js';
+import { expectIndexDriven, nestedPlans, planOf, statisticsRows, usePlanDatabase } from '../../support/sql-api/plans.js';
 
 // Issue 26: the purge of events beside open findings on tables that have never been analyzed
 // (autovacuum off, or the first minute after a burst). Planned on the defaults, one 500-row batch of

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type postgres from 'postgres';
 import { API_VIEWS } from '../../../src/db/grants.js';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
-import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { FEED_A, FEED_B, twoClinics, type TwoClinics } from '../helpers/two-clinics.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { FEED_A, FEED_B, twoClinics, type TwoClinics } from '../../support/sql-api/two-clinics.js';
 
 // Issue 33 §4: a barrier view lets leakproof operators (=, <, >=) down to the table, where EXPLAIN
 // estimated them from whole-table statistics: `feed = 'clinic_b'` got 2,014 rows and an unknown feed 1.

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantStatements } from '../../../src/db/grants.js';
-import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { FEED_A, twoClinics, type TwoClinics } from '../helpers/two-clinics.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { FEED_A, twoClinics, type TwoClinics } from '../../support/sql-api/two-clinics.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
 // Issue 33 §5: a malformed finding's key was sha256:<hex of its body>, shown in quarantine_open, the

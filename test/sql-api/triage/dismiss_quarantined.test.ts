@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { event, truncateStore } from '../../sync/fixtures.js';
-import { plainSql, sqlError, type PlainSql } from '../helpers/plain-sql.js';
-import { loginAs, type RoleSession } from '../helpers/roles.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { event, truncateStore } from '../../support/sync/fixtures.js';
+import { plainSql, sqlError, type PlainSql } from '../../support/sql-api/plain-sql.js';
+import { loginAs, type RoleSession } from '../../support/sql-api/roles.js';
 
 // Issue 27 §6: dismiss_quarantined() closes the finding and every other open finding of the same
 // subscription (as resolve_quarantined applies every held event of it), unless only_this_event; one

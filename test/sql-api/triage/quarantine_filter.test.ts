@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantsScript } from '../../../src/db/grants-script.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { QUARANTINE_REASONS } from '../../../src/store-api/triage/vocabulary.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../helpers/db.js';
-import { useLoginRoles } from '../../helpers/login-roles.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../support/db.js';
+import { useLoginRoles } from '../../support/login-roles.js';
 
 // The one quarantine filter (_quarantine_filter; issue 32 §2, issue 34 §5): the list (quarantine_page),
 // its count (quarantine_count) and Dismiss all matching (dismiss_matching) agree on every filter,

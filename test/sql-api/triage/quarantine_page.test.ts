@@ -2,9 +2,9 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantsScript } from '../../../src/db/grants-script.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../helpers/db.js';
-import { useLoginRoles } from '../../helpers/login-roles.js';
-import { clearStatistics, nestedPlans, planOf } from '../helpers/plans.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../support/db.js';
+import { useLoginRoles } from '../../support/login-roles.js';
+import { clearStatistics, nestedPlans, planOf } from '../../support/sql-api/plans.js';
 
 // quarantine_page(): the console's quarantine list, one keyset page filtered and ordered inside the
 // function (issue 29 §8). As an app role granted clinic_a only: its own findings, in the view's order,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { event, truncateStore } from '../../sync/fixtures.js';
-import { plainSql, type PlainSql } from '../helpers/plain-sql.js';
-import { loginAs, type RoleSession } from '../helpers/roles.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { event, truncateStore } from '../../support/sync/fixtures.js';
+import { plainSql, type PlainSql } from '../../support/sql-api/plain-sql.js';
+import { loginAs, type RoleSession } from '../../support/sql-api/roles.js';
 
 // PHI reads always leave a record (issue 25, item 4): show_quarantined returns an identity only after a
 // COMMITTED request_reveal by the same login, so a read in a transaction that rolls back is on record.

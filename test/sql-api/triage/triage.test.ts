@@ -5,9 +5,9 @@ import { grantStatements } from '../../../src/db/grants.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { event, identity, truncateStore } from '../../sync/fixtures.js';
-import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../helpers/plain-sql.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
+import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../../support/sql-api/plain-sql.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
 // The triage API as an application (or a psql session of triage staff) uses it: quarantine_open,

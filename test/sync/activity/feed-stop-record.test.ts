@@ -7,8 +7,8 @@ import { storeNames } from '../../../src/db/store-names.js';
 import { createLogger } from '../../../src/log/log.js';
 import { attachFeedStopRecord, FEED_STOP_REASON_MAX } from '../../../src/sync/activity/feed-stop-record.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../helpers/db.js';
-import { useLoginRoles } from '../../helpers/login-roles.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase, urlAs } from '../../support/db.js';
+import { useLoginRoles } from '../../support/login-roles.js';
 
 // feed_stops (0026): the leading worker records why it stopped a feed, in /readyz's words with the
 // fixing command, and removes it at its next success; written with the runtime role's grants only.

@@ -5,8 +5,8 @@ import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { listLocalPrescriptions, registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
 import { listQuarantine } from '../../../src/store-api/triage/quarantine-list.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { event, identity, truncateStore } from '../fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
 
 // Issue 17 part 1: no single event stops a feed. The bounds (limits.ts) quarantine what they catch;
 // what they do not catch and Postgres refuses is found by applying the page in parts.

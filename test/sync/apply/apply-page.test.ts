@@ -6,8 +6,8 @@ import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { preparePage } from '../../../src/sync/apply/prepare-page.js';
 import { listLocalPrescriptions, registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
 import { listQuarantine } from '../../../src/store-api/triage/quarantine-list.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { event, identity, truncateStore } from '../fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
 
 const FEED = 'default';
 let tdb: TestDatabase;

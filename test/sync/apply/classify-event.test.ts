@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { classifyEvent } from '../../../src/sync/apply/classify-event.js';
 import { identityKey } from '../../../src/sync/matching/identity-key.js';
-import { event, identity } from '../fixtures.js';
+import { event, identity } from '../../support/sync/fixtures.js';
 
 const good = () => event('ev-1', 'accepted', '2024-12-10T10:00:00Z');
 const without = (key: string) => {

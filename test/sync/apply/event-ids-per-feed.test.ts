@@ -5,8 +5,8 @@ import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { listLocalPrescriptions, registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
 import { listQuarantine } from '../../../src/store-api/triage/quarantine-list.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { event, identity, truncateStore } from '../fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
 
 // Two operator accounts (feeds) may hand out the same event id: each keeps its own event and
 // its own quarantine finding (migration 0007). Keyed by id alone, the second feed's copy was

@@ -10,9 +10,9 @@ import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { Poller } from '../../../src/sync/poll/poller.js';
 import { shrinkingFetch } from '../../../src/sync/poll/shrinking-fetch.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { startHostileFeedServer, type HostileFeedServer } from '../../helpers/hostile-feed-server.js';
-import { truncateStore } from '../fixtures.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { startHostileFeedServer, type HostileFeedServer } from '../../support/hostile-feed-server.js';
+import { truncateStore } from '../../support/sync/fixtures.js';
 
 // Issue 17 part 1, property: whatever mix of good and hostile events the operator serves, over a
 // real HTTP server into the real Postgres, the feed reaches its end, every good event is applied

@@ -6,8 +6,8 @@ import { evaluateReadiness } from '../../../src/ops/readiness.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { event } from '../fixtures.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { event } from '../../support/sync/fixtures.js';
 import { sampleIdentity } from '../../../src/sandbox/fixtures.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { identityKey, KEY_SEPARATOR, normaliseDate, normaliseErx } from '../../../src/sync/matching/identity-key.js';
-import { identity } from '../fixtures.js';
+import { identity } from '../../support/sync/fixtures.js';
 
 describe('normaliseDate', () => {
   test.each([

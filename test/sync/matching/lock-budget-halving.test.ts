@@ -8,8 +8,8 @@ import { registerLocalPrescriptions, type LocalPrescriptionInput } from '../../.
 import { MatchLockBudgetError } from '../../../src/sync/matching/errors/match-lock-budget-error.js';
 import { identityKey } from '../../../src/sync/matching/identity-key.js';
 import { rematch } from '../../../src/sync/matching/rematch.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { event, identity, truncateStore } from '../fixtures.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
 
 // statement_timeout cancels a statement only on a real server
 const real = await postgresReachable();
@@ -69,7 +69,7 @@ const rows = (count: number, prefix = 'rx'): LocalPrescriptionInput[] =>
 const prescriptionCount = async () =>
   Number((await queryRows<{ n: number }>(db, sql`select count(*)::int as n from ${namesOf(db).prescriptions}`))[0]?.n);
 
-// NEEDS_POSTGRES (test/helpers/db.ts): skipped on embedded PGlite
+// NEEDS_POSTGRES (test/support/db.ts): skipped on embedded PGlite
 describe.skipIf(!real)('the match-lock budget: a batch over it is halved and retried', () => {
   test('a registration of 400 rows whose 400- and 200-row statements exceed the budget commits in 100-row batches', {
     timeout: 60_000,

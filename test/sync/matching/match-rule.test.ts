@@ -4,12 +4,12 @@ import { queryRows, type Db } from '../../../src/db/connection.js';
 import { prescriptions } from '../../../src/db/schema/events.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
-import { decideMatch, matchEvent, type EventIdentity, type LocalIdentity, type MatchOutcome } from './match-rule.js';
+import { decideMatch, matchEvent, type EventIdentity, type LocalIdentity, type MatchOutcome } from '../../support/sync/match-rule.js';
 import { matchCandidatesLateral } from '../../../src/sync/matching/match-sql.js';
 import { pageRowsJson } from '../../../src/sync/apply/page-rows-json.js';
 import type { PreparedEvent, PreparedPage } from '../../../src/sync/apply/prepare-page.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { truncateStore } from '../fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { truncateStore } from '../../support/sync/fixtures.js';
 
 const K = 'key-a';
 const OTHER = 'key-b';

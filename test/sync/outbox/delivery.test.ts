@@ -13,10 +13,10 @@ import { readOutboxStats } from '../../../src/sync/state/outbox-stats.js';
 import { claimAttempt, dueRows } from '../../../src/sync/outbox/store.js';
 import { sleepUnlessAborted } from '../../../src/lib/loop-sleep.js';
 import { MAX_API_BODY_BYTES } from '../../../src/intake/limits.js';
-import { observedClient } from '../../intake/helpers/test-client.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { truncateStore } from '../fixtures.js';
-import { waitFor } from '../../process/helpers/wait-for.js';
+import { observedClient } from '../../support/intake/test-client.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { truncateStore } from '../../support/sync/fixtures.js';
+import { waitFor } from '../../support/process/wait-for.js';
 
 // The delivery against the real simulator (real sockets) and a real database.
 

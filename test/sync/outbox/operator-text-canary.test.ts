@@ -12,9 +12,9 @@ import { IntakeClient } from '../../../src/intake/client.js';
 import { samplePrescription } from '../../../src/sandbox/fixtures.js';
 import { deliverRow } from '../../../src/sync/outbox/delivery.js';
 import { dueRows } from '../../../src/sync/outbox/store.js';
-import { runCli } from '../../cli/helpers/run-cli.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { truncateStore } from '../fixtures.js';
+import { runCli } from '../../support/cli/run-cli.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { truncateStore } from '../../support/sync/fixtures.js';
 
 // Issue 17 §2 / issue 19 §5, the PHI canary: an operator that echoes a patient's name, date of birth
 // and phone in its 400 and 422 bodies (in the messages and even as field names). None of it may reach

@@ -5,8 +5,8 @@ import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { listCheckpointResets, loadCheckpoint, resetCheckpoint, touchCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { CheckpointConflictError } from '../../../src/sync/apply/errors/checkpoint-conflict-error.js';
 import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { event, identity, snapshotStore, truncateStore } from '../fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { event, identity, snapshotStore, truncateStore } from '../../support/sync/fixtures.js';
 
 const FEED = 'default';
 let tdb: TestDatabase;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { OversizedEventError } from '../../../src/sync/poll/errors/oversized-event-error.js';
 import { shrinkingFetch } from '../../../src/sync/poll/shrinking-fetch.js';
-import { startHostileFeedServer, type HostileFeedServer } from '../../helpers/hostile-feed-server.js';
-import { observedClient } from '../../intake/helpers/test-client.js';
+import { startHostileFeedServer, type HostileFeedServer } from '../../support/hostile-feed-server.js';
+import { observedClient } from '../../support/intake/test-client.js';
 
 const CREDENTIAL = { key: 'k', secret: 's' };
 const small = (n: number) => JSON.stringify({ id: `e${n}`, name: 'accepted', payload: { blob: 'x'.repeat(900) } });

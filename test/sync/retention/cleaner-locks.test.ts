@@ -8,9 +8,9 @@ import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import type { BatchOutcome } from '../../../src/sync/retention/decisions.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { purgePass } from '../../../src/sync/retention/purge-pass.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../helpers/db.js';
-import { event } from '../fixtures.js';
-import { DAY, policy } from './helpers.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { event } from '../../support/sync/fixtures.js';
+import { DAY, policy } from '../../support/sync/retention.js';
 
 // The cleaner's batches never hold a lock a page waits on longer than their timeout, measured with
 // real concurrent page applies on the real server: each page replays the oldest events, exactly the

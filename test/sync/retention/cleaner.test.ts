@@ -3,8 +3,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { queryRows } from '../../../src/db/connection.js';
 import { createLogger } from '../../../src/log/log.js';
 import { RetentionCleaner } from '../../../src/sync/retention/cleaner.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { DAY, policy } from './helpers.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { DAY, policy } from '../../support/sync/retention.js';
 
 // The cleaner as a leader task: its waits and clock are injected; each pass is recorded (retention_runs)
 // and audited when it removed anything; stop() ends it during its wait.

@@ -6,9 +6,9 @@ import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { RETENTION_CLASSES } from '../../../src/sync/retention/retention-classes.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { event, identity } from '../fixtures.js';
-import { passAt, policy } from './helpers.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { event, identity } from '../../support/sync/fixtures.js';
+import { passAt, policy } from '../../support/sync/retention.js';
 
 // The PHI canary of issue 18: after a purge with every retention at its minimum (1 s), no patient
 // name, date of birth, phone, email or address of the test data is anywhere in the schema's data

@@ -8,9 +8,9 @@ import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { purgeDue } from '../../../src/sync/retention/purge-pass.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { event, identity, snapshotStore, truncateStore } from '../fixtures.js';
-import { DAY, passAt, policy, truncateRetention } from './helpers.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+import { event, identity, snapshotStore, truncateStore } from '../../support/sync/fixtures.js';
+import { DAY, passAt, policy, truncateRetention } from '../../support/sync/retention.js';
 
 // Each class of retention on a real store, with the cleaner's clock injected: rows are written at
 // chosen times (a page's receivedAt) or now, and the pass runs at a chosen `now`.

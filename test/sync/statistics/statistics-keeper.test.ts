@@ -4,7 +4,7 @@ import pino from 'pino';
 import { openDatabase, type Database } from '../../../src/db/connection.js';
 import { grantStatements } from '../../../src/db/grants.js';
 import { StatisticsKeeper, type TableAnalyzed } from '../../../src/sync/statistics/statistics-keeper.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../../support/db.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
 // a real role without ownership: only a real server has roles
@@ -49,7 +49,7 @@ const statistics = async (table: string) =>
     (await admin.unsafe(`select count(*)::int as n from pg_stats where schemaname = 'intake_sync' and tablename = $1`, [table]))[0]?.n,
   );
 
-// NEEDS_POSTGRES (test/helpers/db.ts): skipped on embedded PGlite
+// NEEDS_POSTGRES (test/support/db.ts): skipped on embedded PGlite
 describe.skipIf(!real)('the statistics task, as the runtime role', () => {
   test('analyzes the tables whose changes passed the threshold, and only those; a second pass finds nothing', {
     timeout: 60_000,

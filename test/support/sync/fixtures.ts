@@ -1,7 +1,7 @@
-import { registerFeeds } from '../../src/db/feed-registry.js';
+import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../../src/db/connection.js';
-import type { PrescriptionIdentity } from '../../src/intake/identity.js';
+import { queryRows, type Db } from '../../../src/db/connection.js';
+import type { PrescriptionIdentity } from '../../../src/intake/identity.js';
 
 /** A valid (check-digit) prescriber NPI. */
 export const PRESCRIBER_NPI = '1234567893';

@@ -1,9 +1,9 @@
-import { parseSandboxHandshake, sandboxArgs } from '../../support/sandbox-handshake.js';
+import { parseSandboxHandshake, sandboxArgs } from '../sandbox-handshake.js';
 import type { OutputCapture } from './capture.js';
 import { PROCESS_START_BUDGET_MS, spawnCli, type CliChild } from './cli-process.js';
-import { FatalProbeError } from './fatal-probe-error.js';
+import { FatalProbeError } from '../fatal-probe-error.js';
 import { SandboxAdmin } from './sandbox-admin.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../wait-for.js';
 
 /** How a client reaches the simulated operator API. */
 export interface ApiAccess {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type postgres from 'postgres';
 import { expect } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../db.js';
 import { OutputCapture } from './capture.js';
 import { killAllChildren } from './cli-process.js';
 import { readWholeFeed, type FeedEntry } from './feed-reader.js';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { tagForRun } from '../../support/test-run.js';
+import { tagForRun } from '../test-run.js';
 import postgres from 'postgres';
 import { grantsScript } from '../../../src/db/grants-script.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
-import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../db.js';
 
 export const FEED_A = 'clinic-a';
 export const FEED_B = 'clinic-b';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { EmptyDatabase } from '../../helpers/db.js';
+import type { EmptyDatabase } from '../db.js';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/legacy-0.1/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../db/fixtures/legacy-0.1/', import.meta.url));
 /** The three migrations of 0.1 with their journal times, as drizzle's migrator recorded them. */
 const LEGACY = [
   ['0000_init.sql', 1795279363318],

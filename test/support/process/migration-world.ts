@@ -13,9 +13,9 @@ import { listFeedSources } from '../../../src/sync/version-migration/feed-source
 import { recordSentPrescription } from '../../../src/sync/matching/sent-prescriptions.js';
 import type { SyncWorker } from '../../../src/sync/leadership/leader-loop.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../db.js';
 import { spawnCli, stopProcesses, type WorkerProcess } from './worker-process.js';
-import { fastWorkerSettings } from '../../support/fast-settings.js';
+import { fastWorkerSettings } from '../fast-settings.js';
 
 // What the API version migration tests share: a simulator serving two versions, a test database, a
 // worker reading the feed's sources, CLI processes, and the operator's truth read from the simulator.

@@ -3,8 +3,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../faults/harness/free-port.js';
-import { findExecutable } from '../deploy/helpers/tools.js';
+import { freePort } from './faults/free-port.js';
+import { findExecutable } from './deploy/tools.js';
 import { ADMIN_URL } from './db.js';
 
 /** The Debian package's binary, or undefined when PgBouncer is not installed. */

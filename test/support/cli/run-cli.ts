@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { runChild } from '../../support/child-process.js';
+import { runChild } from '../child-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 

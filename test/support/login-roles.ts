@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
 import { ADMIN_URL } from './db.js';
-import { tagForRun } from '../support/test-run.js';
+import { tagForRun } from './test-run.js';
 
 /**
  * Login roles a test file attacks or migrates with: created (as the superuser) before its tests,

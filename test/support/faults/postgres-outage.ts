@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { ADMIN_URL } from '../../helpers/db.js';
+import { ADMIN_URL } from '../db.js';
 import { HARNESS_APP_NAME } from './store.js';
 
 /**

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { freePort } from '../../faults/harness/free-port.js';
-import { waitFor } from '../../process/helpers/wait-for.js';
+import { freePort } from '../faults/free-port.js';
+import { waitFor } from '../process/wait-for.js';
 
 export interface PrometheusServer {
   url: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import postgres from 'postgres';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, type TestDatabase } from '../db.js';
 
 /** The database of a plan test, once its beforeAll has run. */
 export interface PlanDatabase {

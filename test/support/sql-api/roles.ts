@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { grantStatements, type GrantRole } from '../../../src/db/grants.js';
-import type { TestDatabase } from '../../helpers/db.js';
+import type { TestDatabase } from '../db.js';
 import type { PlainSql } from './plain-sql.js';
-import { tagForRun } from '../../support/test-run.js';
+import { tagForRun } from '../test-run.js';
 
 /** A login role with exactly the grants `intake-sync grants --role <kind>` prints, and a connection as it. */
 export interface RoleSession {

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { spawnChild } from '../../support/child-process.js';
+import { spawnChild } from '../child-process.js';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 

@@ -1,22 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { tagForRun } from '../support/test-run.js';
+import { tagForRun } from '../test-run.js';
 import { existsSync } from 'node:fs';
 import postgres from 'postgres';
-import { grantsScript } from '../../src/db/grants-script.js';
-import { type ConsoleSettings, composeConsole } from '../../src/console/compose.js';
-import type { ConsoleDeps } from '../../src/console/context.js';
-import { type RunningConsole, startConsole } from '../../src/console/server.js';
-import { registerFeeds } from '../../src/db/feed-registry.js';
-import { createLogger } from '../../src/log/log.js';
-import { applyPage } from '../../src/sync/apply/apply-page.js';
-import { writeFeedDeadlines } from '../../src/store-api/overdue/feed-deadlines.js';
-import { DEFAULT_STAGE_DEADLINES } from '../../src/config/overdue-deadlines.js';
-import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { grantsScript } from '../../../src/db/grants-script.js';
+import { type ConsoleSettings, composeConsole } from '../../../src/console/compose.js';
+import type { ConsoleDeps } from '../../../src/console/context.js';
+import { type RunningConsole, startConsole } from '../../../src/console/server.js';
+import { registerFeeds } from '../../../src/db/feed-registry.js';
+import { createLogger } from '../../../src/log/log.js';
+import { applyPage } from '../../../src/sync/apply/apply-page.js';
+import { writeFeedDeadlines } from '../../../src/store-api/overdue/feed-deadlines.js';
+import { DEFAULT_STAGE_DEADLINES } from '../../../src/config/overdue-deadlines.js';
+import { registerLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
+import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
+import { ADMIN_URL, createTestDatabase, type TestDatabase } from '../db.js';
 import { event, identity } from '../sync/fixtures.js';
-import { cursorProblemCommand, describeCursorProblem } from '../../src/sync/state/cursor-problem.js';
-import { roleTagStatement } from '../support/test-run.js';
+import { cursorProblemCommand, describeCursorProblem } from '../../../src/sync/state/cursor-problem.js';
+import { roleTagStatement } from '../test-run.js';
 
 /** The Debian chromium the console's browser tests drive (.ci/run installs it). */
 export const CHROMIUM = '/usr/bin/chromium';

@@ -4,7 +4,7 @@ import { namesOf } from '../../../src/db/store-names.js';
 import { sleepUnlessAborted } from '../../../src/lib/loop-sleep.js';
 import { purgePass, type PassResult } from '../../../src/sync/retention/purge-pass.js';
 import { RETENTION_CLASSES, type RetentionClass, type RetentionPolicy } from '../../../src/sync/retention/retention-classes.js';
-import type { TestDatabase } from '../../helpers/db.js';
+import type { TestDatabase } from '../db.js';
 
 export const DAY = 86_400_000;
 

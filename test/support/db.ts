@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { databasePrefix } from '../support/test-run.js';
+import { databasePrefix } from './test-run.js';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../src/db/connection.js';
 import { registerFeeds } from '../../src/db/feed-registry.js';

@@ -1,10 +1,10 @@
 import type { OutputCapture } from './capture.js';
 import { PROCESS_START_BUDGET_MS, runCli, spawnCli, type CliChild, type CliResult } from './cli-process.js';
-import { FatalProbeError } from './fatal-probe-error.js';
+import { FatalProbeError } from '../fatal-probe-error.js';
 import { freePort } from './free-port.js';
 import { getHealth, type HealthAnswer } from './health.js';
 import type { ApiAccess } from './sandbox-process.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../wait-for.js';
 
 export interface WorkerSetup {
   api: ApiAccess;

@@ -3,7 +3,7 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { formatSummary, readTrialRows } from './harness/summary.js';
+import { formatSummary, readTrialRows } from './summary.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import type { TestDatabase } from '../../helpers/db.js';
+import type { TestDatabase } from '../db.js';
 
 /**
  * A text query with $n parameters, as an application in any language would send it. JSON goes as

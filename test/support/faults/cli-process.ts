@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { runChild, spawnChild, type ExitInfo } from '../../support/child-process.js';
+import { runChild, spawnChild, type ExitInfo } from '../child-process.js';
 import type { CaptureKind, OutputCapture } from './capture.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -22,8 +22,8 @@ export const PROCESS_START_BUDGET_MS = 90_000;
 const INHERITED_BLOCKLIST =
   /^(INTAKE_|DATABASE_URL$|DATA_DIR$|HEALTH_|POLL_|PAGE_LIMIT$|HTTP_TIMEOUT|FEED_NAME$|LOG_LEVEL$|READY_|SHUTDOWN_|SANDBOX_|VITEST|NODE_OPTIONS$)/;
 
-export type { ExitInfo } from '../../support/child-process.js';
-export { killAllChildren } from '../../support/child-process.js';
+export type { ExitInfo } from '../child-process.js';
+export { killAllChildren } from '../child-process.js';
 
 export interface CliChild {
   readonly pid: number;

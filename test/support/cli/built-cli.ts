@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { runChild } from '../../support/child-process.js';
+import { runChild } from '../child-process.js';
 
 const REPO = join(import.meta.dirname, '../../..');
 

@@ -1,5 +1,5 @@
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { bearerToken } from '../../src/sandbox/auth.js';
+import type { Sandbox } from '../../../src/sandbox/server.js';
+import { bearerToken } from '../../../src/sandbox/auth.js';
 
 export interface ApiResponse {
   status: number;
