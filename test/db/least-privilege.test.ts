@@ -12,7 +12,7 @@ import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { ADMIN_URL, createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase, urlAs } from '../support/db.js';
 import { cliBudget, runCli } from '../support/cli/run-cli.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { spawnCli } from '../support/process/worker-process.js';
 import { roleTagStatement } from '../support/test-run.js';
 

@@ -2,7 +2,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { replaceableClient } from '../../src/db/replaceable-client.js';
 import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../support/db.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 
 const onPostgres = await postgresReachable();
 

@@ -17,7 +17,7 @@ import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { catalogSnapshot } from '../support/catalog-snapshot.js';
 import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../support/db.js';
 import { runCli } from '../support/cli/run-cli.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const reachable = await postgresReachable();

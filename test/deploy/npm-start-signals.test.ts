@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { killGroup, sessionProcesses } from '../support/deploy/session-processes.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));

@@ -6,7 +6,7 @@ import { sampleIdentity } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { spawnCli, type WorkerProcess } from '../support/process/worker-process.js';
 import { startPrometheus, type PrometheusServer } from '../support/deploy/prometheus-server.js';
 import { metricNames } from '../support/deploy/promql.js';

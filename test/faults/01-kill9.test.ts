@@ -76,14 +76,12 @@ describe.skipIf(!available)(SCENARIO, () => {
           } else {
             await Promise.race([
               exited,
-              waitFor(
-                'this life to commit a page',
-                async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > versionAtSpawn,
-                {
-                  timeoutMs: 60_000,
-                  intervalMs: 20,
-                },
-              ),
+              waitFor(async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > versionAtSpawn, {
+                what: 'this life to commit a page',
+                timeoutMs: 60_000,
+                intervalMs: 20,
+                probeErrors: 'retry',
+              }),
             ]);
             midDrainKills++;
             await Promise.race([exited, pause(random() * KILL_AFTER_COMMIT_MS)]);

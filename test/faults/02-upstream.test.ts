@@ -59,9 +59,11 @@ describe.skipIf(!available)('2. upstream faults', () => {
         for (const solo of SOLO_FAULTS) {
           await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, ...solo.faults });
           const from = proxy.requests.length;
-          await waitFor(`two requests answered with ${solo.label}`, () => proxy!.requests.slice(from).filter(solo.seen).length >= 2, {
+          await waitFor(() => proxy!.requests.slice(from).filter(solo.seen).length >= 2, {
+            what: `two requests answered with ${solo.label}`,
             timeoutMs: 40_000,
             intervalMs: 100,
+            probeErrors: 'retry',
           });
           const checkpoint = await readCheckpoint(db.sql, 'default');
           expect(checkpoint?.version ?? 0, `the checkpoint moved during ${solo.label}`).toBe(0);
@@ -81,12 +83,11 @@ describe.skipIf(!available)('2. upstream faults', () => {
           latencyJitterMs: 20,
         });
         await waitFor(
-          'the worker to apply the whole feed under mixed faults',
           async () => {
             const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
             return row?.n === Object.keys(expected.events).length;
           },
-          { timeoutMs: 120_000, intervalMs: 250 },
+          { what: 'the worker to apply the whole feed under mixed faults', timeoutMs: 120_000, intervalMs: 250, probeErrors: 'retry' },
         );
         const metrics = (await worker.health('/metrics')).body;
         await stopWorker(worker);
@@ -148,14 +149,12 @@ describe.skipIf(!available)('2. upstream faults', () => {
 async function sigtermDuringBackoff(setup: WorkerSetup, metric: string): Promise<number> {
   const worker = await startWorker(setup);
   await waitUntilLive(worker);
-  await waitFor(
-    `${worker.label} to be backing off (${metric} >= 1)`,
-    async () => (metricValue((await worker.health('/metrics')).body, metric) ?? 0) >= 1,
-    {
-      timeoutMs: 40_000,
-      intervalMs: 100,
-    },
-  );
+  await waitFor(async () => (metricValue((await worker.health('/metrics')).body, metric) ?? 0) >= 1, {
+    what: `${worker.label} to be backing off (${metric} >= 1)`,
+    timeoutMs: 40_000,
+    intervalMs: 100,
+    probeErrors: 'retry',
+  });
   const sent = Date.now();
   worker.child.signal('SIGTERM');
   const exit = await worker.child.exited;

@@ -44,9 +44,11 @@ describe.skipIf(!available)('3. Postgres goes away', () => {
         while (terminations < TERMINATIONS) {
           lastVersion = await waitForProgress(db, lastVersion, worker);
           // right after a blip the worker may hold no connection yet: cut the next one it opens
-          await waitFor('a worker backend to terminate', async () => ((await outage?.terminateBackends()) ?? 0) > 0, {
+          await waitFor(async () => ((await outage?.terminateBackends()) ?? 0) > 0, {
+            what: 'a worker backend to terminate',
             timeoutMs: 30_000,
             intervalMs: 20,
+            probeErrors: 'retry',
           });
           terminations++;
         }
@@ -55,19 +57,20 @@ describe.skipIf(!available)('3. Postgres goes away', () => {
         await waitForProgress(db, lastVersion, worker);
         await outage.refuseConnections();
         const notReady = await waitFor(
-          'readyz 503 naming the database while healthz stays 200',
           async () => {
             assertRunning(worker);
             const [live, ready] = await Promise.all([worker.health('/healthz'), worker.health('/readyz')]);
             return live.status === 200 && ready.status === 503 && /database/i.test(ready.body) ? ready.body : undefined;
           },
-          { timeoutMs: 30_000, intervalMs: 200 },
+          { what: 'readyz 503 naming the database while healthz stays 200', timeoutMs: 30_000, intervalMs: 200, probeErrors: 'retry' },
         );
         const versionDuringOutage = (await readCheckpoint(db.sql, 'default'))?.version;
         await outage.acceptConnections();
-        await waitFor('readyz 200 again after the database came back', async () => (await worker.health('/readyz')).status === 200, {
+        await waitFor(async () => (await worker.health('/readyz')).status === 200, {
+          what: 'readyz 200 again after the database came back',
           timeoutMs: 60_000,
           intervalMs: 200,
+          probeErrors: 'retry',
         });
         expect((await readCheckpoint(db.sql, 'default'))?.version ?? 0).toBeGreaterThanOrEqual(versionDuringOutage ?? 0);
 
@@ -120,26 +123,24 @@ describe.skipIf(!available)('3. Postgres goes away', () => {
 /** Waits until the checkpoint version passes `after` (the worker committed a page); returns it. */
 async function waitForProgress(db: ScenarioDatabase, after: number, worker: WorkerProcess): Promise<number> {
   return waitFor(
-    `the checkpoint to move past version ${after}`,
     async () => {
       assertRunning(worker);
       const version = (await readCheckpoint(db.sql, 'default'))?.version ?? 0;
       return version > after ? version : undefined;
     },
-    { timeoutMs: 60_000, intervalMs: 50 },
+    { what: `the checkpoint to move past version ${after}`, timeoutMs: 60_000, intervalMs: 50, probeErrors: 'retry' },
   );
 }
 
 /** Waits until every expected event is stored. */
 async function waitForDrain(db: ScenarioDatabase, events: number, worker: WorkerProcess): Promise<void> {
   await waitFor(
-    `${worker.label} to store all ${events} events`,
     async () => {
       assertRunning(worker);
       const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
       return row?.n === events;
     },
-    { timeoutMs: 120_000, intervalMs: 250 },
+    { what: `${worker.label} to store all ${events} events`, timeoutMs: 120_000, intervalMs: 250, probeErrors: 'retry' },
   );
 }
 

@@ -72,25 +72,28 @@ describe.skipIf(!available)(SCENARIO, () => {
         const freezeTakeoverMs = Date.now() - frozenAt;
         // let the new leader commit a few pages, then wake the zombie
         const thirdPages = await pagesOf(third);
-        await waitFor('the new leader to commit 3 more pages', async () => (await pagesOf(third)) >= thirdPages + 3, { timeoutMs: 30_000 });
+        await waitFor(async () => (await pagesOf(third)) >= thirdPages + 3, {
+          what: 'the new leader to commit 3 more pages',
+          timeoutMs: 30_000,
+          intervalMs: 100,
+          probeErrors: 'retry',
+        });
         second.child.signal('SIGCONT');
         await waitFor(
-          'the resumed worker to report standby',
           async () => {
             const body = (await second.health('/metrics', 1_000)).body;
             return /^intake_sync_leader\{feed="default"\} 0$/m.test(body);
           },
-          { timeoutMs: 15_000, intervalMs: 100 },
+          { what: 'the resumed worker to report standby', timeoutMs: 15_000, intervalMs: 100, probeErrors: 'retry' },
         );
         const zombiePages = await pagesOf(second);
 
         await waitFor(
-          'all events stored',
           async () => {
             const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
             return row?.n === Object.keys(expected.events).length;
           },
-          { timeoutMs: 120_000, intervalMs: 250 },
+          { what: 'all events stored', timeoutMs: 120_000, intervalMs: 250, probeErrors: 'retry' },
         );
         expect(await pagesOf(second), 'the resumed zombie committed pages while standby').toBe(zombiePages);
         await monitor.stop();
@@ -142,7 +145,6 @@ async function committingLeader(
   const since = Date.now();
   const baseline = new Map<string, number>();
   return waitFor(
-    'a leader that commits pages',
     () => {
       for (const worker of candidates) {
         const reading = monitor.readingSince(worker, since);
@@ -153,7 +155,7 @@ async function committingLeader(
       }
       return undefined;
     },
-    { timeoutMs, intervalMs: 50 },
+    { what: 'a leader that commits pages', timeoutMs, intervalMs: 50, probeErrors: 'retry' },
   );
 }
 

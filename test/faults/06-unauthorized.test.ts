@@ -37,19 +37,20 @@ describe.skipIf(!available)(SCENARIO, () => {
         const setup: WorkerSetup = { ...kit.setup(db), api: { ...kit.sandbox, baseUrl: proxy.baseUrl } };
         const worker = await startWorker(setup);
         await waitUntilLive(worker);
-        await waitFor('a few pages applied', async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) >= 3, {
+        await waitFor(async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) >= 3, {
+          what: 'a few pages applied',
           timeoutMs: 60_000,
           intervalMs: 50,
+          probeErrors: 'retry',
         });
 
         await kit.sandbox.admin.revokeKey(kit.sandbox.key);
         const readyBody = await waitFor(
-          'readyz 503 naming the refused credential',
           async () => {
             const ready = await worker.health('/readyz');
             return ready.status === 503 && /401|unauthori[sz]ed|credential/i.test(ready.body) ? ready.body : undefined;
           },
-          { timeoutMs: 30_000, intervalMs: 100 },
+          { what: 'readyz 503 naming the refused credential', timeoutMs: 30_000, intervalMs: 100, probeErrors: 'retry' },
         );
         // sampler stays off the wire while requests are counted (its reads would be 401s too)
         const sampled = await sampler.stop();
@@ -85,12 +86,11 @@ describe.skipIf(!available)(SCENARIO, () => {
         const resumed = await startWorker({ ...setup, api: { ...setup.api, secret: rotated } });
         await waitUntilLive(resumed);
         await waitFor(
-          'all events stored after the restart',
           async () => {
             const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
             return row?.n === Object.keys(expected.events).length;
           },
-          { timeoutMs: 120_000, intervalMs: 250 },
+          { what: 'all events stored after the restart', timeoutMs: 120_000, intervalMs: 250, probeErrors: 'retry' },
         );
         await stopWorker(resumed);
         const resumedReport = await resumedSampler.stop();

@@ -66,15 +66,15 @@ describe.skipIf(!available)(SCENARIO, () => {
         await kit.sandbox.admin.setFaults({ ...TRANSPORT_CALM, errorRate: 0.3, truncatedRate: 0.2, retryAfterSeconds: 0 });
         const worker = await startWorker(setup);
         await waitUntilLive(worker);
-        await waitFor(
-          'some events applied',
-          async () => ((await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`)[0]?.n ?? 0) > 0,
-          { timeoutMs: 60_000 },
-        );
+        await waitFor(async () => ((await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`)[0]?.n ?? 0) > 0, {
+          what: 'some events applied',
+          timeoutMs: 60_000,
+          intervalMs: 100,
+          probeErrors: 'retry',
+        });
         await outage.terminateBackends();
         await kit.sandbox.admin.setFaults(TRANSPORT_CALM);
         await waitFor(
-          'the canary prescriptions to reach their final statuses',
           async () => {
             const rows = await db.sql<
               { status: string | null }[]
@@ -85,16 +85,20 @@ describe.skipIf(!available)(SCENARIO, () => {
               rows.some((r) => r.status === 'rejected')
             );
           },
-          { timeoutMs: 90_000, intervalMs: 250 },
+          { what: 'the canary prescriptions to reach their final statuses', timeoutMs: 90_000, intervalMs: 250, probeErrors: 'retry' },
         );
         await waitFor(
-          'quarantine to hold the unmatched, ambiguous and malformed canaries',
           async () => {
             const rows = await db.sql<{ reason: string }[]>`select reason from intake_sync.quarantine`;
             const reasons = new Set(rows.map((r) => r.reason));
             return rows.length >= 4 && reasons.has('unmatched') && reasons.has('ambiguous') && reasons.has('malformed');
           },
-          { timeoutMs: 30_000, intervalMs: 250 },
+          {
+            what: 'quarantine to hold the unmatched, ambiguous and malformed canaries',
+            timeoutMs: 30_000,
+            intervalMs: 250,
+            probeErrors: 'retry',
+          },
         );
         for (const path of ['/healthz', '/readyz', '/metrics'] as const) await worker.health(path);
 

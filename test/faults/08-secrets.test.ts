@@ -70,12 +70,11 @@ describe.skipIf(!available)(SCENARIO, () => {
         const refused = await startWorker({ ...kit.setup(db), api: { ...kit.sandbox, secret: wrongSecret } });
         await waitUntilLive(refused);
         await waitFor(
-          'readyz to report the refused credential',
           async () => {
             const ready = await refused.health('/readyz');
             return ready.status === 503 && /401|unauthori[sz]ed|credential/i.test(ready.body);
           },
-          { timeoutMs: 30_000, intervalMs: 200 },
+          { what: 'readyz to report the refused credential', timeoutMs: 30_000, intervalMs: 200, probeErrors: 'retry' },
         );
         await refused.health('/metrics');
         await stopWorker(refused);

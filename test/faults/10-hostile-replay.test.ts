@@ -87,14 +87,12 @@ describe.skipIf(!available)(SCENARIO, () => {
           const versionAtSpawn = (await readCheckpoint(db.sql, 'default'))?.version ?? 0;
           const worker = await startWorker(kit.setup(db));
           await waitUntilLive(worker);
-          await waitFor(
-            'this life to commit a page',
-            async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > versionAtSpawn,
-            {
-              timeoutMs: 60_000,
-              intervalMs: 20,
-            },
-          );
+          await waitFor(async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > versionAtSpawn, {
+            what: 'this life to commit a page',
+            timeoutMs: 60_000,
+            intervalMs: 20,
+            probeErrors: 'retry',
+          });
           if (life === replayLife) {
             // a replay while the daemon runs: it must notice the moved checkpoint and start over from the beginning
             reports.push(await sampler.stop());
@@ -102,14 +100,12 @@ describe.skipIf(!available)(SCENARIO, () => {
             expect(reset.code, `checkpoint reset failed: ${reset.stderr.slice(-800)}`).toBe(0);
             replayedAt = (await readCheckpoint(db.sql, 'default'))?.version ?? -1;
             sampler = startCheckpointSampler(kit, start);
-            await waitFor(
-              'the daemon to apply past the reset',
-              async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > replayedAt,
-              {
-                timeoutMs: 60_000,
-                intervalMs: 20,
-              },
-            );
+            await waitFor(async () => ((await readCheckpoint(db.sql, 'default'))?.version ?? 0) > replayedAt, {
+              what: 'the daemon to apply past the reset',
+              timeoutMs: 60_000,
+              intervalMs: 20,
+              probeErrors: 'retry',
+            });
           }
           await new Promise((resolve) => setTimeout(resolve, between(0, 400)));
           if (random() < 0.5) {

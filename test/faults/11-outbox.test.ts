@@ -95,9 +95,11 @@ describe.skipIf(!available)(SCENARIO, () => {
           // this life has made some progress (a random share, so the kills spread over the whole drain):
           // strike at a random instant within the next KILL_WITHIN_MS, with requests in flight
           const target = before + 10 + Math.floor(random() * 40);
-          await waitFor('this life to attempt deliveries', async () => (await progress()).attempts >= target || !worker.child.isRunning(), {
+          await waitFor(async () => (await progress()).attempts >= target || !worker.child.isRunning(), {
+            what: 'this life to attempt deliveries',
             timeoutMs: 60_000,
             intervalMs: 10,
+            probeErrors: 'retry',
           });
           await pause(random() * KILL_WITHIN_MS);
           if (!worker.child.isRunning())
@@ -114,9 +116,11 @@ describe.skipIf(!available)(SCENARIO, () => {
         expect(openAfterKills, 'the kills must land before the outbox is drained').toBeGreaterThan(0);
 
         const last = await startWorker(setup);
-        await waitFor('every outbox row to be delivered or failed', async () => (await progress()).open === 0, {
+        await waitFor(async () => (await progress()).open === 0, {
+          what: 'every outbox row to be delivered or failed',
           timeoutMs: 90_000,
           intervalMs: 100,
+          probeErrors: 'retry',
         });
         await stopWorker(last);
 

@@ -127,12 +127,11 @@ function diffIds(expected: ReadonlySet<string>, stored: Map<string, number>): { 
 
 async function waitForCheckpoint(db: ScenarioDatabase, iterator: string, worker: WorkerProcess, timeoutMs = 60_000): Promise<void> {
   await waitFor(
-    `the checkpoint to reach ${iterator}`,
     async () => {
       if (!worker.child.isRunning()) throw new Error(`${worker.label} exited; stderr tail: ${worker.child.stderr().slice(-1500)}`);
       return (await readCheckpoint(db.sql, 'default'))?.iterator === iterator;
     },
-    { timeoutMs, intervalMs: 100 },
+    { what: `the checkpoint to reach ${iterator}`, timeoutMs, intervalMs: 100, probeErrors: 'retry' },
   );
 }
 
@@ -241,9 +240,11 @@ describe.skipIf(!available)('12. hostile bodies', () => {
         await waitUntilLive(worker);
         await waitForCheckpoint(db, String(texts.length), worker);
         const peakKb = peakRssKb(worker.child.pid);
-        await waitFor('/readyz to answer 200 once caught up', async () => (await worker.health('/readyz')).status === 200, {
+        await waitFor(async () => (await worker.health('/readyz')).status === 200, {
+          what: '/readyz to answer 200 once caught up',
           timeoutMs: 20_000,
           intervalMs: 200,
+          probeErrors: 'retry',
         });
         await stopWorker(worker);
         expect((await worker.child.exited).code, worker.child.stderr().slice(-800)).toBe(0);
@@ -297,12 +298,11 @@ describe.skipIf(!available)('12. hostile bodies', () => {
         const worker = await startWorker(kit.setup(db, env));
         await waitUntilLive(worker);
         const stopped = await waitFor(
-          '/readyz to name the oversized event',
           async () => {
             const ready = await worker.health('/readyz');
             return ready.status === 503 && ready.body.includes('MAX_RESPONSE_BYTES') ? ready.body : undefined;
           },
-          { timeoutMs: 30_000, intervalMs: 200 },
+          { what: '/readyz to name the oversized event', timeoutMs: 30_000, intervalMs: 200, probeErrors: 'retry' },
         );
         expect(stopped).toContain(`intake-sync events skip --feed default --at ${at}`);
         expect((await readCheckpoint(db.sql, 'default'))?.iterator).toBe(String(at));
@@ -315,9 +315,11 @@ describe.skipIf(!available)('12. hostile bodies', () => {
         expect(audit.map((a) => a.subject)).toEqual(['hb-huge']);
 
         await waitForCheckpoint(db, String(texts.length), worker);
-        await waitFor('/readyz to answer 200 after the skip', async () => (await worker.health('/readyz')).status === 200, {
+        await waitFor(async () => (await worker.health('/readyz')).status === 200, {
+          what: '/readyz to answer 200 after the skip',
           timeoutMs: 20_000,
           intervalMs: 200,
+          probeErrors: 'retry',
         });
         await stopWorker(worker);
         expect((await worker.child.exited).code, worker.child.stderr().slice(-800)).toBe(0);

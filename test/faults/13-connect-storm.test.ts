@@ -53,9 +53,11 @@ describe.skipIf(!available)('13. connect storm', () => {
         expect(killed).toBeGreaterThan(STORMS);
 
         // after the last storm nothing touches the daemon's connections: it must get them back by itself
-        await waitFor('readyz 200 after the storms', async () => (await worker.health('/readyz')).status === 200, {
+        await waitFor(async () => (await worker.health('/readyz')).status === 200, {
+          what: 'readyz 200 after the storms',
           timeoutMs: 60_000,
           intervalMs: 200,
+          probeErrors: 'retry',
         });
         await waitForDrain(db, Object.keys(expected.events).length, worker);
         await stopWorker(worker);
@@ -97,26 +99,24 @@ async function connectStorm(outage: PostgresOutage): Promise<number> {
 /** Waits until the checkpoint version passes `after` (the worker committed a page); returns it. */
 async function waitForProgress(db: ScenarioDatabase, after: number, worker: WorkerProcess): Promise<number> {
   return waitFor(
-    `the checkpoint to move past version ${after}`,
     async () => {
       assertRunning(worker);
       const version = (await readCheckpoint(db.sql, 'default'))?.version ?? 0;
       return version > after ? version : undefined;
     },
-    { timeoutMs: 90_000, intervalMs: 50 },
+    { what: `the checkpoint to move past version ${after}`, timeoutMs: 90_000, intervalMs: 50, probeErrors: 'retry' },
   );
 }
 
 /** Waits until every expected event is stored: within two minutes of the last storm, so a stuck client fails it. */
 async function waitForDrain(db: ScenarioDatabase, events: number, worker: WorkerProcess): Promise<void> {
   await waitFor(
-    `${worker.label} to store all ${events} events`,
     async () => {
       assertRunning(worker);
       const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`;
       return row?.n === events;
     },
-    { timeoutMs: 120_000, intervalMs: 250 },
+    { what: `${worker.label} to store all ${events} events`, timeoutMs: 120_000, intervalMs: 250, probeErrors: 'retry' },
   );
 }
 

@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { identityOf, samplePrescription } from '../../src/sandbox/fixtures.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { startForwardingProxy, type ForwardingProxy } from '../support/intake/forwarding-proxy.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { observedClient } from '../support/intake/test-client.js';
 
 let sandbox: Sandbox;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 // No unit or SQL test races the clock (issue 32 §7): a test that orders events by sleeping, or asserts
 // that something took less than N ms, passes on a quiet machine and fails on a loaded CI runner.
 // Order events with explicit promises or fake timers; wait on an observed state with `waitFor`
-// (test/support/process/wait-for.ts), whose budget only a hang exhausts.
+// (test/support/wait-for.ts), whose budget only a hang exhausts.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

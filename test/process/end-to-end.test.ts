@@ -13,7 +13,7 @@ import { listLocalPrescriptions } from '../../src/sync/matching/local-prescripti
 import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const FIVE_MINUTES = 5 * 60_000;

@@ -7,7 +7,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
 import { connectionsOf, writeFeedsFile } from '../support/process/feed-fleet.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const hasPostgres = await postgresReachable();

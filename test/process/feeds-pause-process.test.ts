@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { cliBudget, runCli } from '../support/cli/run-cli.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const hasPostgres = await postgresReachable();

@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/sandbox/clock.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
 import { connectionsOf, leadersByFeed, writeFeedsFile } from '../support/process/feed-fleet.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
 
 const hasPostgres = await postgresReachable();

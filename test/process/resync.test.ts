@@ -17,7 +17,7 @@ import { attachFeedStopRecord } from '../../src/sync/activity/feed-stop-record.j
 import { createLogger } from '../../src/log/log.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { fastWorkerSettings } from '../support/fast-settings.js';
 
 const MINUTE = 60_000;

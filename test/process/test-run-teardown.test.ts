@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../support/db.js';
 import { killAllChildren, spawnChild } from '../support/child-process.js';
 import { runDirectory, TEST_RUN_VARIABLE } from '../support/test-run.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 
 // `npm test` interrupted (Ctrl-C) mid-test leaves nothing behind: a vitest on one small fixture file
 // (test/support/interrupted-run.test.ts) is sent SIGINT, as a terminal sends it to its process group,

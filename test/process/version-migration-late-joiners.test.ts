@@ -29,7 +29,7 @@ import {
   V2,
   type MigrationWorld,
 } from '../support/process/migration-world.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * Subscriptions created through the OLD version after a migration started: the outbox claim fixes the

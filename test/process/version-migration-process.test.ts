@@ -22,7 +22,7 @@ import {
   V2,
   type MigrationWorld,
 } from '../support/process/migration-world.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * `subscriptions migrate` as the operator runs it: a CLI process against the simulator (two versions,

@@ -22,7 +22,7 @@ import {
   V2,
   type MigrationWorld,
 } from '../support/process/migration-world.js';
-import { waitFor } from '../support/process/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 
 const COUNT = 6;
 const hasPostgres = await postgresReachable();

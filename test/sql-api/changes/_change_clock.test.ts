@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
-import { waitFor } from '../../support/process/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 
 // _change_clock (and _feed_lock, the same loop) under a crowd: a waiter takes the row in a
 // subtransaction, lets it go and takes it again at the top level, and another waiter may take it in

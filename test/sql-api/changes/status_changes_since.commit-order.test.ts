@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { followStatusChanges } from '../../../src/api/change-follower.js';
 import type { StatusChange } from '../../../src/api/status-change.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
-import { waitFor } from '../../support/process/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const onPostgres = await postgresReachable();
 const TOTAL_CHANGES = 10_000;

@@ -11,7 +11,7 @@ import { registerLocalPrescriptions } from '../../../src/sync/matching/local-pre
 import { inTransaction } from '../../../src/db/page-transaction.js';
 import { preparePage } from '../../../src/sync/apply/prepare-page.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
-import { waitFor } from '../../support/process/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
 
 const FEED = 'default';

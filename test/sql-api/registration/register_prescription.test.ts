@@ -6,7 +6,7 @@ import { listLocalPrescriptions } from '../../../src/sync/matching/local-prescri
 import { markCancellationRequested, setSubscriptionId } from '../../../src/sync/matching/sent-prescriptions.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
 import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
-import { waitFor } from '../../support/process/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 import { plainSql, sqlError, type PlainQuery, type PlainSql } from '../../support/sql-api/plain-sql.js';
 import { roleTagStatement } from '../../support/test-run.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from '../faults/free-port.js';
-import { waitFor } from '../process/wait-for.js';
+import { waitFor } from '../wait-for.js';
 
 export interface PrometheusServer {
   url: string;

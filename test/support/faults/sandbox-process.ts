@@ -32,7 +32,6 @@ export async function startSandboxProcess(capture: OutputCapture, credentials: {
     env: { LOG_LEVEL: 'debug' },
   });
   const line = await waitFor(
-    'the sandbox handshake line on stdout',
     () => {
       const out = child.stdout();
       const newline = out.indexOf('\n');
@@ -40,7 +39,7 @@ export async function startSandboxProcess(capture: OutputCapture, credentials: {
       if (!child.isRunning()) throw new FatalProbeError(`sandbox exited before its handshake; stderr: ${child.stderr().slice(-2000)}`);
       return undefined;
     },
-    { timeoutMs: PROCESS_START_BUDGET_MS, intervalMs: 50 },
+    { what: 'the sandbox handshake line on stdout', timeoutMs: PROCESS_START_BUDGET_MS, intervalMs: 50, probeErrors: 'retry' },
   );
   const handshake = parseSandboxHandshake(line);
   return {

@@ -67,14 +67,13 @@ export async function startWorker(setup: WorkerSetup, args: string[] = []): Prom
 /** Waits until the worker's /healthz answers 200; fails at once if it exits. */
 export async function waitUntilLive(worker: WorkerProcess, timeoutMs = PROCESS_START_BUDGET_MS): Promise<void> {
   await waitFor(
-    `${worker.label} /healthz to answer 200`,
     async () => {
       if (!worker.child.isRunning()) {
         throw new FatalProbeError(`${worker.label} exited while starting; stderr tail: ${worker.child.stderr().slice(-1500)}`);
       }
       return (await worker.health('/healthz', 1_000)).status === 200;
     },
-    { timeoutMs, intervalMs: 100 },
+    { what: `${worker.label} /healthz to answer 200`, timeoutMs, intervalMs: 100, probeErrors: 'retry' },
   );
 }
 

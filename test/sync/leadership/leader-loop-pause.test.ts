@@ -5,7 +5,7 @@ import { SyncWorker } from '../../../src/sync/leadership/leader-loop.js';
 import type { FeedLease } from '../../../src/sync/leadership/lease.js';
 import type { PollLoop } from '../../../src/sync/poll/poller.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
-import { waitFor } from '../../support/process/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const silent = pino({ level: 'silent' });
 

@@ -5,7 +5,7 @@ import { Poller } from '../../../src/sync/poll/poller.js';
 import { sleepUnlessAborted } from '../../../src/lib/loop-sleep.js';
 import { SyncWorker } from '../../../src/sync/leadership/leader-loop.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
-import { waitFor } from '../../support/process/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const silent = pino({ level: 'silent' });
 

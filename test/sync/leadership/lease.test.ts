@@ -9,7 +9,7 @@ import { SyncWorker } from '../../../src/sync/leadership/leader-loop.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
 import { ADMIN_URL, createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
 import { startFreezableProxy } from '../../support/process/freezable-proxy.js';
-import { waitFor } from '../../support/process/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const hasPostgres = await postgresReachable();
 const silent = pino({ level: 'silent' });

@@ -16,7 +16,7 @@ import { MAX_API_BODY_BYTES } from '../../../src/intake/limits.js';
 import { observedClient } from '../../support/intake/test-client.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 import { truncateStore } from '../../support/sync/fixtures.js';
-import { waitFor } from '../../support/process/wait-for.js';
+import { waitFor } from '../../support/wait-for.js';
 
 // The delivery against the real simulator (real sockets) and a real database.
 
