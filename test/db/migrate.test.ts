@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { queryRows } from '../src/db/connection.js';
-import { createTestDatabase, type TestDatabase } from './support/db.js';
+import { queryRows } from '../../src/db/connection.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { sql } from 'drizzle-orm';
 
 let tdb: TestDatabase;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 
 const remote = { INTAKE_API_BASE_URL: 'https://operator.example/intake_api/2024-12-10', INTAKE_API_KEY: 'k', INTAKE_API_SECRET: 's' };
 
@@ -111,8 +111,8 @@ describe('loadConfig', () => {
 
 describe('OVERDUE_* settings', () => {
   test('default to the documented deadlines, accept off, and refuse forever naming the variable', async () => {
-    const { loadConfig } = await import('../src/config/config.js');
-    const { configStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../src/config/overdue-deadlines.js');
+    const { loadConfig } = await import('../../src/config/config.js');
+    const { configStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../../src/config/overdue-deadlines.js');
     expect(configStageDeadlines(loadConfig({}))).toEqual(DEFAULT_STAGE_DEADLINES);
     expect(configStageDeadlines(loadConfig({ OVERDUE_SENT: 'off', OVERDUE_DISPENSED: '5d' }))).toEqual({
       ...DEFAULT_STAGE_DEADLINES,

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/config.js';
-import { parseFeedsFile, resolveFeeds, selectFeed } from '../src/config/feeds-file.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { parseFeedsFile, resolveFeeds, selectFeed } from '../../src/config/feeds-file.js';
 
 const FILE = '/etc/intake-sync/feeds.json';
 const ENV = { CLINIC_B_SECRET: 'b-secret-value' };
@@ -164,7 +164,7 @@ describe('INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG with FEEDS_FILE', () => {
     ['DATABASE_URL is still required', { FEEDS_FILE: '/x.json' }, /DATABASE_URL: is required here/],
     ['without FEEDS_FILE, INTAKE_API_BASE_URL is required', { DATABASE_URL: 'postgres://h/db' }, /INTAKE_API_BASE_URL: is required here/],
   ])('%s', async (_label, env, refused) => {
-    const { decideRunMode } = await import('../src/daemon/demo-gate.js');
+    const { decideRunMode } = await import('../../src/daemon/demo-gate.js');
     const check = () => decideRunMode(loadConfig({ ...env, INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG: '1' }), { demo: false });
     if (refused) expect(check).toThrow(refused);
     else expect(check()).toBe('operator');
@@ -173,8 +173,8 @@ describe('INTAKE_SYNC_REQUIRE_EXPLICIT_CONFIG with FEEDS_FILE', () => {
 
 describe('FEEDS_FILE overdue', () => {
   test('reads per-feed stage deadlines, `off` as null, and names a bad one', async () => {
-    const { parseFeedsFile } = await import('../src/config/feeds-file.js');
-    const { feedStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../src/config/overdue-deadlines.js');
+    const { parseFeedsFile } = await import('../../src/config/feeds-file.js');
+    const { feedStageDeadlines, DEFAULT_STAGE_DEADLINES } = await import('../../src/config/overdue-deadlines.js');
     const base = { name: 'a', base_url: 'https://op.example/intake_api/2024-12-10', api_key: 'k', api_secret: 's' };
     const [feed] = parseFeedsFile(JSON.stringify([{ ...base, overdue: { sent: '4h', dispensed: 'off' } }]), 'f.json', {});
     expect(feed?.overdue).toEqual({ sent: 4 * 3_600_000, dispensed: null });

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, isRedactedKey, redactDeep } from '../src/log/log.js';
+import { createLogger, isRedactedKey, redactDeep } from '../../src/log/log.js';
 
 /** A logger writing JSON lines into an array. */
 function capture() {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { createLogger } from '../src/log/log.js';
+import { createLogger } from '../../src/log/log.js';
 
 /** Every top-level key of one flat JSON line, in order, duplicates kept (JSON.parse would hide them). */
 function rawKeys(line: string): string[] {
