@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dismissedAllMessage } from '../../src/console/pages/dismiss-all.js';
-import { PAGE_SIZE, pageLinks, subscriptionCell, TOTAL_AT_MOST, totalText } from '../../src/console/pages/quarantine.js';
+import { dismissedAllMessage } from '../../../src/console/pages/dismiss-all.js';
+import { PAGE_SIZE, pageLinks, subscriptionCell, TOTAL_AT_MOST, totalText } from '../../../src/console/pages/quarantine.js';
 
 describe('the quarantine list', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditDetails, auditSentence } from '../../src/console/pages/audit-sentence.js';
+import { auditDetails, auditSentence } from '../../../src/console/pages/audit-sentence.js';
 
 const row = (action: string, detail: unknown, subject: string | null = 'evt-1') => ({
   actor: 'console_a',
