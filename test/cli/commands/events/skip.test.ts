@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { queryRows } from '../../src/db/connection.js';
-import { loadCheckpoint, resetCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { createTestDatabase, postgresReachable, type TestDatabase } from '../support/db.js';
-import { startHostileFeedServer, type HostileFeedServer } from '../support/hostile-feed-server.js';
-import { runCli } from '../support/cli/run-cli.js';
+import { queryRows } from '../../../../src/db/connection.js';
+import { loadCheckpoint, resetCheckpoint } from '../../../../src/sync/poll/checkpoint.js';
+import { createTestDatabase, postgresReachable, type TestDatabase } from '../../../support/db.js';
+import { startHostileFeedServer, type HostileFeedServer } from '../../../support/hostile-feed-server.js';
+import { runCli } from '../../../support/cli/run-cli.js';
 
 const available = await postgresReachable();
 const CAP = 65_536;

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parsePrescriptionImport, readPrescriptionImport } from '../../src/cli/commands/prescriptions/import-file.js';
-import { identity } from '../support/sync/fixtures.js';
+import { parsePrescriptionImport, readPrescriptionImport } from '../../../../src/cli/commands/prescriptions/import-file.js';
+import { identity } from '../../../support/sync/fixtures.js';
 
 const line = (value: unknown) => JSON.stringify(value);
 

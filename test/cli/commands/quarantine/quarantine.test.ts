@@ -2,14 +2,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/connection.js';
-import { applyPage } from '../../src/sync/apply/apply-page.js';
-import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
+import { queryRows } from '../../../../src/db/connection.js';
+import { applyPage } from '../../../../src/sync/apply/apply-page.js';
+import { registerLocalPrescriptions } from '../../../../src/sync/matching/local-prescriptions.js';
+import { loadCheckpoint } from '../../../../src/sync/poll/checkpoint.js';
 import { sql } from 'drizzle-orm';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
-import { event, identity } from '../support/sync/fixtures.js';
-import { runCli } from '../support/cli/run-cli.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../../support/db.js';
+import { event, identity } from '../../../support/sync/fixtures.js';
+import { runCli } from '../../../support/cli/run-cli.js';
 
 const hasPostgres = await postgresReachable();
 

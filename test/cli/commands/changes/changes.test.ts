@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { formatChangeLine } from '../../src/cli/commands/changes/changes.js';
-import { sendStatusWakeup } from '../../src/db/status-wakeup.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
-import { waitFor } from '../support/wait-for.js';
-import { spawnCli, type WorkerProcess } from '../support/process/worker-process.js';
+import { formatChangeLine } from '../../../../src/cli/commands/changes/changes.js';
+import { sendStatusWakeup } from '../../../../src/db/status-wakeup.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../../support/db.js';
+import { waitFor } from '../../../support/wait-for.js';
+import { spawnCli, type WorkerProcess } from '../../../support/process/worker-process.js';
 
 const onPostgres = await postgresReachable();
 let tdb: TestDatabase;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/connection.js';
-import { runMigrations } from '../../src/db/migrate.js';
-import { readMigrationFiles } from '../../src/db/migration-files.js';
-import { migrationSummary, planFromApplied } from '../../src/db/migration-summary.js';
-import { readSqlApiFiles } from '../../src/db/sql-api-files.js';
-import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../support/db.js';
-import { cliBudget, runCli } from '../support/cli/run-cli.js';
+import { openDatabase } from '../../../../src/db/connection.js';
+import { runMigrations } from '../../../../src/db/migrate.js';
+import { readMigrationFiles } from '../../../../src/db/migration-files.js';
+import { migrationSummary, planFromApplied } from '../../../../src/db/migration-summary.js';
+import { readSqlApiFiles } from '../../../../src/db/sql-api-files.js';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../../../support/db.js';
+import { cliBudget, runCli } from '../../../support/cli/run-cli.js';
 
 // `migrate` says what it changed, lists what it would change with --dry-run, and prints it as JSON.
 

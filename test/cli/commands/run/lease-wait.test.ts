@@ -1,9 +1,9 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LEASE_WAIT_S, leaseWaitMsFrom } from '../../src/cli/commands/run/lease-wait.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
-import { runCli } from '../support/cli/run-cli.js';
+import { DEFAULT_LEASE_WAIT_S, leaseWaitMsFrom } from '../../../../src/cli/commands/run/lease-wait.js';
+import { startSandbox, type Sandbox } from '../../../../src/sandbox/server.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../../support/db.js';
+import { runCli } from '../../../support/cli/run-cli.js';
 
 describe('--wait-for-lease', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prescriptionsForEvents } from '../../src/cli/commands/sandbox/sandbox.js';
+import { prescriptionsForEvents } from '../../../../src/cli/commands/sandbox/sandbox.js';
 
 describe('sandbox --seed-events', () => {
   it.each([

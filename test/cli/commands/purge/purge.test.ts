@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Db } from '../../src/db/connection.js';
-import { applyPage } from '../../src/sync/apply/apply-page.js';
-import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
-import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
-import { event, identity } from '../support/sync/fixtures.js';
-import { runCli } from '../support/cli/run-cli.js';
+import type { Db } from '../../../../src/db/connection.js';
+import { applyPage } from '../../../../src/sync/apply/apply-page.js';
+import { registerLocalPrescriptions } from '../../../../src/sync/matching/local-prescriptions.js';
+import { loadCheckpoint } from '../../../../src/sync/poll/checkpoint.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../../support/db.js';
+import { event, identity } from '../../../support/sync/fixtures.js';
+import { runCli } from '../../../support/cli/run-cli.js';
 
 // `intake-sync purge` and `changes follow` past retention, as processes against the real server.
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { dismissedLine } from '../../src/cli/commands/quarantine/quarantine-dismissed-line.js';
-import { DISMISS_SCOPES } from '../../src/console/pages/finding.js';
+import { dismissedLine } from '../../../../src/cli/commands/quarantine/quarantine-dismissed-line.js';
+import { DISMISS_SCOPES } from '../../../../src/console/pages/finding.js';
 
 describe('dismissedLine', () => {
   test.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { noOperatorLagDetail } from '../../src/cli/commands/status/no-operator.js';
-import { loadConfig } from '../../src/config/config.js';
+import { noOperatorLagDetail } from '../../../../src/cli/commands/status/no-operator.js';
+import { loadConfig } from '../../../../src/config/config.js';
 
 describe("status's lag without an operator describes the configuration it sees", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { resetTarget } from '../../src/cli/commands/checkpoint/checkpoint.js';
+import { resetTarget } from '../../../../src/cli/commands/checkpoint/checkpoint.js';
 
 describe('checkpoint reset flags', () => {
   test.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { debugTrace } from '../../src/cli/context/errors.js';
+import { debugTrace } from '../../../src/cli/context/errors.js';
 
 describe('INTAKE_SYNC_DEBUG traces', () => {
   it("print names, codes and frames of the cause chain, never a failed query's parameters", () => {
@@ -13,6 +13,6 @@ describe('INTAKE_SYNC_DEBUG traces', () => {
     expect(trace).not.toContain('1931-02-29');
     expect(trace).toContain('Error\n');
     expect(trace).toContain('caused by: Error (23505)');
-    expect(trace).toMatch(/^\s+at .*errors-debug\.test\.ts/m);
+    expect(trace).toMatch(/^\s+at .*context\/errors\.test\.ts/m);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { connectionBudget, DAEMON_CONNECTIONS } from '../../src/cli/commands/doctor/connections.js';
+import { connectionBudget, DAEMON_CONNECTIONS } from '../../../../src/cli/commands/doctor/connections.js';
 
 describe('doctor: the worst case of connections against max_connections', () => {
   test('one daemon process opens at most its pool, the page connection and the lease session', () => {

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATA_DIR_LOCK_FILE } from '../../src/db/data-dir-lock.js';
-import { runCli } from '../support/cli/run-cli.js';
+import { DATA_DIR_LOCK_FILE } from '../../../../src/db/data-dir-lock.js';
+import { runCli } from '../../../support/cli/run-cli.js';
 
 // `doctor` with nothing configured checks the demo's own setup (docs/getting-started.md offers it
 // as a check of the demo): the embedded store, and the built-in simulator started and asked for a page

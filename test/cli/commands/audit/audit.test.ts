@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditFilterOf } from '../../src/cli/commands/audit/audit.js';
-import { parseSince } from '../../src/cli/commands/audit/since.js';
-import { recordAudit } from '../../src/db/audit.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
-import { cliBudget, runCli } from '../support/cli/run-cli.js';
+import { auditFilterOf } from '../../../../src/cli/commands/audit/audit.js';
+import { parseSince } from '../../../../src/cli/commands/audit/since.js';
+import { recordAudit } from '../../../../src/db/audit.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../../support/db.js';
+import { cliBudget, runCli } from '../../../support/cli/run-cli.js';
 
 const NOW = new Date('2024-12-10T12:00:00.000Z');
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { escapeControl, overdueText } from '../../src/cli/commands/prescriptions/overdue.js';
+import { escapeControl, overdueText } from '../../../../src/cli/commands/prescriptions/overdue.js';
 
 describe('prescriptions overdue output', () => {
   test('escapes control characters of stored identifiers', () => {

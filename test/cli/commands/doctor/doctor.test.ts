@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/connection.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { queryRows } from '../../../../src/db/connection.js';
+import { type Sandbox, startSandbox } from '../../../../src/sandbox/server.js';
 import {
   createEmptyDatabase,
   createTestDatabase,
@@ -10,9 +10,9 @@ import {
   NEEDS_POSTGRES,
   postgresReachable,
   type TestDatabase,
-} from '../support/db.js';
-import { runCli } from '../support/cli/run-cli.js';
-import { roleTagStatement } from '../support/test-run.js';
+} from '../../../support/db.js';
+import { runCli } from '../../../support/cli/run-cli.js';
+import { roleTagStatement } from '../../../support/test-run.js';
 
 const hasPostgres = await postgresReachable();
 
