@@ -4,9 +4,24 @@ export interface RequestBudget {
   acquire(signal?: AbortSignal): Promise<void>;
 }
 
-/** Pure: the tokens of a bucket of `ratePerSecond` (holding at most one second's worth) after `elapsedMs`. */
-export function refill(tokens: number, elapsedMs: number, ratePerSecond: number): number {
-  return Math.min(Math.max(1, ratePerSecond), tokens + (Math.max(0, elapsedMs) * ratePerSecond) / 1000);
+/** The window the cap is counted over: never more than the rate in any window this long. */
+export const CAP_WINDOW_MS = 1_000;
+/** How far behind its schedule the pacing may fall and catch up at once (a late timer, a quiet spell). */
+export const CATCH_UP_MS = 100;
+
+/**
+ * Pure: ms until the next request may go out at `nowMs`, 0 for at once. Two rules: the pacing slot
+ * (`nextSlotMs`, one slot every 1000 / rate ms) and the hard cap: `oldestOfLastRate`, the time of the
+ * rate-th most recent grant (undefined while fewer were granted), must have left the window.
+ */
+export function grantWait(nowMs: number, nextSlotMs: number, oldestOfLastRate: number | undefined): number {
+  const capFreeAt = oldestOfLastRate === undefined ? nowMs : oldestOfLastRate + CAP_WINDOW_MS;
+  return Math.max(0, nextSlotMs - nowMs, capFreeAt - nowMs);
+}
+
+/** Pure: the pacing slot after a grant at `nowMs`: one spacing on, never more than CATCH_UP_MS of missed slots owed. */
+export function slotAfterGrant(nowMs: number, nextSlotMs: number, spacingMs: number): number {
+  return Math.max(nextSlotMs, nowMs - CATCH_UP_MS) + spacingMs;
 }
 
 /**
@@ -33,13 +48,19 @@ interface Waiter {
 
 /**
  * OPERATOR_MAX_RPS for one operator host, shared by every account (feed) of the process that calls
- * it: a token bucket of that many requests per second (one second of burst), handed out round robin
- * among the accounts with a request waiting. A 429's Retry-After is not taken here: it slows the
- * account that got it (its own client's retry wait), never the others.
+ * it: requests go out paced one every 1000 / rate ms, and never more than `rate` in any one-second
+ * window, however late a timer fires (a token bucket would let two seconds' worth through in one:
+ * its full bucket, then its refill). Grants are handed out round robin among the accounts with a
+ * request waiting. A 429's Retry-After is not taken here: it slows the account that got it (its own
+ * client's retry wait), never the others.
  */
 export class HostRequestBudget {
-  private tokens: number;
-  private refilledAt: number;
+  private readonly spacingMs: number;
+  private nextSlot: number;
+  /** the last `rate` grant times, a ring: `granted` of them so far, the oldest at `head` once full */
+  private readonly recent: Float64Array;
+  private granted = 0;
+  private head = 0;
   private readonly queues = new Map<string, Waiter[]>();
   private lastServed: string | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -48,9 +69,11 @@ export class HostRequestBudget {
     private readonly ratePerSecond: number,
     private readonly clock: { now(): number } = { now: () => Date.now() },
   ) {
-    if (!(ratePerSecond > 0)) throw new Error('a request budget needs a positive rate');
-    this.tokens = Math.max(1, ratePerSecond);
-    this.refilledAt = clock.now();
+    if (!(ratePerSecond >= 1) || !Number.isInteger(ratePerSecond))
+      throw new Error('a request budget needs a whole rate of at least 1 per second');
+    this.spacingMs = CAP_WINDOW_MS / ratePerSecond;
+    this.nextSlot = clock.now();
+    this.recent = new Float64Array(ratePerSecond);
   }
 
   /** The budget as one account's requests see it. */
@@ -84,29 +107,42 @@ export class HostRequestBudget {
     });
   }
 
+  private oldestOfLastRate(): number | undefined {
+    return this.granted < this.ratePerSecond ? undefined : this.recent[this.head];
+  }
+
+  private record(nowMs: number): void {
+    this.recent[this.head] = nowMs;
+    this.head = (this.head + 1) % this.ratePerSecond;
+    this.granted = Math.min(this.granted + 1, this.ratePerSecond);
+  }
+
   private dispense(): void {
-    const now = this.clock.now();
-    this.tokens = refill(this.tokens, now - this.refilledAt, this.ratePerSecond);
-    this.refilledAt = now;
     const order = [...this.queues.keys()];
-    while (this.tokens >= 1) {
-      const waiting = order.filter((a) => (this.queues.get(a)?.length ?? 0) > 0);
-      const account = nextAccount(waiting, order, this.lastServed);
-      if (account === undefined) return;
-      const waiter = this.queues.get(account)?.shift();
+    let wait = 0;
+    while (this.waiting() > 0) {
+      const now = this.clock.now();
+      wait = grantWait(now, this.nextSlot, this.oldestOfLastRate());
+      if (wait > 0) break;
+      const waitingAccounts = order.filter((a) => (this.queues.get(a)?.length ?? 0) > 0);
+      const account = nextAccount(waitingAccounts, order, this.lastServed);
+      const waiter = account === undefined ? undefined : this.queues.get(account)?.shift();
       if (!waiter) return;
-      this.tokens -= 1;
+      this.record(now);
+      this.nextSlot = slotAfterGrant(now, this.nextSlot, this.spacingMs);
       this.lastServed = account;
       if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener('abort', waiter.onAbort);
       waiter.resolve();
     }
     if (this.waiting() > 0 && this.timer === undefined) {
-      // the next token's time; the timer keeps nothing alive (a stopping process aborts its waiters)
-      const waitMs = Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond);
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.dispense();
-      }, waitMs);
+      // the timer keeps nothing alive (a stopping process aborts its waiters)
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          this.dispense();
+        },
+        Math.max(1, Math.ceil(wait)),
+      );
       this.timer.unref?.();
     }
   }

@@ -1,14 +1,25 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { HostRequestBudget, nextAccount, refill } from '../../src/intake/request-budget.js';
+import { CATCH_UP_MS, grantWait, HostRequestBudget, nextAccount, slotAfterGrant } from '../../src/intake/request-budget.js';
 
-describe('refill', () => {
+describe('grantWait', () => {
   test.each([
-    ['half a second at 10/s', 0, 500, 10, 5],
-    ['never past one second of burst', 3, 10_000, 10, 10],
-    ['a rate under 1/s still holds one request', 0, 10_000, 0.5, 1],
-    ['a clock that went back adds nothing', 2, -100, 10, 2],
-  ])('%s', (_label, tokens, elapsed, rate, expected) => {
-    expect(refill(tokens, elapsed, rate)).toBe(expected);
+    ['slot reached, fewer than rate granted', 1_000, 1_000, undefined, 0],
+    ['before the slot: wait for it', 1_000, 1_004, undefined, 4],
+    ['slot reached, the rate-th last grant still in the window', 1_000, 990, 400, 400],
+    ['the rate-th last grant just left the window', 1_400, 990, 400, 0],
+    ['both: the later one counts', 1_000, 1_250, 100, 250],
+  ])('%s', (_label, now, slot, oldest, expected) => {
+    expect(grantWait(now, slot, oldest)).toBe(expected);
+  });
+});
+
+describe('slotAfterGrant', () => {
+  test.each([
+    ['on schedule: one spacing on', 1_000, 1_000, 4, 1_004],
+    ['a late timer: the missed slots are owed, up to CATCH_UP_MS', 1_050, 1_000, 4, 1_004],
+    ['after a quiet spell: no more than CATCH_UP_MS owed', 60_000, 1_000, 4, 60_000 - CATCH_UP_MS + 4],
+  ])('%s', (_label, now, slot, spacing, expected) => {
+    expect(slotAfterGrant(now, slot, spacing)).toBe(expected);
   });
 });
 
@@ -25,30 +36,69 @@ describe('nextAccount', () => {
   });
 });
 
+/** The most of `times` (ms) in any window [t, t + 1000). */
+function worstSecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let worst = 0;
+  for (let start = 0, end = 0; start < sorted.length; start++) {
+    while (end < sorted.length && (sorted[end] as number) < (sorted[start] as number) + 1_000) end++;
+    worst = Math.max(worst, end - start);
+  }
+  return worst;
+}
+
 describe('HostRequestBudget', () => {
   beforeEach(() => vi.useFakeTimers({ now: 0 }));
   afterEach(() => vi.useRealTimers());
 
-  test('a backlogged account and a quiet one share the rate fairly; the rate holds', async () => {
+  test('a backlogged account and a quiet one alternate; requests go out one spacing apart', async () => {
     const budget = new HostRequestBudget(10, { now: () => Date.now() });
     const busy = budget.forAccount('busy');
     const quiet = budget.forAccount('quiet');
     const served: Array<[string, number]> = [];
     const ask = (name: string, account: { acquire(): Promise<void> }) => account.acquire().then(() => served.push([name, Date.now()]));
-    // the first second's burst goes to whoever asks; then 40 requests of busy wait, and quiet asks twice
-    const burst = Array.from({ length: 10 }, () => ask('busy', busy));
-    await Promise.all(burst);
-    const backlog = Array.from({ length: 40 }, () => ask('busy', busy));
+    const backlog = Array.from({ length: 20 }, () => ask('busy', busy));
     const quietOnes = [ask('quiet', quiet), ask('quiet', quiet)];
-    await vi.advanceTimersByTimeAsync(400);
-    // within 0.4 s, 4 tokens: alternating, so both of quiet's requests went out already
-    expect(served.slice(10).map(([name]) => name)).toEqual(['quiet', 'busy', 'quiet', 'busy']);
-    await vi.advanceTimersByTimeAsync(5_000);
+    await vi.advanceTimersByTimeAsync(3_000);
     await Promise.all([...backlog, ...quietOnes]);
-    // never more than 10 in any 1-second window after the burst
-    const times = served.slice(10).map(([, at]) => at);
-    for (const t of times) expect(times.filter((u) => u >= t && u < t + 1_000).length).toBeLessThanOrEqual(10);
-    expect(served).toHaveLength(52);
+    expect(served.slice(0, 5)).toEqual([
+      ['busy', 0],
+      ['quiet', 100],
+      ['busy', 200],
+      ['quiet', 300],
+      ['busy', 400],
+    ]);
+    expect(served).toHaveLength(22);
+    expect(served.at(-1)).toEqual(['busy', 2_100]);
+  });
+
+  // the cap an operator counts: however the requests arrive (bursts, quiet spells, many accounts, a
+  // late timer), no window of one second holds more than the rate; and a saturated budget uses it
+  test.each([
+    ['rate 10, bursts of 30', 10, 30],
+    ['rate 250, 500 feeds polling in step', 250, 500],
+    ['rate 3 (a spacing of 333.3 ms)', 3, 12],
+  ])('never more than the rate in any second: %s', async (_label, rate, burst) => {
+    const budget = new HostRequestBudget(rate, { now: () => Date.now() });
+    const accounts = Array.from({ length: Math.min(burst, 50) }, (_, i) => budget.forAccount(`feed-${i}`));
+    const times: number[] = [];
+    const pending: Array<Promise<unknown>> = [];
+    const askBurst = () => {
+      for (let i = 0; i < burst; i++)
+        pending.push((accounts[i % accounts.length] as (typeof accounts)[0]).acquire().then(() => times.push(Date.now())));
+    };
+    // a burst, a quiet spell longer than the window, then bursts landing while the budget is saturated
+    askBurst();
+    await vi.advanceTimersByTimeAsync(Math.ceil((burst / rate) * 1_000) + 2_500);
+    askBurst();
+    await vi.advanceTimersByTimeAsync(700);
+    askBurst();
+    // a timer that fires late: the clock jumps without the timers running in between
+    vi.setSystemTime(Date.now() + 450);
+    await vi.advanceTimersByTimeAsync(Math.ceil(((3 * burst) / rate) * 1_000) + 2_000);
+    await Promise.all(pending);
+    expect(times).toHaveLength(3 * burst);
+    expect(worstSecond(times)).toBe(rate);
   });
 
   test('an aborted wait leaves the queue and rejects with the reason', async () => {

@@ -1,0 +1,77 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { BenchUsageError } from './bench-usage-error.js';
+
+const number = () => z.coerce.number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a number' : undefined) });
+const wholeNumber = (min: number, max: number) =>
+  number()
+    .int({ message: 'must be a whole number' })
+    .min(min, { message: `must be >= ${min}` })
+    .max(max, { message: `must be <= ${max}` });
+
+// the defaults are the issue's sizes; the windows are short enough for a run of minutes on 2 cores
+const argsSchema = z.object({
+  feeds: wholeNumber(1, 2_000).default(500),
+  replicas: z
+    .string()
+    .regex(/^[1-8](,[1-8])*$/, { message: 'must be a comma-separated list of replica counts from 1 to 8, e.g. 1,2,4' })
+    .transform((text) => text.split(',').map(Number))
+    .default([1, 2, 4]),
+  warmupSeconds: wholeNumber(0, 600).default(10),
+  idleSeconds: wholeNumber(5, 600).default(30),
+  backlogged: wholeNumber(0, 2_000).default(50),
+  backlogPrescriptions: wholeNumber(1, 100_000).default(100),
+  /** the replicas' OPERATOR_MAX_RPS; unset: the daemon's default */
+  operatorMaxRps: wholeNumber(0, 100_000).optional(),
+  /** the replicas' POLL_INTERVAL_MS; unset: the daemon's default */
+  pollIntervalMs: wholeNumber(1_000, 600_000).optional(),
+  /** the replicas' LEASE_RETRY_MS and LEASE_TTL_MS (the daemon's defaults: 2000 and 15000) */
+  leaseRetryMs: wholeNumber(100, 600_000).default(2_000),
+  leaseTtlMs: wholeNumber(1_000, 3_600_000).default(15_000),
+  resultsDir: z.string().min(1).default('bench/results'),
+});
+
+export type FleetArgs = z.output<typeof argsSchema>;
+
+const FLAGS = {
+  feeds: '--feeds',
+  replicas: '--replicas',
+  warmupSeconds: '--warmup-seconds',
+  idleSeconds: '--idle-seconds',
+  backlogged: '--backlogged',
+  backlogPrescriptions: '--backlog-prescriptions',
+  operatorMaxRps: '--operator-max-rps',
+  pollIntervalMs: '--poll-interval-ms',
+  leaseRetryMs: '--lease-retry-ms',
+  leaseTtlMs: '--lease-ttl-ms',
+  resultsDir: '--results-dir',
+} as const satisfies Record<keyof FleetArgs, string>;
+
+export const FLEET_USAGE = `usage: npm run bench:fleet -- [--feeds N] [--replicas 1,2,4] [--warmup-seconds S] [--idle-seconds S]
+       [--backlogged N] [--backlog-prescriptions N] [--operator-max-rps N] [--poll-interval-ms MS]
+       [--lease-retry-ms MS] [--lease-ttl-ms MS] [--results-dir DIR]`;
+
+/** Parses `npm run bench:fleet`'s arguments; throws BenchUsageError naming each bad flag. */
+export function parseFleetArgs(argv: readonly string[]): FleetArgs {
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: Object.fromEntries(Object.values(FLAGS).map((flag) => [flag.slice(2), { type: 'string' as const }])),
+    }) as { values: Record<string, string | undefined> });
+  } catch (error) {
+    throw new BenchUsageError(`${(error as Error).message}\n${FLEET_USAGE}`, { cause: error });
+  }
+  const input = Object.fromEntries(Object.entries(FLAGS).map(([key, flag]) => [key, values[flag.slice(2)]]));
+  const result = argsSchema.safeParse(input);
+  if (result.success) {
+    if (result.data.backlogged > result.data.feeds)
+      throw new BenchUsageError(`invalid arguments:\n  --backlogged: must be <= --feeds\n${FLEET_USAGE}`);
+    return result.data;
+  }
+  const lines = result.error.issues.map(
+    (issue) => `  ${FLAGS[issue.path[0] as keyof FleetArgs] ?? String(issue.path[0])}: ${issue.message}`,
+  );
+  throw new BenchUsageError(`invalid arguments:\n${lines.join('\n')}\n${FLEET_USAGE}`);
+}
