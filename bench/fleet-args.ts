@@ -68,6 +68,9 @@ export function parseFleetArgs(argv: readonly string[]): FleetArgs {
   if (result.success) {
     if (result.data.backlogged > result.data.feeds)
       throw new BenchUsageError(`invalid arguments:\n  --backlogged: must be <= --feeds\n${FLEET_USAGE}`);
+    // the daemon refuses the same (src/config/config.ts): say so before any replica starts
+    if (result.data.leaseTtlMs < 2 * result.data.leaseRetryMs)
+      throw new BenchUsageError(`invalid arguments:\n  --lease-ttl-ms: must be at least twice --lease-retry-ms\n${FLEET_USAGE}`);
     return result.data;
   }
   const lines = result.error.issues.map(

@@ -25,8 +25,9 @@ export interface FleetBacklog {
 
 /** Pure: which of `feeds` get the backlog: `count` of them spread evenly over the list (every k-th). */
 export function backloggedFeeds<T>(feeds: readonly T[], count: number): T[] {
-  const step = feeds.length / Math.max(1, count);
-  return Array.from({ length: Math.min(count, feeds.length) }, (_, i) => feeds[Math.floor(i * step)] as T);
+  const picked = Math.min(count, feeds.length);
+  const step = feeds.length / Math.max(1, picked);
+  return Array.from({ length: picked }, (_, i) => feeds[Math.floor(i * step)] as T);
 }
 
 /** Seeds and drains the backlog; gives up after `timeoutMs` naming the feeds not caught up. */

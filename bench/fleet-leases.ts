@@ -67,3 +67,24 @@ export async function waitForFullShare(
     await sleep(SAMPLE_MS);
   }
 }
+
+/**
+ * Waits until `replica` has opened its lock session (its application_name with ` lease` in
+ * pg_stat_activity): past its start-up writes (feed registration), which replicas started at the same
+ * instant contend on. Gives up after `timeoutMs`.
+ */
+export async function waitForLeaseSession(sql: postgres.Sql, replica: Replica, timeoutMs: number): Promise<void> {
+  const started = performance.now();
+  const pattern = `${replica.applicationName} lease%`;
+  for (;;) {
+    const [row] = await sql<
+      Array<{ n: number }>
+    >`select count(*)::int as n from pg_catalog.pg_stat_activity where application_name like ${pattern}`;
+    if ((row?.n ?? 0) > 0) return;
+    if (!replica.running())
+      throw new BenchProcessError(`replica ${replica.label} exited at start; stderr tail:\n${replica.child.stderrTail()}`);
+    if (performance.now() - started > timeoutMs)
+      throw new BenchProcessError(`replica ${replica.label} opened no lock session in ${timeoutMs / 1000} s`);
+    await sleep(SAMPLE_MS);
+  }
+}

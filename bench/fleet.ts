@@ -15,7 +15,7 @@ import { createBenchDatabase, DEFAULT_SERVER_URL } from './database.js';
 import { parseFleetArgs, type FleetArgs } from './fleet-args.js';
 import { backloggedFeeds, measureBacklog } from './fleet-backlog.js';
 import { measureFleetIdle } from './fleet-idle.js';
-import { readLeadership, waitForFullShare } from './fleet-leases.js';
+import { readLeadership, waitForFullShare, waitForLeaseSession } from './fleet-leases.js';
 import { type FleetFeed, type Replica, type ReplicaOptions, startReplica } from './fleet-replica.js';
 import { LeaderlessTracker } from './fleet-share.js';
 import { describeMachine } from './machine.js';
@@ -49,7 +49,14 @@ async function runFleet(args: FleetArgs, replicaCount: number, cliEntry: string,
     const start = () => startReplica(`${replicaCount}-${next++}`, options);
 
     const startedAt = performance.now();
-    replicas.push(...(await Promise.all(Array.from({ length: replicaCount }, start))));
+    // one after another, each once its lock session is open: replicas started at the same instant
+    // contend on their start-up writes, and one of them exited with a lock timeout (55P03) on the
+    // loaded bench machine (docs/performance.md)
+    for (let i = 0; i < replicaCount; i++) {
+      const replica = await start();
+      replicas.push(replica);
+      await waitForLeaseSession(db.sql, replica, SHARE_TIMEOUT_MS);
+    }
     const cold = await waitForFullShare(db.sql, replicas, names, startedAt, SHARE_TIMEOUT_MS);
     await sleep(args.warmupSeconds * 1000);
     const loadBeforeIdle = load();

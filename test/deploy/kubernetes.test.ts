@@ -115,12 +115,14 @@ describe('deploy/kubernetes against the code', () => {
     expect(read('src/cli/commands.ts')).toContain('registerDoctorCommand(program)');
   });
 
-  it('2 replicas spread across nodes, a PDB that keeps one, rolling without a gap', () => {
+  it('2 replicas spread across nodes, a PDB that takes one at a time (at any replica count), rolling without a gap', () => {
     expect(deployment.spec.replicas).toBe(2);
     const spread = pod.topologySpreadConstraints as Obj[];
-    expect(spread.some((s) => s.topologyKey === 'kubernetes.io/hostname' && s.maxSkew === 1)).toBe(true);
+    expect(
+      spread.some((s) => s.topologyKey === 'kubernetes.io/hostname' && s.maxSkew === 1 && s.whenUnsatisfiable === 'DoNotSchedule'),
+    ).toBe(true);
     const pdb = one('PodDisruptionBudget');
-    expect(pdb.spec.minAvailable).toBe(1);
+    expect(pdb.spec.maxUnavailable).toBe(1);
     expect(pdb.spec.selector.matchLabels).toEqual(deployment.spec.template.metadata.labels);
     expect(deployment.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
   });
