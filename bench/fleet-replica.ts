@@ -78,6 +78,9 @@ export async function startReplica(label: string, options: ReplicaOptions): Prom
     ...options.env,
     DATABASE_URL: database.toString(),
     FEEDS_FILE: feedsFile,
+    // migrated by the bench, as a fleet is by its migrate Job (the Kubernetes kit): a replica that
+    // migrates on start re-applies the SQL API in a transaction beside the running ones
+    MIGRATE_ON_START: 'false',
     HEALTH_PORT: '0',
     LOG_LEVEL: 'warn',
   });

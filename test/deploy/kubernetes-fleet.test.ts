@@ -109,7 +109,7 @@ describe.skipIf(skip)(`deploy/kubernetes-fleet against the code and the docs${sk
     const deployment = worker();
     const atOnce = deployment.spec.replicas + deployment.spec.strategy.rollingUpdate.maxSurge;
     const docs = scalingSection();
-    expect(docs).toContain(`${SESSIONS_PER_REPLICA} sessions per replica`);
-    expect(docs).toContain(`${atOnce} × ${SESSIONS_PER_REPLICA} = ${atOnce * SESSIONS_PER_REPLICA}`);
+    expect(docs).toContain(`${SESSIONS_PER_REPLICA} database sessions per replica`);
+    expect(docs).toContain(`${atOnce} × ${SESSIONS_PER_REPLICA} = ${atOnce * SESSIONS_PER_REPLICA} database sessions`);
   });
 });
