@@ -105,6 +105,26 @@ describe.skipIf(skip)(`deploy/kubernetes-fleet against the code and the docs${sk
     expect(docs).toContain(`${atOnce} × ${config.OPERATOR_MAX_RPS} = ${atOnce * config.OPERATOR_MAX_RPS}`);
   });
 
+  it('memory: the request covers a replica of four as bench:fleet measured it, the limit one replica leading every feed and a drain', () => {
+    const container = worker().spec.template.spec.containers[0] as Obj;
+    const mebibytes = (quantity: string) => {
+      const match = /^(\d+)Mi$/.exec(quantity);
+      expect(match, `${quantity} in Mi`).not.toBeNull();
+      return Number(match?.[1]);
+    };
+    const measured = (file: string, replicas: number) => {
+      const results = JSON.parse(readFileSync(new URL(`bench/results/${file}`, root), 'utf8')) as { runs: Obj[] };
+      const run = results.runs.find((r) => r.replicas === replicas) as Obj;
+      expect(run.feeds).toBe(500);
+      return Math.max(...(run.idle.replicas as Obj[]).map((r) => r.rss_mb_max as number));
+    };
+    // the bench's rss_mb is /proc's kB over 1024: mebibytes, as the manifest's Mi
+    expect(mebibytes(container.resources.requests.memory)).toBeGreaterThanOrEqual(measured('2026-11-29-fleet-4-2.json', 4));
+    // one replica leading all 500, plus the most one feed's drain added above its idle RSS (performance.md)
+    const DRAIN_MB = 85;
+    expect(mebibytes(container.resources.limits.memory)).toBeGreaterThanOrEqual(measured('2026-11-29-fleet-1.json', 1) + DRAIN_MB);
+  });
+
   it("the fleet's database sessions, replicas + maxSurge at once, are what docs/operations.md counts against max_connections", () => {
     const deployment = worker();
     const atOnce = deployment.spec.replicas + deployment.spec.strategy.rollingUpdate.maxSurge;
