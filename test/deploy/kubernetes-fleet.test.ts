@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/config/config.js';
 import { DAEMON_POOL_CONNECTIONS } from '../../src/db/connection.js';
-import { imageEnv, resolvedEnv } from './helpers/container-env.js';
-import { findExecutable, skipReason } from './helpers/tools.js';
+import { imageEnv, resolvedEnv } from '../support/deploy/container-env.js';
+import { findExecutable, skipReason } from '../support/deploy/tools.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
