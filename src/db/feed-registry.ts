@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from './connection.js';
+import { FEED_NAME_PATTERN } from './feed-name.js';
 import { namesOf } from './store-names.js';
 
 /**
@@ -47,13 +48,18 @@ export async function registerFeeds(db: Db, feeds: readonly string[], origin: Fe
       const conflict = feedOriginConflict(existing, origin);
       if (conflict) return conflict;
     }
-    for (const feed of feeds) {
-      await tx.execute(
-        sql`insert into ${n.feedCheckpoints} (feed, origin) values (${feed}::text, ${origin}::text)
-            on conflict (feed) do update set origin = coalesce(${n.feedCheckpoints}.origin, excluded.origin)
-            where ${n.feedCheckpoints}.origin is null and excluded.origin is not null`,
-      );
-    }
+    if (feeds.length === 0) return null;
+    // names of FEED_NAME_PATTERN need no quoting inside an array literal; anything else is refused
+    const bad = feeds.find((feed) => !FEED_NAME_PATTERN.test(feed));
+    if (bad !== undefined) throw new Error(`feed name ${JSON.stringify(bad)} does not match ${FEED_NAME_PATTERN}`);
+    // one statement for every feed: the claim row is held for one round trip, not one per feed, so
+    // replicas of a 500-feed deployment starting together wait milliseconds for it, not the lock timeout
+    await tx.execute(
+      sql`insert into ${n.feedCheckpoints} (feed, origin)
+          select feed, ${origin}::text from unnest(${`{${feeds.join(',')}}`}::text[]) as given(feed)
+          on conflict (feed) do update set origin = coalesce(${n.feedCheckpoints}.origin, excluded.origin)
+          where ${n.feedCheckpoints}.origin is null and excluded.origin is not null`,
+    );
     return null;
   });
 }
