@@ -44,9 +44,9 @@ export interface IntakeSyncApi {
   in(tx: SqlExecutor): IntakeSyncApi;
   /** registers or updates a prescription received by fax or eRx; held events for it are rematched in the same transaction */
   registerPrescription(externalId: string, identity: PrescriptionIdentityInput): Promise<Record<string, unknown>>;
-  /** queues POST /prescriptions for the leader to deliver; returns the outbox row id */
+  /** queues POST /prescriptions for the leader to deliver; returns the outbox row's id, its number within the feed (outbox_status.id) */
   sendPrescription(prescription: PrescriptionRequestInput): Promise<number>;
-  /** queues DELETE /prescriptions/{external_id}, delivered after any earlier send of it; returns the outbox row id */
+  /** queues DELETE /prescriptions/{external_id}, delivered after any earlier send of it; returns the outbox row's id within the feed */
   cancelPrescription(externalId: string): Promise<number>;
   prescriptionStatus(externalId: string): Promise<PrescriptionStatus | null>;
   /** the outbox rows of one external_id, oldest first */

@@ -1,4 +1,5 @@
 -- Queues the cancellation of one sent prescription, audited (`outbox.cancel`, the outbox row's id).
+-- The id is the row's number within its feed (outbox_status.id, 0032), not a global count.
 CREATE OR REPLACE FUNCTION "intake_sync"."cancel_prescription"(external_id text, feed text DEFAULT 'default')
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
@@ -18,7 +19,7 @@ BEGIN
   END IF;
   PERFORM "intake_sync"."_require_feed"(cancel_prescription.feed);
   INSERT INTO "intake_sync"."outbox" ("feed", "external_id", "kind") VALUES (cancel_prescription.feed, external, 'cancel')
-  RETURNING "id" INTO row_id;
+  RETURNING "feed_serial" INTO row_id;
   PERFORM "intake_sync"."_audit"('outbox.cancel', cancel_prescription.feed, external, pg_catalog.jsonb_build_object('outbox_id', row_id));
   RETURN row_id;
 END

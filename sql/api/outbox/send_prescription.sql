@@ -1,5 +1,6 @@
 -- Queues one prescription for the outbox to send to the operator, audited (`outbox.send`, the
--- outbox row's id).
+-- outbox row's id). The id is the row's number within its feed (outbox_status.id, 0032), not a
+-- global count.
 CREATE OR REPLACE FUNCTION "intake_sync"."send_prescription"(prescription jsonb, feed text DEFAULT 'default')
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
@@ -21,7 +22,7 @@ BEGIN
   INSERT INTO "intake_sync"."outbox" ("feed", "external_id", "kind", "body")
   VALUES (send_prescription.feed, external, 'send', send_prescription.prescription)
   ON CONFLICT ("feed", "external_id") WHERE "kind" = 'send' AND "state" IN ('pending', 'delivered') DO NOTHING
-  RETURNING "id" INTO row_id;
+  RETURNING "feed_serial" INTO row_id;
   IF row_id IS NULL THEN
     RAISE EXCEPTION 'prescription.external_id: already in the outbox (pending or delivered)'
       USING ERRCODE = '23505', COLUMN = 'prescription.external_id';

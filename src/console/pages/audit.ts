@@ -5,12 +5,27 @@ import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
 import { auditSentence } from './audit-sentence.js';
 import { FEED_NAME_PATTERN } from '../../db/feed-name.js';
-import { auditTrail } from '../../store-api/audit/audit-trail.js';
+import { type AuditPosition, auditTrail } from '../../store-api/audit/audit-trail.js';
 
 const PAGE = 100;
 const ACTION = /^[a-z][a-z_.]{0,63}$/;
 const FEED = FEED_NAME_PATTERN;
 const ACTOR = /^[\x21-\x7e]{1,256}$/;
+
+// where the next (older) page starts, as the Older link carries it (AuditPosition)
+const POSITION = /^([0-9]{1,18})\.([0-9]{1,18})\.([a-z0-9_-]{0,64})$/;
+
+/** `before=<at in µs>.<id>.<feed>` as an AuditPosition, or undefined. Pure. */
+export function parseAuditPosition(text: string | undefined): AuditPosition | undefined {
+  const match = POSITION.exec(text?.trim() ?? '');
+  if (!match) return undefined;
+  return { atMicros: match[1] ?? '', id: match[2] ?? '', feed: match[3] ?? '' };
+}
+
+/** The query-string form of a position (parseAuditPosition reads it back). Pure. */
+export function auditPositionText(position: AuditPosition): string {
+  return `${position.atMicros}.${position.id}.${position.feed}`;
+}
 
 /** The audit filter from the query string; bad values are named. Pure. */
 export function parseAuditFilter(query: Record<string, string | undefined>) {
@@ -30,8 +45,7 @@ export function parseAuditFilter(query: Record<string, string | undefined>) {
     problems.push(`${label}: a date and time (YYYY-MM-DDTHH:MM, UTC)`);
     return undefined;
   };
-  const beforeText = query.before?.trim();
-  const before = beforeText && /^[0-9]{1,18}$/.test(beforeText) ? beforeText : undefined;
+  const before = parseAuditPosition(query.before);
   return {
     filter: {
       action: pick('action', ACTION, 'Action'),
@@ -45,7 +59,7 @@ export function parseAuditFilter(query: Record<string, string | undefined>) {
   };
 }
 
-/** GET /audit: the audit trail the role may read (audit_trail), newest first, paged by id. */
+/** GET /audit: the audit trail the role may read (audit_trail), newest first, paged by (time, feed, id). */
 export async function auditPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
   const session = c.get('session');
   const query = c.req.query();
@@ -72,6 +86,6 @@ export async function auditPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
         ${details.length === 0 ? '' : html`<ul class="details">${details.map(([label, value]) => html`<li><span>${label}:</span> ${value}</li>`)}</ul>`}</td></tr>`;
     })}</tbody></table></div>`
   }
-  ${rows.length > PAGE && last ? html`<p><a href="/audit${queryString({ ...keep, before: last.id })}" rel="next">Older</a></p>` : ''}`;
+  ${rows.length > PAGE && last ? html`<p><a href="/audit${queryString({ ...keep, before: auditPositionText({ atMicros: last.at_micros, feed: last.feed ?? '', id: String(last.id) }) })}" rel="next">Older</a></p>` : ''}`;
   return c.html(layout({ title: 'Audit', session, current: '/audit', body }).text);
 }

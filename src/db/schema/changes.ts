@@ -24,6 +24,8 @@ export const statusChanges = intakeSync.table(
     eventId: text('event_id'),
     occurredAt: timestamp('occurred_at', { withTimezone: true }),
     changedAt: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
+    /** the change's number within its feed (0032, drawn by a trigger): prescription_history's id */
+    feedSerial: bigint('feed_serial', { mode: 'number' }).notNull(),
   },
   // (xid, feed, id): a feed's changes of one commit, in order, by the key alone. The feed column keeps
   // no planner statistics (an app's EXPLAIN must not count another feed's rows), so an index that

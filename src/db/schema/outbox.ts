@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, jsonb, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, jsonb, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { intakeSync } from './store-schema.js';
 
 // Sends and cancellations an application asked for, delivered by the leader.
@@ -42,6 +42,11 @@ export const outbox = intakeSync.table(
      * its terminal one; stamped by triggers (sql/api/overdue). Keeps the overdue index to open requests.
      */
     answeredAt: timestamp('answered_at', { withTimezone: true }),
+    /**
+     * the row's number within its feed (0032, a trigger draws it from the feed's sequence): the id apps
+     * read (outbox_status.id, send_prescription's answer), which counts no other feed's rows
+     */
+    feedSerial: bigint('feed_serial', { mode: 'number' }).notNull(),
   },
   (t) => [
     // overdue_prescriptions' `sent` and `cancel_requested` stages start at a delivery not answered yet:
@@ -49,5 +54,6 @@ export const outbox = intakeSync.table(
     index('outbox_awaiting_answer_idx').on(t.feed, t.kind, t.completedAt).where(sql`state = 'delivered' AND answered_at IS NULL`),
     index('outbox_feed_pending_idx').on(t.feed, t.externalId, t.id).where(sql`state = 'pending'`),
     index('outbox_feed_external_id_idx').on(t.feed, t.externalId, t.id),
+    uniqueIndex('outbox_feed_serial_idx').on(t.feed, t.feedSerial),
   ],
 );

@@ -2,7 +2,10 @@ import { qualified, rowLimit, type RunnerSource, runnerOf } from '../runner.js';
 
 /** A row of audit_trail (sql/api/audit/audit_trail.sql): identifiers and counts, never PHI. */
 export interface AuditRow {
+  /** the row's number within its feed (0032): unique with the feed, no order across feeds */
   id: string;
+  /** `at` in microseconds since the epoch, as text: the page position (a JS Date cuts microseconds) */
+  at_micros: string;
   at: Date;
   actor: string;
   on_behalf_of: string | null;
@@ -12,6 +15,17 @@ export interface AuditRow {
   detail: unknown;
 }
 
+/**
+ * Where the next (older) page starts: the last row's time in microseconds since the epoch, its feed
+ * ('' for none) and its id. audit_trail's ids count within their feed (0032), so a page of several
+ * feeds is ordered by time, then feed, then id.
+ */
+export interface AuditPosition {
+  atMicros: string;
+  feed: string;
+  id: string;
+}
+
 /** What an audit page is narrowed to; every value a bound parameter. */
 export interface AuditFilter {
   action?: string | undefined;
@@ -19,8 +33,8 @@ export interface AuditFilter {
   actor?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
-  /** only rows older than this id (the page before) */
-  before?: string | undefined;
+  /** only rows after this position in the page order (the page before ended there) */
+  before?: AuditPosition | undefined;
 }
 
 /** The audit rows the role may read, newest first, at most `limit`. */
@@ -37,10 +51,18 @@ export async function auditTrail(source: RunnerSource, filter: AuditFilter, limi
   if (filter.actor) add((p) => `actor = ${p}`, filter.actor);
   if (filter.from) add((p) => `at >= ${p}::timestamptz`, filter.from.toISOString());
   if (filter.to) add((p) => `at < ${p}::timestamptz`, filter.to.toISOString());
-  if (filter.before) add((p) => `id < ${p}::bigint`, filter.before);
+  if (filter.before) {
+    const { atMicros, feed, id } = filter.before;
+    params.push(atMicros, feed, id);
+    const n = params.length;
+    parts.push(
+      `(at, coalesce(feed, ''), id) < ('epoch'::timestamptz + $${n - 2}::bigint * interval '1 microsecond', $${n - 1}::text, $${n}::bigint)`,
+    );
+  }
   return runner.query<AuditRow>(
-    `select id, at, actor, on_behalf_of, action, feed, subject, detail from ${qualified(runner, 'audit_trail')}
-     where ${parts.length ? parts.join(' and ') : 'true'} order by id desc limit ${rowLimit(limit)}`,
+    `select id, (extract(epoch from at) * 1000000)::bigint::text as at_micros, at, actor, on_behalf_of, action, feed, subject, detail
+     from ${qualified(runner, 'audit_trail')}
+     where ${parts.length ? parts.join(' and ') : 'true'} order by at desc, coalesce(feed, '') desc, id desc limit ${rowLimit(limit)}`,
     params,
   );
 }
