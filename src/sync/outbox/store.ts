@@ -12,7 +12,10 @@ export interface DueRow {
   id: number;
   externalId: string;
   kind: OutboxKind;
-  /** for a cancel: the latest send before it for the same external_id */
+  /**
+   * for a cancel: the latest send before it for the same external_id; `id` is the send's id as apps
+   * read it (its number within the feed, outbox_status.id, 0032), since it goes into the cancel's last_error
+   */
   previousSend: { id: number; state: OutboxState } | null;
 }
 
@@ -25,10 +28,10 @@ export async function dueRows(db: Db, feed: string, limit: number): Promise<DueR
   const n = namesOf(db);
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`select o.id, o.external_id, o.kind, s.id as send_id, s.state as send_state
+    sql`select o.id, o.external_id, o.kind, s.feed_serial as send_id, s.state as send_state
         from ${n.outbox} o
         left join lateral (
-          select s.id, s.state from ${n.outbox} s
+          select s.feed_serial, s.state from ${n.outbox} s
           where o.kind = 'cancel' and s.feed = o.feed and s.external_id = o.external_id and s.kind = 'send' and s.id < o.id
           order by s.id desc limit 1
         ) s on true

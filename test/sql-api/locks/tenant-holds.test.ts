@@ -3,11 +3,12 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantsScript } from '../../../src/db/grants-script.js';
 import { API_VIEWS } from '../../../src/db/grants.js';
-import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
+import { identityOf } from '../../../src/sandbox/fixtures.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { event } from '../../support/sync/fixtures.js';
 import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { holdRx, tenantHolds, whileHeld as whileHeldBy } from '../../support/sql-api/tenant-hold-list.js';
 import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 import { roleTagStatement } from '../../support/test-run.js';
 
@@ -20,7 +21,7 @@ import { roleTagStatement } from '../../support/test-run.js';
 // wait on its change clock (a legitimate hold of its own feed): bounded, and the error names the
 // clock and the holder read from pg_locks.
 const real = await postgresReachable();
-const rx = (n: number, feed: string) => samplePrescription(n, { prefix: feed });
+const rx = holdRx;
 
 describe.skipIf(!real)(`an app of clinic-a holding what it can does not delay clinic-b (${NEEDS_POSTGRES})`, () => {
   let c: TwoClinics;
@@ -80,94 +81,24 @@ describe.skipIf(!real)(`an app of clinic-a holding what it can does not delay cl
   /** Runs `statements` as clinic-a's app in a transaction left open (errors kept), probes clinic-b, then rolls it back. */
   async function whileHeld(statements: string[], probe: (holderPid: number) => Promise<void>): Promise<string[]> {
     const a = c.as();
-    const outcomes: string[] = [];
-    const rolledBack = new Error('rolled back on purpose');
     try {
-      await a
-        .begin(async (tx) => {
-          const [me] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
-          for (const statement of statements) {
-            outcomes.push(
-              await tx.unsafe(statement).then(
-                () => `ok ${statement}`,
-                (error: { code?: string }) => `${error.code ?? 'error'} ${statement}`,
-              ),
-            );
-          }
-          await probe(me?.pid ?? -1);
-          throw rolledBack;
-        })
-        .catch((error: unknown) => {
-          if (error !== rolledBack) throw error;
-        });
+      return await whileHeldBy(a, statements, probe);
     } finally {
       await a.end({ timeout: 1 });
     }
-    return outcomes;
   }
 
   const register = (k: number) => {
     const p = rx(100 + k, FEED_A);
     return `select intake_sync.register_prescription('${p.external_id}', $j$${JSON.stringify(identityOf(p))}$j$::jsonb, '${FEED_A}')`;
   };
-  const send = (k: number) => {
-    const p = rx(200 + k, FEED_A);
-    return `select intake_sync.send_prescription($j$${JSON.stringify(p)}$j$::jsonb, '${FEED_A}')`;
-  };
-  const holds: Array<{ name: string; statements: () => string[] }> = [
-    { name: 'register_prescription, then SET CONSTRAINTS ALL IMMEDIATE', statements: () => [register(n), 'set constraints all immediate'] },
-    { name: 'send_prescription, then SET CONSTRAINTS ALL IMMEDIATE', statements: () => [send(n), 'set constraints all immediate'] },
-    {
-      name: 'cancel_prescription, then SET CONSTRAINTS ALL IMMEDIATE',
-      statements: () => [
-        `select intake_sync.cancel_prescription('${rx(9_000, FEED_A).external_id}', '${FEED_A}')`,
-        'set constraints all immediate',
-      ],
-    },
-    {
-      name: 'triage (request_reveal, resolve_quarantined, dismiss_quarantined), then SET CONSTRAINTS ALL IMMEDIATE',
-      statements: () => [`select intake_sync.request_reveal('no-such-event', '${FEED_A}')`, 'set constraints all immediate'],
-    },
-    {
-      name: "clinic-a's match lock (resolve on a missing finding after taking it), then SET CONSTRAINTS ALL IMMEDIATE",
-      statements: () => [
-        'savepoint s',
-        `select intake_sync.resolve_quarantined('no-such-event', '${rx(9_000, FEED_A).external_id}', '${FEED_A}')`,
-        'rollback to savepoint s',
-        `select intake_sync.dismiss_quarantined('no-such-event', 'not_ours', '${FEED_A}', true)`,
-      ],
-    },
-    {
-      name: 'FOR UPDATE and FOR SHARE on every view granted to apps',
-      statements: () =>
-        API_VIEWS.flatMap((view) => [
-          'savepoint v',
-          `select 1 from intake_sync.${view} for update`,
-          'rollback to savepoint v',
-          'savepoint v',
-          `select 1 from intake_sync.${view} for share`,
-          'rollback to savepoint v',
-        ]),
-    },
-    {
-      name: 'advisory locks (session and transaction level, a spread of keys)',
-      statements: () => [
-        'select pg_advisory_lock(k) from generate_series(0, 63) k',
-        'select pg_advisory_xact_lock(k::int, j::int) from generate_series(7300, 7310) k, generate_series(-3, 3) j',
-        `select pg_advisory_lock(hashtext('intake_sync'))`,
-      ],
-    },
-    {
-      name: 'everything at once: register, the other writers, SET CONSTRAINTS ALL IMMEDIATE, then an error left unrolled',
-      statements: () => [register(20 + n), send(20 + n), 'set constraints all immediate', 'select 1/0'],
-    },
-  ];
+  const holds = tenantHolds(FEED_A);
 
   for (const hold of holds) {
     it(`${hold.name}: clinic-b's app and status commits do not wait`, { timeout: 60_000 }, async () => {
       const b = c.as(appB);
       try {
-        const outcomes = await whileHeld(hold.statements(), async (holderPid) => {
+        const outcomes = await whileHeld(hold.statements(n), async (holderPid) => {
           // the registrations really hold clinic-a's change clock (the attack of the issue)
           if (hold.name.startsWith('register')) {
             const [clock] = await c.owner<{ holder: string }[]>`select intake_sync._lock_holder(xmax) as holder
