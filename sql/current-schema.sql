@@ -280,6 +280,20 @@ END
 $$;
 
 --
+-- Name: _create_feed_serials(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._create_feed_serials() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  PERFORM "intake_sync"."_feed_serial_sequence"(t.tag, NEW.feed) FROM (VALUES ('audit'), ('changes'), ('outbox')) t(tag);
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: _feed_access_check(text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -388,6 +402,40 @@ BEGIN
   END LOOP;
 END
 $$;
+
+--
+-- Name: _feed_serial_sequence(text, text); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._feed_serial_sequence(tag text, feed text) RETURNS regclass
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+  tbl text := CASE _feed_serial_sequence.tag WHEN 'audit' THEN 'audit_entries' WHEN 'changes' THEN 'status_changes'
+    WHEN 'outbox' THEN 'outbox' END;
+  seq_name text := 'feed_serial_' || _feed_serial_sequence.tag || '_'
+    || pg_catalog.left(pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(COALESCE(_feed_serial_sequence.feed, ''), 'UTF8')), 'hex'), 32);
+  seq regclass := pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'intake_sync', seq_name));
+  last bigint;
+BEGIN
+  IF seq IS NOT NULL THEN
+    RETURN seq;
+  END IF;
+  IF tbl IS NULL THEN
+    RAISE EXCEPTION 'tag: one of audit, changes, outbox (not %)', _feed_serial_sequence.tag USING ERRCODE = '22023', COLUMN = 'tag';
+  END IF;
+  EXECUTE pg_catalog.format('SELECT pg_catalog.max(x.feed_serial) FROM %I.%I x WHERE x.feed IS NOT DISTINCT FROM $1', 'intake_sync', tbl)
+    INTO last USING _feed_serial_sequence.feed;
+  BEGIN
+    EXECUTE pg_catalog.format('CREATE SEQUENCE %I.%I AS bigint START WITH %s CACHE 1', 'intake_sync', seq_name, COALESCE(last, 0) + 1);
+  EXCEPTION WHEN duplicate_table OR unique_violation THEN
+    -- another transaction created it first (and committed: its catalog row was waited for)
+    NULL;
+  END;
+  RETURN pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'intake_sync', seq_name));
+END
+$_$;
 
 --
 -- Name: _feed_visible(text); Type: FUNCTION; Schema: intake_sync
@@ -833,6 +881,20 @@ $_$;
 CREATE FUNCTION intake_sync._normalise_erx(value text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT NULLIF("intake_sync"."_js_trim"(value), '') $$;
+
+--
+-- Name: _number_in_feed(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._number_in_feed() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  NEW.feed_serial := pg_catalog.nextval("intake_sync"."_feed_serial_sequence"(TG_ARGV[0], NEW.feed));
+  RETURN NEW;
+END
+$$;
 
 --
 -- Name: _object_problem(jsonb, text, text); Type: FUNCTION; Schema: intake_sync
@@ -1788,7 +1850,7 @@ BEGIN
   END IF;
   PERFORM "intake_sync"."_require_feed"(cancel_prescription.feed);
   INSERT INTO "intake_sync"."outbox" ("feed", "external_id", "kind") VALUES (cancel_prescription.feed, external, 'cancel')
-  RETURNING "id" INTO row_id;
+  RETURNING "feed_serial" INTO row_id;
   PERFORM "intake_sync"."_audit"('outbox.cancel', cancel_prescription.feed, external, pg_catalog.jsonb_build_object('outbox_id', row_id));
   RETURN row_id;
 END
@@ -2382,6 +2444,7 @@ CREATE FUNCTION intake_sync.request_reveal(feed text, event_id text) RETURNS big
 #variable_conflict use_column
 DECLARE
   key text := "intake_sync"."_require_identifier"('event_id', request_reveal.event_id);
+  entry bigint;
 BEGIN
   PERFORM "intake_sync"."_require_feed"(request_reveal.feed);
   PERFORM 1 FROM "intake_sync"."quarantine" q WHERE q.feed = request_reveal.feed AND q.quarantine_key = key;
@@ -2392,8 +2455,10 @@ BEGIN
   -- the top-level transaction (a savepoint's too): show_quarantined asks whether it committed; and
   -- the role the caller acts as (SET ROLE: the console's SSO mode logs in once for many people, each
   -- under their mapped role and `intake_sync.actor`), so the request counts for that role and person only
-  RETURN "intake_sync"."_audit_entry"('quarantine.reveal_requested', request_reveal.feed, key,
+  entry := "intake_sync"."_audit_entry"('quarantine.reveal_requested', request_reveal.feed, key,
     pg_catalog.jsonb_build_object('xact', pg_catalog.pg_current_xact_id()::text, 'role', "intake_sync"."_calling_role"()));
+  -- the row's number within its feed (audit_trail.id, 0032): its global id would count other feeds' rows
+  RETURN (SELECT a."feed_serial" FROM "intake_sync"."audit_entries" a WHERE a."id" = entry);
 END
 $$;
 
@@ -2552,7 +2617,7 @@ BEGIN
   INSERT INTO "intake_sync"."outbox" ("feed", "external_id", "kind", "body")
   VALUES (send_prescription.feed, external, 'send', send_prescription.prescription)
   ON CONFLICT ("feed", "external_id") WHERE "kind" = 'send' AND "state" IN ('pending', 'delivered') DO NOTHING
-  RETURNING "id" INTO row_id;
+  RETURNING "feed_serial" INTO row_id;
   IF row_id IS NULL THEN
     RAISE EXCEPTION 'prescription.external_id: already in the outbox (pending or delivered)'
       USING ERRCODE = '23505', COLUMN = 'prescription.external_id';
@@ -2806,6 +2871,7 @@ CREATE TABLE intake_sync.audit_entries (
     feed text,
     subject text,
     detail jsonb DEFAULT '{}'::jsonb NOT NULL,
+    feed_serial bigint NOT NULL,
     CONSTRAINT audit_entries_action_check CHECK ((action ~ '^[a-z][a-z_.]{0,63}$'::text)),
     CONSTRAINT audit_entries_on_behalf_of_check CHECK (((on_behalf_of IS NULL) OR (length(on_behalf_of) <= 256))),
     CONSTRAINT audit_entries_subject_check CHECK (((subject IS NULL) OR (length(subject) <= 512)))
@@ -2819,6 +2885,7 @@ ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN action SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN feed SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN subject SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN detail SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.audit_entries ALTER COLUMN feed_serial SET STATISTICS 0;
 
 --
 -- Name: audit_entries_id_seq; Type: SEQUENCE; Schema: intake_sync
@@ -2856,7 +2923,7 @@ CREATE VIEW intake_sync.audit_log AS
 --
 
 CREATE VIEW intake_sync.audit_trail WITH (security_barrier='true') AS
- SELECT a.id,
+ SELECT a.feed_serial AS id,
     a.at,
     a.actor,
     a.on_behalf_of,
@@ -3191,10 +3258,10 @@ CREATE TABLE intake_sync.outbox (
     sent_through text,
     body_sha256 text,
     answered_at timestamp with time zone,
+    feed_serial bigint NOT NULL,
     CONSTRAINT outbox_kind_check CHECK ((kind = ANY (ARRAY['send'::text, 'cancel'::text]))),
     CONSTRAINT outbox_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
 );
-ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN id SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN external_id SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN kind SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN body SET STATISTICS 0;
@@ -3210,6 +3277,7 @@ ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN last_attempt_at SET STATISTICS 
 ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN completed_at SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN feed SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN answered_at SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.outbox ALTER COLUMN feed_serial SET STATISTICS 0;
 
 --
 -- Name: quarantine; Type: TABLE; Schema: intake_sync
@@ -3350,7 +3418,7 @@ ALTER SEQUENCE intake_sync.outbox_id_seq OWNED BY intake_sync.outbox.id;
 --
 
 CREATE VIEW intake_sync.outbox_status WITH (security_barrier='true') AS
- SELECT o.id,
+ SELECT o.feed_serial AS id,
     o.external_id,
     o.kind,
     o.state,
@@ -3473,9 +3541,9 @@ CREATE TABLE intake_sync.status_changes (
     event_id text,
     occurred_at timestamp with time zone,
     changed_at timestamp with time zone DEFAULT now() NOT NULL,
-    feed text DEFAULT 'default'::text NOT NULL
+    feed text DEFAULT 'default'::text NOT NULL,
+    feed_serial bigint NOT NULL
 );
-ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN id SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN external_id SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN previous_status SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN new_status SET STATISTICS 0;
@@ -3483,13 +3551,14 @@ ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN event_id SET STATISTICS
 ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN occurred_at SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN changed_at SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN feed SET STATISTICS 0;
+ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN feed_serial SET STATISTICS 0;
 
 --
 -- Name: prescription_history; Type: VIEW; Schema: intake_sync
 --
 
 CREATE VIEW intake_sync.prescription_history WITH (security_barrier='true') AS
- SELECT s.id,
+ SELECT s.feed_serial AS id,
     s.feed,
     s.external_id,
     s.previous_status,
@@ -3999,6 +4068,12 @@ CREATE INDEX outbox_feed_external_id_idx ON intake_sync.outbox USING btree (feed
 CREATE INDEX outbox_feed_pending_idx ON intake_sync.outbox USING btree (feed, external_id, id) WHERE (state = 'pending'::text);
 
 --
+-- Name: outbox_feed_serial_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE UNIQUE INDEX outbox_feed_serial_idx ON intake_sync.outbox USING btree (feed, feed_serial);
+
+--
 -- Name: outbox_one_live_send_idx; Type: INDEX; Schema: intake_sync
 --
 
@@ -4095,10 +4170,22 @@ CREATE INDEX status_changes_xid_idx ON intake_sync.status_changes USING btree (x
 CREATE INDEX subscription_links_prescription_id_idx ON intake_sync.subscription_links USING btree (prescription_id);
 
 --
+-- Name: audit_entries audit_entries_feed_serial; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER audit_entries_feed_serial BEFORE INSERT ON intake_sync.audit_entries FOR EACH ROW EXECUTE FUNCTION intake_sync._number_in_feed('audit');
+
+--
 -- Name: change_commits change_commits_stamp; Type: TRIGGER; Schema: intake_sync
 --
 
 CREATE CONSTRAINT TRIGGER change_commits_stamp AFTER INSERT ON intake_sync.change_commits DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION intake_sync.stamp_change_commit();
+
+--
+-- Name: feed_checkpoints feed_checkpoints_feed_serials; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER feed_checkpoints_feed_serials AFTER INSERT ON intake_sync.feed_checkpoints FOR EACH ROW EXECUTE FUNCTION intake_sync._create_feed_serials();
 
 --
 -- Name: outbox outbox_answered_request; Type: TRIGGER; Schema: intake_sync
@@ -4117,6 +4204,12 @@ CREATE TRIGGER outbox_cancel_delivered AFTER UPDATE OF state ON intake_sync.outb
 --
 
 CREATE TRIGGER outbox_cancel_delivered_insert AFTER INSERT ON intake_sync.outbox FOR EACH ROW WHEN (((new.kind = 'cancel'::text) AND (new.state = 'delivered'::text))) EXECUTE FUNCTION intake_sync._mark_cancel_delivered();
+
+--
+-- Name: outbox outbox_feed_serial; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER outbox_feed_serial BEFORE INSERT ON intake_sync.outbox FOR EACH ROW EXECUTE FUNCTION intake_sync._number_in_feed('outbox');
 
 --
 -- Name: prescriptions prescriptions_cancel_delivered; Type: TRIGGER; Schema: intake_sync
@@ -4153,6 +4246,12 @@ CREATE TRIGGER prescriptions_status_changes AFTER UPDATE ON intake_sync.prescrip
 --
 
 CREATE TRIGGER prescriptions_terminal_at BEFORE INSERT OR UPDATE OF status_rank, cancellation_requested_at ON intake_sync.prescriptions FOR EACH ROW WHEN (((new.terminal_at IS NULL) AND ((new.status_rank >= 4) OR (new.cancellation_requested_at IS NOT NULL)))) EXECUTE FUNCTION intake_sync._stamp_terminal_at();
+
+--
+-- Name: status_changes status_changes_feed_serial; Type: TRIGGER; Schema: intake_sync
+--
+
+CREATE TRIGGER status_changes_feed_serial BEFORE INSERT ON intake_sync.status_changes FOR EACH ROW EXECUTE FUNCTION intake_sync._number_in_feed('changes');
 
 --
 -- Name: change_commit_feeds change_commit_feeds_xid_change_commits_xid_fk; Type: FK CONSTRAINT; Schema: intake_sync
@@ -4223,6 +4322,12 @@ REVOKE ALL ON FUNCTION intake_sync._calling_role() FROM PUBLIC;
 REVOKE ALL ON FUNCTION intake_sync._change_clock(feed text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _create_feed_serials(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._create_feed_serials() FROM PUBLIC;
+
+--
 -- Name: FUNCTION _feed_access_check(feed text); Type: ACL; Schema: intake_sync
 --
 
@@ -4239,6 +4344,12 @@ REVOKE ALL ON FUNCTION intake_sync._feed_configured_check(feed text) FROM PUBLIC
 --
 
 REVOKE ALL ON FUNCTION intake_sync._feed_lock(feed text, lock text, exclusive boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _feed_serial_sequence(tag text, feed text); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._feed_serial_sequence(tag text, feed text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _finding_key(digest text); Type: ACL; Schema: intake_sync
@@ -4365,6 +4476,12 @@ REVOKE ALL ON FUNCTION intake_sync._normalise_date(value text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION intake_sync._normalise_erx(value text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _number_in_feed(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._number_in_feed() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _object_problem(obj jsonb, path text, object_name text); Type: ACL; Schema: intake_sync
