@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../../src/db/connection.js';
 import { runMigrations } from '../../../src/db/migrate.js';
@@ -69,6 +70,19 @@ describe.skipIf(!reachable)(`0032 numbers existing rows per feed (${reachable ? 
   });
 
   it("continues each feed's numbers after the upgrade, whatever the writer gives", async () => {
+    // the migration made each feed's sequences (and the audit trail's of no feed): the first write creates none
+    const made = await empty.sql<{ relname: string }[]>`
+      select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'intake_sync' and c.relkind = 'S' and c.relname like 'feed_serial\_%' order by 1`;
+    const hash = (feed: string) => createHash('sha256').update(feed).digest('hex').slice(0, 32);
+    expect(made.map((r) => r.relname)).toEqual(
+      ['audit_east', 'audit_west', 'audit_', 'changes_east', 'changes_west', 'outbox_east', 'outbox_west']
+        .map((name) => {
+          const [tag, feed] = name.split('_') as [string, string];
+          return `feed_serial_${tag}_${hash(feed)}`;
+        })
+        .sort(),
+    );
     await empty.sql`insert into intake_sync.outbox (feed, external_id, kind, feed_serial) values ('east', 'rx-new', 'send', 1)`;
     await empty.sql`insert into intake_sync.audit_entries (actor, action, feed) values ('owner', 'migrate', null)`;
     const [row] = await empty.sql<{ n: string }[]>`select feed_serial::text as n from intake_sync.outbox where external_id = 'rx-new'`;
