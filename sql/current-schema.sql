@@ -890,8 +890,14 @@ CREATE FUNCTION intake_sync._number_in_feed() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+  seq regclass := pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'intake_sync', 'feed_serial_' || TG_ARGV[0] || '_'
+    || pg_catalog.left(pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(COALESCE(NEW.feed, ''), 'UTF8')), 'hex'), 32)));
 BEGIN
-  NEW.feed_serial := pg_catalog.nextval("intake_sync"."_feed_serial_sequence"(TG_ARGV[0], NEW.feed));
+  IF seq IS NULL THEN
+    seq := "intake_sync"."_feed_serial_sequence"(TG_ARGV[0], NEW.feed);
+  END IF;
+  NEW.feed_serial := pg_catalog.nextval(seq);
   RETURN NEW;
 END
 $$;
