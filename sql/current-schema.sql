@@ -4062,6 +4062,12 @@ CREATE INDEX outbox_body_kept_idx ON intake_sync.outbox USING btree (feed, compl
 CREATE INDEX outbox_due_idx ON intake_sync.outbox USING btree (feed, next_attempt_at, id) WHERE (state = 'pending'::text);
 
 --
+-- Name: outbox_failed_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX outbox_failed_idx ON intake_sync.outbox USING btree (feed) WHERE (state = 'failed'::text);
+
+--
 -- Name: outbox_feed_external_id_idx; Type: INDEX; Schema: intake_sync
 --
 
