@@ -8,6 +8,7 @@
 //   --events N     events across two feeds (default 1000000; findings are a ninth of them)
 //   --requests N   requests per page (default 20)
 //   --analyze      ANALYZE the tables before measuring
+//   --both         measure with no statistics, then ANALYZE and measure again, on the same seed
 //   --explain      print EXPLAIN ANALYZE of the quarantine list's default query first
 //   --keep         keep the database
 import { randomBytes } from 'node:crypto';
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
   const events = option('--events', 1_000_000, 90);
   const requests = option('--requests', 20);
   const keep = process.argv.includes('--keep');
+  const both = process.argv.includes('--both');
   const analyze = process.argv.includes('--analyze');
   const serverUrl = process.env.DATABASE_URL ?? DEFAULT_SERVER_URL;
   const role = `bench_console_${randomBytes(4).toString('hex')}`;
@@ -90,8 +92,7 @@ async function main(): Promise<void> {
     await owner
       .unsafe(grantsScript('app', 'intake_sync', role, { kind: 'feeds', feeds: ['clinic_a'] }).join('\n'))
       .finally(() => owner.end({ timeout: 5 }));
-    if (analyze) await db.sql.unsafe('analyze');
-    const [stats] = await db.sql<{ n: number }[]>`select count(*)::int as n from pg_stats where schemaname = 'intake_sync'`;
+    if (analyze && !both) await db.sql.unsafe('analyze');
     if (process.argv.includes('--explain')) {
       const plan = await db.sql.unsafe(
         'explain (analyze, costs off) select * from intake_sync.quarantine_open q order by held_since desc, feed desc, quarantine_key desc limit 51',
@@ -104,30 +105,46 @@ async function main(): Promise<void> {
     );
     running = await startConsole(deps, '127.0.0.1', 0);
     const session = await signIn(running.url, role, password);
-    console.log(
-      `bench:console: ${seeded.events} events, ${seeded.openFindings} open findings (${seeded.resolvedFindings} resolved), ` +
-        `${seeded.prescriptions} prescriptions on ${FEEDS.length} feeds, seeded in ${seedS.toFixed(1)} s; ` +
-        `statistics: ${analyze ? 'after ANALYZE' : 'none'} (${stats?.n ?? 0} pg_stats rows); ${requests} requests a page; ` +
-        `client time on loopback (no Server-Timing header); load average ${loadavg()[0]?.toFixed(1)}`,
-    );
-    console.log('| page | p50 ms | p95 ms | max ms | status |');
-    console.log('| --- | --- | --- | --- | --- |');
-    let worst = 0;
-    for (const [label, path] of pages(seeded.prescriptions)) {
-      const times: number[] = [];
-      let status = 0;
-      for (let i = 0; i < requests; i++) {
-        const timed = await timePage(running.url, path, session);
-        times.push(timed.ms);
-        status = timed.status;
+    // the closure's own constants (a `let` is not narrowed inside it)
+    const database = db;
+    const url = running.url;
+    const measure = async (statistics: string): Promise<number> => {
+      const [stats] = await database.sql<{ n: number }[]>`select count(*)::int as n from pg_stats where schemaname = 'intake_sync'`;
+      console.log(
+        `bench:console: ${seeded.events} events, ${seeded.openFindings} open findings (${seeded.resolvedFindings} resolved), ` +
+          `${seeded.prescriptions} prescriptions on ${FEEDS.length} feeds, seeded in ${seedS.toFixed(1)} s; ` +
+          `statistics: ${statistics} (${stats?.n ?? 0} pg_stats rows); ${requests} requests a page; ` +
+          `client time on loopback (no Server-Timing header); load average ${loadavg()[0]?.toFixed(1)}`,
+      );
+      console.log('| page | p50 ms | p95 ms | max ms | status |');
+      console.log('| --- | --- | --- | --- | --- |');
+      let worst = 0;
+      for (const [label, path] of pages(seeded.prescriptions)) {
+        const times: number[] = [];
+        let status = 0;
+        for (let i = 0; i < requests; i++) {
+          const timed = await timePage(url, path, session);
+          times.push(timed.ms);
+          status = timed.status;
+        }
+        times.sort((a, b) => a - b);
+        const p95 = percentile(times, 95);
+        worst = Math.max(worst, p95);
+        console.log(
+          `| ${label} | ${percentile(times, 50).toFixed(1)} | ${p95.toFixed(1)} | ${(times.at(-1) ?? 0).toFixed(1)} | ${status} |`,
+        );
+        if (status !== 200) throw new Error(`${path}: answered ${status}`);
       }
-      times.sort((a, b) => a - b);
-      const p95 = percentile(times, 95);
-      worst = Math.max(worst, p95);
-      console.log(`| ${label} | ${percentile(times, 50).toFixed(1)} | ${p95.toFixed(1)} | ${(times.at(-1) ?? 0).toFixed(1)} | ${status} |`);
-      if (status !== 200) throw new Error(`${path}: answered ${status}`);
+      console.log(
+        `bench:console: worst p95 ${worst.toFixed(1)} ms (target <= ${TARGET_MS} ms): ${worst <= TARGET_MS ? 'within' : 'OVER'}; load average ${loadavg()[0]?.toFixed(1)}`,
+      );
+      return worst;
+    };
+    let worst = await measure(analyze && !both ? 'after ANALYZE' : 'none');
+    if (both) {
+      await database.sql.unsafe('analyze');
+      worst = Math.max(worst, await measure('after ANALYZE'));
     }
-    console.log(`bench:console: worst p95 ${worst.toFixed(1)} ms (target <= ${TARGET_MS} ms): ${worst <= TARGET_MS ? 'within' : 'OVER'}`);
     process.exitCode = worst <= TARGET_MS ? 0 : 1;
   } finally {
     await running?.close().catch(() => {});

@@ -46,7 +46,15 @@ export async function connectAsRole(target: DatabaseTarget, role: string, passwo
       idle_timeout: 300,
       fetch_types: false,
       onnotice: () => {},
-      connection: { application_name: 'intake-sync-console', statement_timeout: 15_000, idle_in_transaction_session_timeout: 30_000 },
+      // jit off: every page is a few index lookups, and with planner statistics a page's estimated cost
+      // passed jit_above_cost, so each request compiled its plan first: about 1 s of a prescriptions
+      // search that ran in 20 ms (bench:console at 1M, after ANALYZE; the overdue scrape does the same)
+      connection: {
+        application_name: 'intake-sync-console',
+        statement_timeout: 15_000,
+        idle_in_transaction_session_timeout: 30_000,
+        jit: 'off',
+      },
     },
     { variable: 'DATABASE_URL', caFile: target.caFile },
   );

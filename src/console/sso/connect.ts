@@ -24,6 +24,8 @@ export async function connectAsMappedRole(target: DatabaseTarget, sso: SsoSettin
         application_name: 'intake-sync-console',
         statement_timeout: 15_000,
         idle_in_transaction_session_timeout: 30_000,
+        // no JIT for the pages' small queries (user-connection.ts says why)
+        jit: 'off',
         role,
         'intake_sync.actor': actor,
       } as Record<string, string | number>,
