@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantsScript } from '../../../src/cli/commands/grants/grants.js';
+import { grantsScript } from '../../../src/db/grants-script.js';
 import { auditPositionText, parseAuditPosition } from '../../../src/console/pages/audit.js';
 import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
 import { roleTagStatement } from '../../support/test-run.js';
