@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { connectAsRole, databaseTarget } from '../../src/console/user-connection.js';
-import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../helpers/db.js';
+import { ADMIN_URL, NEEDS_POSTGRES, postgresReachable } from '../support/db.js';
 
 // A signed-in role's connection carries the console's session settings: statements time out, an idle
 // transaction ends, and JIT is off (with planner statistics a page's estimated cost passed

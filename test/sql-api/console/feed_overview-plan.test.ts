@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { postgresReachable } from '../../helpers/db.js';
-import { clearStatistics, usePlanDatabase } from '../helpers/plans.js';
+import { postgresReachable } from '../../support/db.js';
+import { clearStatistics, usePlanDatabase } from '../../support/sql-api/plans.js';
 
 // The Feeds page (feed_overview) at size (issue 34 §6, bench:console at 1M events): each feed's failed
 // outbox rows were counted by reading every outbox row of the feed (161 ms of the page's 350 under

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityOf, samplePrescription } from '../../../src/sandbox/fixtures.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
-import { NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
-import { event } from '../../sync/fixtures.js';
-import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../helpers/two-clinics.js';
+import { NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
+import { event } from '../../support/sync/fixtures.js';
+import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 
 // Issue 33 §4: the ids an app reads count only its own feed. The app of clinic-a writes and reads
 // through the SQL API while clinic-b writes many rows in between; every id clinic-a's app sees

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../../src/db/connection.js';
 import { runMigrations } from '../../../src/db/migrate.js';
 import { readMigrationFiles } from '../../../src/db/migration-files.js';
-import { createEmptyDatabase, type EmptyDatabase, NEEDS_POSTGRES, postgresReachable } from '../../helpers/db.js';
+import { createEmptyDatabase, type EmptyDatabase, NEEDS_POSTGRES, postgresReachable } from '../../support/db.js';
 
 // drizzle/0032_feed_serial_ids.sql on a database with rows (issue 33 §4): each feed's existing rows are
 // numbered 1..n in their old id order, the sends' audit rows name their outbox row by its new number
