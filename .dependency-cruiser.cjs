@@ -1,6 +1,6 @@
 // The import rules of src/ (CONTRIBUTING.md, "Layout"). `npm run lint:imports` checks them in CI,
 // so the layering cannot drift back (test/layout/import-rules.test.ts plants upward imports to prove it).
-// The rooms, top to bottom: cli -> daemon -> {ops, console, api, sandbox} and config -> sync -> store-api -> db, intake -> log, lib;
+// The rooms, top to bottom: cli -> daemon -> {ops, console, api, sandbox} and config -> sync -> store-api -> db, intake -> telemetry, log, lib;
 // nothing imports cli, only cli imports daemon. Inside src/sync, top to bottom:
 //   compose-worker -> outbox -> {version-migration, resync, leadership, retention, statistics, activity} -> poll -> {apply, feed-admin} -> {matching, state}
 // A folder may import its own files and any folder below it, never one above or beside it
@@ -54,10 +54,10 @@ module.exports = {
     },
     {
       name: 'contract-stands-alone',
-      comment: "src/intake is the operator's contract: both sides import it, it imports only lib and the logger type",
+      comment: "src/intake is the operator's contract: both sides import it, it imports only lib, the logger type and the spans of src/telemetry",
       severity: 'error',
       from: { path: '^src/intake/' },
-      to: { path: '^src/', pathNot: '^src/(intake|lib)/|^src/log/log\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(intake|lib|telemetry)/|^src/log/log\\.ts$' },
     },
     {
       name: 'sandbox-not-vendor',
@@ -158,6 +158,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(console|api|ops)/|^src/index\\.ts$' },
       to: { path: '^src/sync/', pathNot: '^src/sync/(state/|retention/retention-classes\\.ts$)' },
+    },
+    {
+      name: 'telemetry-stands-alone',
+      comment:
+        'src/telemetry (spans, the attribute allow-list, the lazily loaded OpenTelemetry SDK) imports nothing of ours but lib and the version, so every room may trace',
+      severity: 'error',
+      from: { path: '^src/telemetry/' },
+      to: { path: '^src/', pathNot: '^src/(telemetry|lib)/|^src/version\\.ts$' },
     },
     {
       name: 'src-not-test',

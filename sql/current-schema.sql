@@ -32,7 +32,8 @@ CREATE TYPE intake_sync.status_change AS (
 	event_id text,
 	occurred_at timestamp with time zone,
 	changed_at timestamp with time zone,
-	feed text
+	feed text,
+	trace_id text
 );
 
 --
@@ -2780,14 +2781,14 @@ BEGIN
     END IF;
   END IF;
   FOR r IN
-    SELECT w.k, w.feed, w.commit_seq, w.n, w.external_id, w.previous_status, w.new_status, w.event_id, w.occurred_at, w.changed_at
+    SELECT w.k, w.feed, w.commit_seq, w.n, w.external_id, w.previous_status, w.new_status, w.event_id, w.occurred_at, w.changed_at, w.trace_id
     FROM (
-      SELECT p.k, p.feed, x.commit_seq, x.n, x.external_id, x.previous_status, x.new_status, x.event_id, x.occurred_at, x.changed_at,
+      SELECT p.k, p.feed, x.commit_seq, x.n, x.external_id, x.previous_status, x.new_status, x.event_id, x.occurred_at, x.changed_at, x.trace_id,
         -- never decreasing in the feed's own order, so sorting by it keeps each feed's commit order
         pg_catalog.max(x.committed_at) OVER (PARTITION BY p.feed ORDER BY x.commit_seq, x.n) AS stamped
       FROM ROWS FROM (pg_catalog.unnest(feeds), pg_catalog.unnest(at_seq), pg_catalog.unnest(at_n)) WITH ORDINALITY AS p(feed, seq, n, k)
       CROSS JOIN LATERAL (
-        SELECT c.commit_seq, c.committed_at, y.n, y.external_id, y.previous_status, y.new_status, y.event_id, y.occurred_at, y.changed_at
+        SELECT c.commit_seq, c.committed_at, y.n, y.external_id, y.previous_status, y.new_status, y.event_id, y.occurred_at, y.changed_at, y.trace_id
         -- each commit holds at least one change of its feed, but the cursor's own commit may hold
         -- none past the cursor: given_max + 1 commits per feed are enough
         FROM (
@@ -2797,7 +2798,7 @@ BEGIN
         ) c
         CROSS JOIN LATERAL (
           SELECT pg_catalog.row_number() OVER (ORDER BY s.id) AS n, s.external_id, s.previous_status, s.new_status, s.event_id,
-            s.occurred_at, s.changed_at
+            s.occurred_at, s.changed_at, s.trace_id
           FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid AND s.feed = p.feed
         ) y
         WHERE c.commit_seq > p.seq OR y.n > p.n
@@ -2819,6 +2820,7 @@ BEGIN
     change.occurred_at := r.occurred_at;
     change.changed_at := r.changed_at;
     change.feed := r.feed;
+    change.trace_id := r.trace_id;
     RETURN NEXT change;
   END LOOP;
 END $_$;
@@ -3265,6 +3267,12 @@ CREATE TABLE intake_sync.outbox (
     body_sha256 text,
     answered_at timestamp with time zone,
     feed_serial bigint NOT NULL,
+    traceparent text DEFAULT 
+CASE
+    WHEN ((current_setting('intake_sync.traceparent'::text, true) ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text) AND (substr(current_setting('intake_sync.traceparent'::text, true), 4, 32) <> '00000000000000000000000000000000'::text) AND (substr(current_setting('intake_sync.traceparent'::text, true), 37, 16) <> '0000000000000000'::text)) THEN current_setting('intake_sync.traceparent'::text, true)
+    ELSE NULL::text
+END,
+    delivery_traceparent text,
     CONSTRAINT outbox_kind_check CHECK ((kind = ANY (ARRAY['send'::text, 'cancel'::text]))),
     CONSTRAINT outbox_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
 );
@@ -3548,7 +3556,12 @@ CREATE TABLE intake_sync.status_changes (
     occurred_at timestamp with time zone,
     changed_at timestamp with time zone DEFAULT now() NOT NULL,
     feed text DEFAULT 'default'::text NOT NULL,
-    feed_serial bigint NOT NULL
+    feed_serial bigint NOT NULL,
+    trace_id text DEFAULT substr(
+CASE
+    WHEN ((current_setting('intake_sync.traceparent'::text, true) ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text) AND (substr(current_setting('intake_sync.traceparent'::text, true), 4, 32) <> '00000000000000000000000000000000'::text) AND (substr(current_setting('intake_sync.traceparent'::text, true), 37, 16) <> '0000000000000000'::text)) THEN current_setting('intake_sync.traceparent'::text, true)
+    ELSE NULL::text
+END, 4, 32)
 );
 ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN external_id SET STATISTICS 0;
 ALTER TABLE ONLY intake_sync.status_changes ALTER COLUMN previous_status SET STATISTICS 0;
@@ -4168,6 +4181,12 @@ CREATE INDEX quarantine_resolved_idx ON intake_sync.quarantine USING btree (feed
 --
 
 CREATE INDEX status_changes_external_id_idx ON intake_sync.status_changes USING btree (feed, external_id, id);
+
+--
+-- Name: status_changes_trace_id_idx; Type: INDEX; Schema: intake_sync
+--
+
+CREATE INDEX status_changes_trace_id_idx ON intake_sync.status_changes USING btree (trace_id) WHERE (trace_id IS NOT NULL);
 
 --
 -- Name: status_changes_xid_idx; Type: INDEX; Schema: intake_sync

@@ -14,6 +14,8 @@ export interface StatusChange {
   changed_at: string;
   /** the prescription's feed (operator account) */
   feed: string;
+  /** the W3C trace id of the transaction that made the change (the page's span), null when untraced */
+  trace_id: string | null;
 }
 
 const iso = (value: unknown): string | null =>
@@ -30,5 +32,6 @@ export function toStatusChange(row: Record<string, unknown>): StatusChange {
     occurred_at: iso(row.occurred_at),
     changed_at: iso(row.changed_at) ?? '',
     feed: String(row.feed),
+    trace_id: typeof row.trace_id === 'string' ? row.trace_id : null,
   };
 }

@@ -11,7 +11,7 @@ if (!runtime.ok) {
 if (runtime.warning) process.stderr.write(`${runtime.warning}\n`);
 // then, before the commands load: `run` without the daemon's V8 flags restarts itself with them
 relaunchWithDaemonFlags();
-const { Command, CommanderError } = await import('commander');
+const { CommanderError } = await import('commander');
 const { reportCliError, usageLine } = await import('./context/errors.js');
 // a `.env` in the working directory, as Node reads one: the real environment wins (docs/configuration.md)
 try {
@@ -20,10 +20,20 @@ try {
 } catch (error) {
   process.exit(reportCliError(error));
 }
+// OTEL_* (docs/operations.md, "Tracing"): unset, nothing of the OpenTelemetry SDK is loaded
+let telemetry: import('../telemetry/start.js').Telemetry;
+try {
+  const { loadTelemetryConfig } = await import('../config/config.js');
+  const { startTelemetry } = await import('../telemetry/start.js');
+  telemetry = await startTelemetry(loadTelemetryConfig(process.env));
+} catch (error) {
+  process.exit(reportCliError(error));
+}
 const { registerCommands } = await import('./commands.js');
+const { TracedCommand } = await import('./traced-command.js');
 const { VERSION } = await import('../version.js');
 
-const program = new Command()
+const program = new TracedCommand()
   .name('intake-sync')
   .description('Sync a prescriber vendor Postgres with the Prescription Intake API (2024-12-10)')
   .version(VERSION, '-V, --version', 'print the version and exit')
@@ -43,4 +53,7 @@ try {
   } else {
     process.exitCode = reportCliError(error);
   }
+} finally {
+  // the spans still buffered leave before the process does
+  await telemetry.shutdown();
 }

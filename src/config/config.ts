@@ -9,6 +9,8 @@ import { givenValueNote } from './given.js';
 import { DURATION_RULE, parseDuration } from '../lib/duration.js';
 import { tlsSettingsFor } from '../db/tls.js';
 import { deadlineSetting } from './overdue-deadlines.js';
+import { telemetryEnvSchema, telemetryEnvShape, telemetrySettingsOf } from './telemetry-env.js';
+import type { TelemetrySettings } from '../telemetry/settings.js';
 
 const intFromEnv = (min: number, max: number) => {
   const message = `must be a whole number from ${min} to ${max}`;
@@ -210,6 +212,8 @@ export const envSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
       .optional(),
+    // OpenTelemetry (docs/operations.md, "Tracing"): the standard OTEL_* variables, off when unset
+    ...telemetryEnvShape,
   })
   .superRefine((env, ctx) => {
     if (env.LEASE_TTL_MS < 2 * env.LEASE_RETRY_MS) {
@@ -263,10 +267,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = envSchema.safeParse(present, { error: plainRule });
   if (result.success) return result.data;
-  // what was expected (zod's message) and what was given (unless it may be a secret)
-  const lines = result.error.issues.map((issue) => {
-    const variable = issue.path.join('.');
-    return `${variable || '(env)'}: ${issue.message}${givenValueNote(variable, present[variable])}`;
-  });
-  throw new ConfigError(lines);
+  throw configErrorOf(result.error.issues, present);
+}
+
+/** The OTEL_* variables alone (read by every command before it runs); throws ConfigError naming each bad one. */
+export function loadTelemetryConfig(env: NodeJS.ProcessEnv = process.env): TelemetrySettings {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = telemetryEnvSchema.safeParse(present, { error: plainRule });
+  if (result.success) return telemetrySettingsOf(result.data);
+  throw configErrorOf(result.error.issues, present);
+}
+
+// what was expected (zod's message) and what was given (unless it may be a secret)
+function configErrorOf(issues: readonly z.core.$ZodIssue[], present: Record<string, string | undefined>): ConfigError {
+  return new ConfigError(
+    issues.map((issue) => {
+      const variable = issue.path.join('.');
+      return `${variable || '(env)'}: ${issue.message}${givenValueNote(variable, present[variable])}`;
+    }),
+  );
 }

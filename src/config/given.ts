@@ -1,7 +1,15 @@
 import { terminalSafe } from '../lib/terminal-text.js';
 
 /** Variables whose value is never echoed: credentials, or URLs that may carry a password. */
-const SECRET_VARIABLES = new Set(['INTAKE_API_KEY', 'INTAKE_API_SECRET', 'DATABASE_URL', 'LEASE_DATABASE_URL', 'CONSOLE_LOGIN_PASSWORD']);
+const SECRET_VARIABLES = new Set([
+  'INTAKE_API_KEY',
+  'INTAKE_API_SECRET',
+  'DATABASE_URL',
+  'LEASE_DATABASE_URL',
+  'CONSOLE_LOGIN_PASSWORD',
+  // an OTLP backend's API key travels in the headers
+  'OTEL_EXPORTER_OTLP_HEADERS',
+]);
 
 /** Longest value echoed back; a longer one is cut (a pasted file is not a setting). */
 const MAX_SHOWN = 80;

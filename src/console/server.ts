@@ -16,6 +16,7 @@ import { overduePage } from './pages/overdue.js';
 import { prescriptionPage, prescriptionsPage } from './pages/prescriptions.js';
 import { quarantinePage } from './pages/quarantine.js';
 import { handleSignIn, sessionCookieName, showSignIn, signInNotice } from './pages/sign-in.js';
+import { requestSpans } from './request-span.js';
 import { returnPathFor } from './return-path.js';
 import { proxiedIdentity, refusedPage } from './sso/gate.js';
 import { handleSsoSignIn, showSsoSignIn } from './sso/sign-in.js';
@@ -53,6 +54,8 @@ export const NO_STORE_HEADERS: Readonly<Record<string, string>> = { 'Cache-Contr
 /** The console's routes and controls (docs/console.md). */
 export function consoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
+  // one server span per request (docs/operations.md, "Tracing"); the no-op span when tracing is off
+  app.use('*', requestSpans());
   app.use('*', SECURE_HEADERS);
   app.use('*', async (c, next) => {
     await next();

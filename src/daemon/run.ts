@@ -1,3 +1,5 @@
+import { processTelemetry } from '../telemetry/start.js';
+import type { PrometheusMetric } from '../telemetry/prometheus-bridge.js';
 import { loadConfig, type Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import type { SessionPlan } from '../db/session-plan.js';
@@ -122,6 +124,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
       reloadMetrics.register(registry);
       registerPauseMetric(registry, pauses, () => running.entries.map((e) => e.feed));
     });
+    // OTEL_METRICS_EXPORTER=otlp: the same series pushed over OTLP (the current registry at each export)
+    processTelemetry().exportMetrics(async () => (await metrics.registry.getMetricsAsJSON()) as unknown as PrometheusMetric[]);
     running.startAll();
     if (config.FEEDS_FILE)
       onHangup = startFeedsReload({

@@ -6,6 +6,7 @@ import { isConnectionLoss } from './connection-loss.js';
 import { withDeadline } from './deadline.js';
 import { setLocalTimeoutsSql } from './transaction-timeouts.js';
 import { pageClientOf, pageClientSettingsOf, replacePageClient, type PageClientSettings } from './page-client.js';
+import { setTraceContext } from './trace-context.js';
 
 /** Runs one statement of the transaction and returns its rows. */
 export type RunStatement = <T extends Record<string, unknown>>(query: SQL) => Promise<T[]>;
@@ -101,6 +102,8 @@ async function pipelined(
 ): Promise<PipelinedResult> {
   // postgres.js queries are lazy; execute() sends them now, so they go out in call order, behind one another
   const begun = beginOn(client, settings);
+  // the page's trace for the rows it writes (trace-context.ts): nothing sent when tracing is off
+  const traced = setTraceContext(client, settings.prepare);
   const answers = statements.map((statement) => {
     const { sql, params } = dialect.sqlToQuery(statement);
     return client.unsafe(sql, params as postgres.ParameterOrJSON<never>[], { prepare: settings.prepare }).execute();
@@ -108,7 +111,7 @@ async function pipelined(
   if (onFirstAnswer) answers[0]?.then(onFirstAnswer, onFirstAnswer);
   const committed = client.unsafe('commit').execute();
   // every promise observed at once: a failure in one must not leave the others unhandled
-  const settled = Promise.allSettled([begun, ...answers, committed]);
+  const settled = Promise.allSettled([begun, ...(traced ? [traced] : []), ...answers, committed]);
   let statementsDoneAt = 0;
   const rows = await Promise.all(answers).then(
     (results) => {
@@ -152,9 +155,10 @@ async function onConnection<T>(client: postgres.Sql, settings: PageClientSetting
       .execute()) as unknown as R[];
   };
   const begun = beginOn(client, settings);
+  const traced = setTraceContext(client, settings.prepare);
   let result: T;
   try {
-    [, result] = await Promise.all([begun, body(run)]);
+    [, , result] = await Promise.all([begun, traced, body(run)]);
   } catch (error) {
     // queued behind whatever is still in flight, so it ends this transaction
     if (!isConnectionLoss(error)) await client.unsafe('rollback').catch(() => {});

@@ -103,6 +103,7 @@ export class IntakeClient {
       monotonicNow: () => performance.now(),
       logger: this.#logger,
       onRetry: options.onRetry,
+      baseUrl,
     });
   }
 

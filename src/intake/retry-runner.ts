@@ -3,6 +3,8 @@ import type { Sleep } from '../lib/abortable-sleep.js';
 import { coerceError } from './errors/coerce-error.js';
 import { describeRequest, type RequestContext } from './errors/request-context.js';
 import { decideRetry, type RetryMode, type RetryPolicy } from './retry-policy.js';
+import { inRequestSpan, retryEvent } from './request-span.js';
+import { recordingSpan } from '../telemetry/spans.js';
 
 /** What a retry hook receives: enough to count and label, no bodies. */
 export interface RetryInfo {
@@ -22,6 +24,8 @@ export interface RetryRunnerDeps {
   readonly monotonicNow: () => number;
   readonly logger?: Logger;
   readonly onRetry?: (info: RetryInfo) => void;
+  /** the operator's base URL, for the request spans' server and URL attributes */
+  readonly baseUrl?: URL;
 }
 
 /**
@@ -33,7 +37,12 @@ export class RetryRunner {
   constructor(private readonly deps: RetryRunnerDeps) {}
 
   /** Runs `attempt` until it succeeds, fails for good, or the budget is spent. */
-  async run<T>(mode: RetryMode, context: RequestContext, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  run<T>(mode: RetryMode, context: RequestContext, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    // one HTTP client span per logical request, its retries as events (request-span.ts)
+    return inRequestSpan(this.deps.baseUrl, context.method, context.path, () => this.#attempts(mode, context, attempt, signal));
+  }
+
+  async #attempts<T>(mode: RetryMode, context: RequestContext, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const { policy, random, sleep, monotonicNow } = this.deps;
     const startedAt = monotonicNow();
     for (let retryIndex = 0; ; retryIndex++) {
@@ -65,5 +74,7 @@ export class RetryRunner {
       `retrying ${describeRequest(context)}`,
     );
     this.deps.onRetry?.({ method: context.method, path: context.path, ...retry });
+    const span = recordingSpan();
+    if (span) retryEvent(span, retry);
   }
 }

@@ -2,6 +2,7 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 import { uniqueKeyOptions } from './unique-keys.js';
 
 import { redactDeep } from './redaction.js';
+import { traceFields } from './trace-fields.js';
 
 export { isRedactedKey, redactDeep } from './redaction.js';
 
@@ -22,6 +23,8 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     // error objects are walked by redactDeep too (message scrubbed, parameters removed)
     serializers: { err: (error: unknown) => redactDeep(error) },
     base: { pid: process.pid },
+    // trace_id and span_id of the active span (docs/operations.md, "Tracing")
+    mixin: traceFields,
     // one key per field in every JSON line, however children and calls repeat a binding
     ...uniqueKeyOptions,
   };

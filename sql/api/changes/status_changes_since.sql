@@ -9,6 +9,8 @@
 -- order kept); a caller that sees one feed gets exactly its commit order. A 'v1:seq:id' cursor (the
 -- global clock, before 0030) is still accepted: every feed's clock starts above the global one, so it
 -- is the same position in each feed.
+-- Each row carries the trace id of the transaction that made the change (0033; null when it was not
+-- traced): a follower links the update it reads to the page that applied it.
 -- The caller's feeds are computed once (not a SECURITY DEFINER check per row); each feed is walked
 -- in change_commit_feeds by (feed, commit_seq) from its position, so a caught-up poll of a quiet feed
 -- costs an index probe per feed whatever another feed committed.
@@ -94,14 +96,14 @@ BEGIN
     END IF;
   END IF;
   FOR r IN
-    SELECT w.k, w.feed, w.commit_seq, w.n, w.external_id, w.previous_status, w.new_status, w.event_id, w.occurred_at, w.changed_at
+    SELECT w.k, w.feed, w.commit_seq, w.n, w.external_id, w.previous_status, w.new_status, w.event_id, w.occurred_at, w.changed_at, w.trace_id
     FROM (
-      SELECT p.k, p.feed, x.commit_seq, x.n, x.external_id, x.previous_status, x.new_status, x.event_id, x.occurred_at, x.changed_at,
+      SELECT p.k, p.feed, x.commit_seq, x.n, x.external_id, x.previous_status, x.new_status, x.event_id, x.occurred_at, x.changed_at, x.trace_id,
         -- never decreasing in the feed's own order, so sorting by it keeps each feed's commit order
         pg_catalog.max(x.committed_at) OVER (PARTITION BY p.feed ORDER BY x.commit_seq, x.n) AS stamped
       FROM ROWS FROM (pg_catalog.unnest(feeds), pg_catalog.unnest(at_seq), pg_catalog.unnest(at_n)) WITH ORDINALITY AS p(feed, seq, n, k)
       CROSS JOIN LATERAL (
-        SELECT c.commit_seq, c.committed_at, y.n, y.external_id, y.previous_status, y.new_status, y.event_id, y.occurred_at, y.changed_at
+        SELECT c.commit_seq, c.committed_at, y.n, y.external_id, y.previous_status, y.new_status, y.event_id, y.occurred_at, y.changed_at, y.trace_id
         -- each commit holds at least one change of its feed, but the cursor's own commit may hold
         -- none past the cursor: given_max + 1 commits per feed are enough
         FROM (
@@ -111,7 +113,7 @@ BEGIN
         ) c
         CROSS JOIN LATERAL (
           SELECT pg_catalog.row_number() OVER (ORDER BY s.id) AS n, s.external_id, s.previous_status, s.new_status, s.event_id,
-            s.occurred_at, s.changed_at
+            s.occurred_at, s.changed_at, s.trace_id
           FROM "intake_sync"."status_changes" s WHERE s.xid = c.xid AND s.feed = p.feed
         ) y
         WHERE c.commit_seq > p.seq OR y.n > p.n
@@ -133,6 +135,7 @@ BEGIN
     change.occurred_at := r.occurred_at;
     change.changed_at := r.changed_at;
     change.feed := r.feed;
+    change.trace_id := r.trace_id;
     RETURN NEXT change;
   END LOOP;
 END $_$;

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, bigserial, index, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { xid8 } from '../xid8.js';
 import { intakeSync } from './store-schema.js';
+import { TRACE_ID_OF_SETTING } from './trace-context-defaults.js';
 
 // The change feed applications follow: status changes, stamped in commit order.
 
@@ -26,6 +27,12 @@ export const statusChanges = intakeSync.table(
     changedAt: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
     /** the change's number within its feed (0032, drawn by a trigger): prescription_history's id */
     feedSerial: bigint('feed_serial', { mode: 'number' }).notNull(),
+    /**
+     * the trace of the transaction that made the change (0033): the page's span when tracing is on, an
+     * app's own when it set intake_sync.traceparent; read from that transaction-local setting by the
+     * default, null when unset or not a valid W3C traceparent. status_changes_since returns it
+     */
+    traceId: text('trace_id').default(sql`${sql.raw(TRACE_ID_OF_SETTING)}`),
   },
   // (xid, feed, id): a feed's changes of one commit, in order, by the key alone. The feed column keeps
   // no planner statistics (an app's EXPLAIN must not count another feed's rows), so an index that

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, index, integer, jsonb, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { intakeSync } from './store-schema.js';
+import { TRACEPARENT_OF_SETTING } from './trace-context-defaults.js';
 
 // Sends and cancellations an application asked for, delivered by the leader.
 
@@ -47,6 +48,14 @@ export const outbox = intakeSync.table(
      * read (outbox_status.id, send_prescription's answer), which counts no other feed's rows
      */
     feedSerial: bigint('feed_serial', { mode: 'number' }).notNull(),
+    /**
+     * the W3C traceparent of the app's transaction that queued it (0033): intake_sync.traceparent, set by
+     * the app for its transaction, read by the default; null when unset or not valid (never refused:
+     * tracing must not fail a prescription). Its delivery's span links to it
+     */
+    traceparent: text('traceparent').default(sql`${sql.raw(TRACEPARENT_OF_SETTING)}`),
+    /** the traceparent of the delivery span of its latest claim (0033): a page that applies its events links to it */
+    deliveryTraceparent: text('delivery_traceparent'),
   },
   (t) => [
     // overdue_prescriptions' `sent` and `cancel_requested` stages start at a delivery not answered yet:

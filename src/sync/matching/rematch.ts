@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql, type SQL } from 'drizzle-orm';
+import { traceContextSql } from '../../db/trace-context.js';
+import { inSpan, setAttributes } from '../../telemetry/spans.js';
 import { namesOf, type StoreNames } from '../../db/store-names.js';
 import { queryRows, type Db } from '../../db/connection.js';
 import { matchLockExclusive } from './match-lock.js';
@@ -137,7 +139,16 @@ async function heldEventsOf(db: Db, names: StoreNames, feed: string | null, key:
  * status (never backwards) and close the finding as 'matched'; the rest keep or change their reason.
  * A batch that fails leaves the batches before it committed (a rerun continues: they are matched).
  */
-export async function rematch(db: Db, options: BatchedRematchOptions = {}): Promise<RematchResult> {
+export function rematch(db: Db, options: BatchedRematchOptions = {}): Promise<RematchResult> {
+  const attributes = { 'intake_sync.task': 'rematch', ...(options.feed ? { 'intake_sync.feed': options.feed } : {}) };
+  return inSpan('intake_sync.rematch', { attributes }, async (span) => {
+    const total = await rematchInBatches(db, options);
+    setAttributes(span, { 'intake_sync.page.matched': total.matched });
+    return total;
+  });
+}
+
+async function rematchInBatches(db: Db, options: BatchedRematchOptions): Promise<RematchResult> {
   const names = namesOf(db);
   const feed = options.feed ?? null;
   const maxSize = options.batchSize ?? REMATCH_BATCH_KEYS;
@@ -160,6 +171,9 @@ export async function rematch(db: Db, options: BatchedRematchOptions = {}): Prom
           await tx.execute(sql`select 1 from (select ${matchLockExclusive(names, feed)}) as match_lock`);
           locked = performance.now();
           await tx.execute(matchLockBudgetSql(budgetMs));
+          // the status changes it makes carry the rematch's trace (src/db/trace-context.ts)
+          const traced = traceContextSql();
+          if (traced) await tx.execute(traced);
           return rematchKeys(tx, names, part, [], feed);
         });
         const committed = performance.now();

@@ -7,6 +7,7 @@ import type { Logger } from '../../log/log.js';
 import { markCancellationRequested, recordSentPrescription } from '../matching/sent-prescriptions.js';
 import { cancelPrecondition, outcomeOfError, rowAfter, type DeliveryOutcome, type OutboxBackoff } from './decisions.js';
 import { claimAttempt, failUnsent, sendBody, settleRow, type Claim, type DueRow } from './store.js';
+import { activeTraceparent, addEvent, inSpan, linkTo, setAttributes, SpanKind, type Span } from '../../telemetry/spans.js';
 
 export type OutboxClient = Pick<IntakeClient, 'createPrescription' | 'cancelPrescription'>;
 
@@ -41,11 +42,43 @@ export async function deliverRow(deps: OutboxDeliveryDeps, row: DueRow, signal: 
       return;
     }
   }
-  const claim = await claimAttempt(db, row.id, deps.feed, deps.configuredBaseUrl ?? null);
+  await inSpan(
+    'process outbox',
+    {
+      kind: SpanKind.CONSUMER,
+      root: true,
+      attributes: {
+        'messaging.system': 'intake_sync',
+        'messaging.operation.type': 'process',
+        'messaging.operation.name': 'deliver',
+        'messaging.destination.name': 'outbox',
+        'messaging.message.id': String(row.id),
+        'intake_sync.feed': deps.feed,
+        'intake_sync.outbox.kind': row.kind,
+      },
+    },
+    (span) => claimAndSend(deps, row, signal, span),
+  );
+}
+
+// one delivery attempt in its span: the claim (which records the span for the page that answers it),
+// the request, the settle; a retry later is an event on this span, the next attempt a span of its own
+async function claimAndSend(deps: OutboxDeliveryDeps, row: DueRow, signal: AbortSignal, span: Span): Promise<void> {
+  const { db, log } = deps;
+  const claim = await claimAttempt(db, row.id, deps.feed, deps.configuredBaseUrl ?? null, activeTraceparent() ?? null);
   if (!claim) return;
+  // the app's transaction that queued the row: a link, as the delivery is not part of that transaction
+  const app = linkTo(claim.traceparent, 'app');
+  if (app && span.isRecording()) span.addLink(app);
+  setAttributes(span, { 'intake_sync.outbox.attempt': claim.attempt });
   const outcome = await attempt(deps, row, claim, signal);
   const update = rowAfter(outcome, claim.attempt, deps.backoff, deps.random);
   if (!update) return;
+  setAttributes(span, { 'intake_sync.outbox.outcome': update.state });
+  if (update.responseStatus !== null && update.responseStatus !== undefined)
+    setAttributes(span, { 'http.response.status_code': update.responseStatus });
+  if (update.retryInMs !== null)
+    addEvent(span, 'retry scheduled', { 'intake_sync.outbox.attempt': claim.attempt, 'intake_sync.retry.delay_ms': update.retryInMs });
   const settled = await settleRow(db, row.id, claim.attempt, update);
   const context = {
     outbox_id: row.id,

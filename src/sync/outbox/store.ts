@@ -75,6 +75,8 @@ export interface Claim {
   wasInDoubt: boolean;
   /** the base URL the request goes through (null: none recorded or configured: the default client) */
   sentThrough: string | null;
+  /** the traceparent of the app's transaction that queued the row (0033), null when it set none */
+  traceparent: string | null;
 }
 
 /**
@@ -89,20 +91,35 @@ export interface Claim {
  * shared source lock first (source-lock.ts), then the claim, whose snapshot sees any migration start
  * the lock waited for.
  */
-export async function claimAttempt(db: Db, id: number, feed: string, configuredBaseUrl: string | null = null): Promise<Claim | null> {
+export async function claimAttempt(
+  db: Db,
+  id: number,
+  feed: string,
+  configuredBaseUrl: string | null = null,
+  /** the delivery span's traceparent (tracing on): a page that applies the row's events links to it */
+  deliveryTraceparent: string | null = null,
+): Promise<Claim | null> {
   const n = namesOf(db);
   return db.transaction(async (tx) => {
     await tx.execute(sourceLockShared(n, feed));
-    const [row] = await queryRows<{ attempts: number; was_in_doubt: boolean; sent_through: string | null }>(
+    const [row] = await queryRows<{ attempts: number; was_in_doubt: boolean; sent_through: string | null; traceparent: string | null }>(
       tx,
       sql`update ${n.outbox} o set attempts = o.attempts + 1, in_doubt = true, last_attempt_at = now(), updated_at = now(),
+            delivery_traceparent = coalesce(${deliveryTraceparent}::text, o.delivery_traceparent),
             sent_through = case when o.kind = 'send' and o.sent_through is not null then o.sent_through
               else coalesce((select s.base_url from ${n.feedSources} s where s.feed = o.feed and s.state = 'current'), ${configuredBaseUrl}::text) end
           from (select id, in_doubt from ${n.outbox} where id = ${id} and feed = ${feed}::text and state = 'pending' for update) before
           where o.id = before.id
-          returning o.attempts, before.in_doubt as was_in_doubt, o.sent_through`,
+          returning o.attempts, before.in_doubt as was_in_doubt, o.sent_through, o.traceparent`,
     );
-    return row ? { attempt: Number(row.attempts), wasInDoubt: row.was_in_doubt, sentThrough: row.sent_through ?? null } : null;
+    return row
+      ? {
+          attempt: Number(row.attempts),
+          wasInDoubt: row.was_in_doubt,
+          sentThrough: row.sent_through ?? null,
+          traceparent: row.traceparent ?? null,
+        }
+      : null;
   });
 }
 

@@ -9,6 +9,7 @@ import { latestCheckpointReset, loadCheckpoint, touchCheckpoint } from './checkp
 import { defaultDelayPolicy, nextDelay } from './next-delay.js';
 import type { LoadedCheckpoint } from './poll-loop.js';
 import { Poller } from './poller.js';
+import { tracedApply, tracedFetch } from './poll-spans.js';
 import { shrinkingFetch } from './shrinking-fetch.js';
 
 /** The worker's collaborators and settings every poller of the feed shares. */
@@ -61,17 +62,22 @@ export function createFeedPoller(wiring: FeedPollerWiring, source?: SourceReadin
   const draining = source?.draining === true;
   return new Poller({
     // a page over MAX_RESPONSE_BYTES is asked again with a smaller limit, down to 1 (shrinking-fetch.ts)
-    fetchPage: shrinkingFetch(
-      ({ iterator, limit, onSent }, signal) =>
-        client.listEvents({ ...(iterator === null ? {} : { iterator }), limit }, { signal, ...(onSent ? { onSent } : {}) }),
+    // each fetch is a poll span, each apply a page span under it (poll-spans.ts)
+    fetchPage: tracedFetch(
+      feed,
       settings.pageLimit,
-      wiring.log,
+      shrinkingFetch(
+        ({ iterator, limit, onSent }, signal) =>
+          client.listEvents({ ...(iterator === null ? {} : { iterator }), limit }, { signal, ...(onSent ? { onSent } : {}) }),
+        settings.pageLimit,
+        wiring.log,
+      ),
     ),
     // the client reports when a request is written (request-sent.ts): a page is validated after its prefetch left
     fetchReportsSent: true,
     // a prefetched page is validated as it arrives, while the previous one commits
     preparePage,
-    applyPage: (page) => applyPage(db, { feed, ...page, ...readFrom, matchLockWait }),
+    applyPage: tracedApply(db, feed, (page) => applyPage(db, { feed, ...page, ...readFrom, matchLockWait })),
     loadCheckpoint: source ? () => source.loadCheckpoint() : () => loadCheckpoint(db, feed),
     clock: wiring.clock,
     sleep: wiring.sleep,

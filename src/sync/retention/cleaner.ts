@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.js';
+import { inSpan, setAttributes } from '../../telemetry/spans.js';
 import { namesOf } from '../../db/store-names.js';
 import { formatDuration } from '../../lib/duration.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
@@ -50,7 +51,16 @@ export class RetentionCleaner extends StoppableLoop {
   }
 
   /** One pass now (and its record): what `intake-sync purge` and the loop both run. */
-  async passOnce(signal: AbortSignal = this.stopSignal.signal): Promise<PassResult> {
+  passOnce(signal: AbortSignal = this.stopSignal.signal): Promise<PassResult> {
+    const attributes = { 'intake_sync.task': 'retention', 'intake_sync.feed': this.deps.feed };
+    return inSpan('intake_sync.leader retention', { root: true, attributes }, async (span) => {
+      const result = await this.pass(signal);
+      setAttributes(span, { 'intake_sync.task.outcome': result.complete ? 'complete' : 'partial' });
+      return result;
+    });
+  }
+
+  private async pass(signal: AbortSignal): Promise<PassResult> {
     const { db, feed, settings } = this.deps;
     const names = namesOf(db);
     const result = await purgePass(

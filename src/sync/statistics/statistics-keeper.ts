@@ -1,3 +1,4 @@
+import { inSpan } from '../../telemetry/spans.js';
 import type { Db } from '../../db/connection.js';
 import { namesOf } from '../../db/store-names.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
@@ -51,7 +52,11 @@ export class StatisticsKeeper extends StoppableLoop {
   }
 
   /** One pass now: the tables analyzed, most changed first; stops between tables when asked to. */
-  async passOnce(): Promise<TableAnalyzed[]> {
+  passOnce(): Promise<TableAnalyzed[]> {
+    return inSpan('intake_sync.leader statistics', { root: true, attributes: { 'intake_sync.task': 'statistics' } }, () => this.pass());
+  }
+
+  private async pass(): Promise<TableAnalyzed[]> {
     const { db, clock } = this.deps;
     const names = namesOf(db);
     const { tables, threshold } = await readTableActivity(db, names);
