@@ -26,6 +26,8 @@ import type { SamplerName, TelemetrySettings } from './settings.js';
 export interface StartedSdk {
   /** exports the /metrics registry's series over OTLP, read through `collect` at each interval */
   exportMetrics(collect: () => Promise<PrometheusMetric[]>): void;
+  /** sends what is buffered now (spans, and the metrics as of now) */
+  flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -91,6 +93,9 @@ export function startSdk(settings: TelemetrySettings): StartedSdk {
         ],
       });
       meterProvider = new MeterProvider({ resource, readers: [reader] });
+    },
+    async flush() {
+      await Promise.all([tracerProvider?.forceFlush(), meterProvider?.forceFlush()]);
     },
     async shutdown() {
       await Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]);

@@ -8,11 +8,13 @@ export interface Telemetry {
   readonly tracing: boolean;
   /** hands the /metrics registry to the OTLP metrics exporter (nothing when OTEL_METRICS_EXPORTER is not otlp) */
   exportMetrics(collect: () => Promise<PrometheusMetric[]>): void;
+  /** sends what is buffered now */
+  flush(): Promise<void>;
   /** flushes what is buffered and stops the exporters */
   shutdown(): Promise<void>;
 }
 
-const OFF: Telemetry = { tracing: false, exportMetrics: () => {}, shutdown: async () => {} };
+const OFF: Telemetry = { tracing: false, exportMetrics: () => {}, flush: async () => {}, shutdown: async () => {} };
 let current: Telemetry = OFF;
 
 /**
@@ -24,7 +26,12 @@ export async function startTelemetry(settings: TelemetrySettings): Promise<Telem
   if (current !== OFF || (!settings.traces && !settings.metrics)) return current;
   const { startSdk } = await import('./sdk.js');
   const sdk: StartedSdk = startSdk(settings);
-  current = { tracing: settings.traces, exportMetrics: (collect) => sdk.exportMetrics(collect), shutdown: () => sdk.shutdown() };
+  current = {
+    tracing: settings.traces,
+    exportMetrics: (collect) => sdk.exportMetrics(collect),
+    flush: () => sdk.flush(),
+    shutdown: () => sdk.shutdown(),
+  };
   return current;
 }
 
