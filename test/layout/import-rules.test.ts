@@ -55,6 +55,8 @@ describe('the import rules of the rooms', () => {
     ['config imports the daemon', 'config/config', 'daemon/store-context', ['config-below-the-runners', 'only-cli-runs-the-daemon']],
     ['config imports the CLI', 'config/feeds-file', 'cli/context/feed-context', ['cli-is-the-top', 'config-below-the-runners']],
     ['the logger imports config', 'log/log', 'config/config', ['log-stands-alone']],
+    ['telemetry imports the worker', 'telemetry/spans', 'sync/poll/poller', ['telemetry-stands-alone']],
+    ['telemetry imports the logger', 'telemetry/sdk', 'log/log', ['telemetry-stands-alone']],
     ['the worker imports the daemon', 'sync/poll/poller', 'daemon/worker-settings', ['only-cli-runs-the-daemon', 'sync-takes-settings']],
     ['ops imports the daemon', 'ops/health-server', 'daemon/run', ['only-cli-runs-the-daemon', 'ops-reads-state']],
     [
@@ -98,6 +100,8 @@ describe('the import rules of the rooms', () => {
     ['the CLI calls the SQL API client', 'cli/commands/quarantine/quarantine', 'store-api/triage/finding-actions'],
     ['ops reads what the worker publishes', 'ops/readiness', 'sync/state/worker-snapshot'],
     ['the worker reads the client vocabulary', 'sync/activity/activity-decisions', 'store-api/triage/vocabulary'],
+    ['the operator contract traces its requests', 'intake/retry-runner', 'telemetry/spans'],
+    ['the store sets the trace context', 'db/trace-context', 'telemetry/spans'],
   ])('%s: allowed', async (_label, from, to) => {
     expect(await brokenRules(from, to)).toEqual([]);
   });

@@ -1,0 +1,51 @@
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { describe, expect, it } from 'vitest';
+import { AllowedAttributesExporter, MAX_SPAN_EVENTS } from '../../src/telemetry/allowed-attributes-exporter.js';
+import { allowedAttributes, MAX_ATTRIBUTE_TEXT } from '../../src/telemetry/attributes.js';
+
+describe('allowedAttributes', () => {
+  it('drops every key off the list, bounds text, strips URLs to scheme, host and path', () => {
+    expect(
+      allowedAttributes({
+        'patient.first_name': 'Zqxcanary',
+        'db.statement': 'select $1',
+        'db.query.parameter.0': 'Zqxcanary',
+        'url.full': 'https://user:pw@op.example/intake_api/2024-12-10/events?iterator=abc#x',
+        'intake_sync.feed': `east\u0000\u001b${'x'.repeat(1000)}`,
+        'intake_sync.page.events': 7,
+        'intake_sync.page.done': true,
+        'intake_sync.retry.delay_ms': Number.NaN,
+        'http.route': ['/a', '/b'],
+      }),
+    ).toEqual({
+      'url.full': 'https://op.example/intake_api/2024-12-10/events',
+      'intake_sync.feed': `east${'x'.repeat(MAX_ATTRIBUTE_TEXT - 4)}`,
+      'intake_sync.page.events': 7,
+      'intake_sync.page.done': true,
+    });
+  });
+});
+
+describe('AllowedAttributesExporter', () => {
+  it('exports what the allow-list permits whatever instrumentation wrote: attributes, events, links, no status message', async () => {
+    const inner = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: new AllowedAttributesExporter(inner) })] });
+    const span = provider.getTracer('t').startSpan('intake_sync.page apply', {
+      kind: SpanKind.INTERNAL,
+      attributes: { 'intake_sync.page.events': 3, 'patient.dob': '1925-03-12' },
+    });
+    for (let i = 0; i < MAX_SPAN_EVENTS + 5; i++) span.addEvent('retry', { 'intake_sync.retry.delay_ms': i, 'exception.message': 'Zqxcanary' });
+    span.addLink({ context: { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), traceFlags: 1 }, attributes: { email: 'z@example.com' } });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: 'patient Zqxcanary not found' });
+    span.end();
+    await provider.forceFlush();
+    const [exported] = inner.getFinishedSpans();
+    expect(exported?.attributes).toEqual({ 'intake_sync.page.events': 3 });
+    expect(exported?.events.length).toBeLessThanOrEqual(MAX_SPAN_EVENTS);
+    expect(exported?.events.every((e) => Object.keys(e.attributes ?? {}).join() === 'intake_sync.retry.delay_ms')).toBe(true);
+    expect(exported?.links.map((l) => l.attributes)).toEqual([{}]);
+    expect(exported?.status).toEqual({ code: SpanStatusCode.ERROR });
+    expect(JSON.stringify(inner.getFinishedSpans().map((s) => [s.attributes, s.events, s.links, s.status]))).not.toMatch(/Zqxcanary|1925|example\.com/);
+  });
+});
