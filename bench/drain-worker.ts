@@ -2,7 +2,8 @@
 // prefetch and validation overlapped, applyPage, checkpoint, lease), plus two observers: a wrapper
 // timing each GET /events, and a WorkerState listener collecting each page's apply timings.
 // Prints one JSON line with every page's timings and exits.
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig, loadTelemetryConfig } from '../src/config/config.js';
+import { startTelemetry } from '../src/telemetry/start.js';
 import { openDatabase } from '../src/db/connection.js';
 import { IntakeClient } from '../src/intake/client.js';
 import { createLogger } from '../src/log/log.js';
@@ -13,6 +14,8 @@ import type { PageTiming } from './page-timings.js';
 import { readMemory } from './rss.js';
 
 const config = loadConfig();
+// as the CLI does: OTEL_* set, the drain is traced (docs/performance.md, "Tracing cost"); unset, nothing loads
+const telemetry = await startTelemetry(loadTelemetryConfig());
 const log = createLogger({ level: config.LOG_LEVEL });
 const database = await openDatabase({ url: config.DATABASE_URL, idleInTransactionTimeoutMs: config.LEASE_TTL_MS });
 const client = new IntakeClient({
@@ -82,4 +85,5 @@ try {
   process.stdout.write(`${JSON.stringify({ summary, peak_rss_kb: memory?.hwmKb ?? process.resourceUsage().maxRSS, pages })}\n`);
 } finally {
   await database.close();
+  await telemetry.shutdown();
 }

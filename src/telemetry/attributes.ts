@@ -53,6 +53,15 @@ export const ALLOWED_ATTRIBUTE_KEYS = [
 
 export type AllowedAttributeKey = (typeof ALLOWED_ATTRIBUTE_KEYS)[number];
 
+/** The spans named in our own namespace (the others are semantic-convention names: `GET /events`, `process outbox`). */
+export const OWN_SPAN_NAMES = [
+  'intake_sync.poll',
+  'intake_sync.page apply',
+  'intake_sync.leader retention',
+  'intake_sync.leader statistics',
+  'intake_sync.rematch',
+] as const;
+
 /** Attributes as instrumentation writes them: allowed keys only (checked by the compiler too). */
 export type SafeAttributes = Partial<Record<AllowedAttributeKey, string | number | boolean | undefined>>;
 

@@ -1,3 +1,4 @@
+import { ALLOWED_ATTRIBUTE_KEYS, OWN_SPAN_NAMES } from '../../src/telemetry/attributes.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -103,8 +104,13 @@ describe('SQL names in the README and docs/', () => {
     return new Set([...sql.matchAll(/(?:current_setting|set_config)\s*\(\s*'intake_sync\.([a-z_][a-z0-9_]*)'/gi)].map((m) => m[1]!));
   }
 
+  /** Span and attribute names of the traces (docs/operations.md, "Tracing"): names, but not objects. */
+  function telemetryNames(): string[] {
+    return [...ALLOWED_ATTRIBUTE_KEYS, ...OWN_SPAN_NAMES].flatMap((name) => /^intake_sync\.([a-z_]+)/.exec(name)?.[1] ?? []);
+  }
+
   it('every `intake_sync.<name>` is a table, view, sequence, function or type of a freshly migrated schema', () => {
-    const known = settings();
+    const known = new Set([...settings(), ...telemetryNames()]);
     const problems = userDocs().flatMap(({ path, text }) =>
       text.split('\n').flatMap((line, index) =>
         [...line.matchAll(/(?<![\w."])"?intake_sync"?\."?([a-z_][a-z0-9_]*)/g)]

@@ -31,6 +31,9 @@ const DEMO_ONLY = [
   /\/src\/daemon\/embedded-demo\./,
 ];
 
+/** The OpenTelemetry SDK and its exporters: loaded only when OTEL_* asks for a signal (src/telemetry/start.ts). */
+const TRACING_ONLY = [/@opentelemetry\/sdk-/, /@opentelemetry\/exporter-/, /@opentelemetry\/otlp-/, /\/src\/telemetry\/sdk\./];
+
 /**
  * A production `run` (Postgres and an operator URL) loads none of the demo's modules: they cost resident
  * memory for the daemon's whole life (docs/performance.md, idle memory). Also checks the relaunch with the
@@ -76,6 +79,8 @@ describe.skipIf(!hasPostgres || !canRecord)(`a production run loads no demo modu
     // the recorder saw the daemon's own modules: it ran in the process that did the work
     expect(loaded.some((url) => /\/src\/sync\/poll\/poller\./.test(url))).toBe(true);
     expect(loaded.filter((url) => DEMO_ONLY.some((pattern) => pattern.test(url)))).toEqual([]);
+    // no OTEL_* set: not one module of the OpenTelemetry SDK (issue 38: unset, tracing costs nothing)
+    expect(loaded.filter((url) => TRACING_ONLY.some((pattern) => pattern.test(url)))).toEqual([]);
     // two tsx starts (the relaunch) on a loaded 2-core machine
   }, 120_000);
 });

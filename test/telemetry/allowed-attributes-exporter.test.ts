@@ -35,7 +35,8 @@ describe('AllowedAttributesExporter', () => {
       kind: SpanKind.INTERNAL,
       attributes: { 'intake_sync.page.events': 3, 'patient.dob': '1925-03-12' },
     });
-    for (let i = 0; i < MAX_SPAN_EVENTS + 5; i++) span.addEvent('retry', { 'intake_sync.retry.delay_ms': i, 'exception.message': 'Zqxcanary' });
+    for (let i = 0; i < MAX_SPAN_EVENTS + 5; i++)
+      span.addEvent('retry', { 'intake_sync.retry.delay_ms': i, 'exception.message': 'Zqxcanary' });
     span.addLink({ context: { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), traceFlags: 1 }, attributes: { email: 'z@example.com' } });
     span.setStatus({ code: SpanStatusCode.ERROR, message: 'patient Zqxcanary not found' });
     span.end();
@@ -46,6 +47,8 @@ describe('AllowedAttributesExporter', () => {
     expect(exported?.events.every((e) => Object.keys(e.attributes ?? {}).join() === 'intake_sync.retry.delay_ms')).toBe(true);
     expect(exported?.links.map((l) => l.attributes)).toEqual([{}]);
     expect(exported?.status).toEqual({ code: SpanStatusCode.ERROR });
-    expect(JSON.stringify(inner.getFinishedSpans().map((s) => [s.attributes, s.events, s.links, s.status]))).not.toMatch(/Zqxcanary|1925|example\.com/);
+    expect(JSON.stringify(inner.getFinishedSpans().map((s) => [s.attributes, s.events, s.links, s.status]))).not.toMatch(
+      /Zqxcanary|1925|example\.com/,
+    );
   });
 });

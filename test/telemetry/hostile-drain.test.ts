@@ -23,7 +23,8 @@ let server: HostileFeedServer;
 let receiver: OtlpReceiver;
 let telemetry: Telemetry;
 
-const identityOf = (p: CanaryPatient) => p.identity as Record<string, string | null>;
+type LocalIdentity = Parameters<typeof registerLocalPrescriptions>[1][number]['prescription_identity'];
+const identityOf = (p: CanaryPatient) => p.identity as LocalIdentity;
 
 /** A well-formed event about `patient`, its payload and id carrying the patient's PHI too. */
 function goodEvent(id: string, patient: CanaryPatient, name = 'accepted'): string {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db } from '../../src/db/connection.js';
+import type { Db } from '../../src/db/connection.js';
 import { IntakeClient } from '../../src/intake/client.js';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { SANDBOX_STEP_MS } from '../../src/sandbox/rules.js';
@@ -48,7 +48,10 @@ afterAll(async () => {
 
 const one = (spans: DecodedSpan[], name: string) => {
   const found = spans.filter((s) => s.name === name);
-  expect(found.map((s) => s.name), `one span named ${name}`).toEqual([name]);
+  expect(
+    found.map((s) => s.name),
+    `one span named ${name}`,
+  ).toEqual([name]);
   return found[0] as DecodedSpan;
 };
 
@@ -86,7 +89,11 @@ describe.skipIf(!onPostgres)(`one prescription across its hops (${NEEDS_POSTGRES
     });
     const post = one(spans, 'POST /prescriptions');
     expect(post).toMatchObject({ kind: 3, traceId: delivery.traceId, parentSpanId: delivery.spanId });
-    expect(post.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.template': '/prescriptions', 'server.address': '127.0.0.1' });
+    expect(post.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.template': '/prescriptions',
+      'server.address': '127.0.0.1',
+    });
     expect(String(post.attributes['url.full'])).toBe(`${sandbox.baseUrl}/prescriptions`);
 
     const page = spans.find((s) => s.name === 'intake_sync.page apply' && s.attributes['intake_sync.page.status_changes'] === 1);
@@ -97,7 +104,9 @@ describe.skipIf(!onPostgres)(`one prescription across its hops (${NEEDS_POSTGRES
     const get = spans.find((s) => s.name === 'GET /events' && s.parentSpanId === poll?.spanId);
     expect(get?.attributes).toMatchObject({ 'http.request.method': 'GET', 'url.template': '/events' });
     expect(page?.attributes).toMatchObject({ 'intake_sync.page.events': 1, 'intake_sync.page.matched': 1, 'db.system.name': 'postgresql' });
-    expect(page?.links).toEqual([{ traceId: delivery.traceId, spanId: delivery.spanId, attributes: { 'intake_sync.link.kind': 'delivery' } }]);
+    expect(page?.links).toEqual([
+      { traceId: delivery.traceId, spanId: delivery.spanId, attributes: { 'intake_sync.link.kind': 'delivery' } },
+    ]);
 
     // the change feed hands the page's trace to the app's follower
     expect(change).toMatchObject({ external_id: patient.prescription.external_id, new_status: 'accepted', trace_id: page?.traceId });

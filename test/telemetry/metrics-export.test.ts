@@ -45,11 +45,17 @@ describe('the /metrics series over OTLP', () => {
       if (!kind || metric.values.length === 0) continue;
       const received = points.filter((p) => p.name === metric.name);
       expect(received.length, `${metric.name} exported`).toBeGreaterThan(0);
-      expect(received.every((p) => p.kind === kind), `${metric.name} is a ${kind}`).toBe(true);
+      expect(
+        received.every((p) => p.kind === kind),
+        `${metric.name} is a ${kind}`,
+      ).toBe(true);
       // the process series (CPU, memory, handles: the export's own socket) move between two reads: present is enough
       if (kind === 'histogram' || !metric.name.startsWith('intake_sync_')) continue;
       // same labels, same values, series by series
-      const expected = metric.values.map((v) => ({ labels: Object.fromEntries(Object.entries(v.labels).map(([k, x]) => [k, String(x)])), value: v.value }));
+      const expected = metric.values.map((v) => ({
+        labels: Object.fromEntries(Object.entries(v.labels).map(([k, x]) => [k, String(x)])),
+        value: v.value,
+      }));
       expect(received.map((p) => ({ labels: p.attributes, value: p.value }))).toEqual(expect.arrayContaining(expected));
     }
     const feedSeries = points.filter((p) => p.name.startsWith('intake_sync_'));

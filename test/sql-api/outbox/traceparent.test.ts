@@ -76,7 +76,9 @@ describe.skipIf(!onPostgres)(`the transaction's traceparent (${NEEDS_POSTGRES})`
       await q(`update intake_sync.prescriptions set status = 'accepted' where external_id = 'tp-change-1'`);
     });
     await owner.query(`update intake_sync.prescriptions set status = 'accepted' where external_id = 'tp-change-2'`);
-    const changes = await app.sql.unsafe('select external_id, trace_id from intake_sync.status_changes_since(null, 100) order by external_id');
+    const changes = await app.sql.unsafe(
+      'select external_id, trace_id from intake_sync.status_changes_since(null, 100) order by external_id',
+    );
     expect(changes.map((r) => [r.external_id, r.trace_id])).toEqual([
       ['tp-change-1', TRACE],
       ['tp-change-2', null],

@@ -139,7 +139,11 @@ export function decodeMetricsRequest(body: Uint8Array): DecodedPoint[] {
       for (const m of all(fields(sm.bytes ?? new Uint8Array()), 2)) {
         const mf = fields(m.bytes ?? new Uint8Array());
         const name = text(one(mf, 1)?.bytes);
-        for (const [no, kind] of [[5, 'gauge'], [7, 'sum'], [9, 'histogram']] as const) {
+        for (const [no, kind] of [
+          [5, 'gauge'],
+          [7, 'sum'],
+          [9, 'histogram'],
+        ] as const) {
           const data = one(mf, no);
           if (!data) continue;
           for (const dp of all(fields(data.bytes ?? new Uint8Array()), 1)) {

@@ -33,8 +33,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         types.push(type);
         bodies.push(body);
         const json = type.includes('json');
-        if (req.url === '/v1/traces') spans.push(...(json ? jsonSpans(JSON.parse(body.toString('utf8')) as Json) : decodeTraceRequest(body)));
-        else if (req.url === '/v1/metrics') points.push(...(json ? jsonPoints(JSON.parse(body.toString('utf8')) as Json) : decodeMetricsRequest(body)));
+        if (req.url === '/v1/traces')
+          spans.push(...(json ? jsonSpans(JSON.parse(body.toString('utf8')) as Json) : decodeTraceRequest(body)));
+        else if (req.url === '/v1/metrics')
+          points.push(...(json ? jsonPoints(JSON.parse(body.toString('utf8')) as Json) : decodeMetricsRequest(body)));
         else {
           res.writeHead(404).end();
           return;
@@ -98,7 +100,11 @@ export function jsonSpans(request: Json): DecodedSpan[] {
         kind: Number(s.kind ?? 0),
         attributes: jsonAttributes(s.attributes),
         events: list(s.events).map((e) => ({ name: String(e.name ?? ''), attributes: jsonAttributes(e.attributes) })),
-        links: list(s.links).map((l) => ({ traceId: String(l.traceId), spanId: String(l.spanId), attributes: jsonAttributes(l.attributes) })),
+        links: list(s.links).map((l) => ({
+          traceId: String(l.traceId),
+          spanId: String(l.spanId),
+          attributes: jsonAttributes(l.attributes),
+        })),
         status: { code: Number((s.status as Json | undefined)?.code ?? 0), message: String((s.status as Json | undefined)?.message ?? '') },
         resource,
         scope: String((ss.scope as Json | undefined)?.name ?? ''),

@@ -32,7 +32,13 @@ export function capturedLogger(): { log: Logger; lines: string[] } {
 
 /** Drains feed `default` once through the production wiring of a feed's poller (createFeedPoller), spans and all. */
 export async function drainFeed(db: Db, baseUrl: string, credential: { key: string; secret: string }, log: Logger, pageLimit = 50) {
-  const client = new IntakeClient({ baseUrl, apiKey: credential.key, apiSecret: credential.secret, logger: log, maxResponseBytes: 8 * 1024 * 1024 });
+  const client = new IntakeClient({
+    baseUrl,
+    apiKey: credential.key,
+    apiSecret: credential.secret,
+    logger: log,
+    maxResponseBytes: 8 * 1024 * 1024,
+  });
   const clock = { now: () => Date.now() };
   const poller = createFeedPoller({
     db,
