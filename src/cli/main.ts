@@ -20,14 +20,16 @@ try {
 } catch (error) {
   process.exit(reportCliError(error));
 }
-// OTEL_* (docs/operations.md, "Tracing"): unset, nothing of the OpenTelemetry SDK is loaded
-let telemetry: import('../telemetry/start.js').Telemetry;
-try {
-  const { loadTelemetryConfig } = await import('../config/config.js');
-  const { startTelemetry } = await import('../telemetry/start.js');
-  telemetry = await startTelemetry(loadTelemetryConfig(process.env));
-} catch (error) {
-  process.exit(reportCliError(error));
+// OTEL_* (docs/operations.md, "Tracing"): with none set, nothing of the telemetry settings or the SDK loads
+let telemetry: import('../telemetry/start.js').Telemetry | undefined;
+if (Object.entries(process.env).some(([key, value]) => key.startsWith('OTEL_') && value)) {
+  try {
+    const { loadTelemetryConfig } = await import('../config/config.js');
+    const { startTelemetry } = await import('../telemetry/start.js');
+    telemetry = await startTelemetry(loadTelemetryConfig(process.env));
+  } catch (error) {
+    process.exit(reportCliError(error));
+  }
 }
 const { registerCommands } = await import('./commands.js');
 const { TracedCommand } = await import('./traced-command.js');
@@ -55,5 +57,5 @@ try {
   }
 } finally {
   // the spans still buffered leave before the process does
-  await telemetry.shutdown();
+  await telemetry?.shutdown();
 }

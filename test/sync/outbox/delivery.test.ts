@@ -109,7 +109,12 @@ describe('outbox delivery', () => {
   test('killed after its POST landed (claimed, never settled): the next leader looks it up first', async () => {
     await send(3);
     const [row] = await dueRows(db, 'default', 10);
-    expect(await claimAttempt(db, row?.id ?? 0, 'default')).toEqual({ attempt: 1, wasInDoubt: false, sentThrough: null });
+    expect(await claimAttempt(db, row?.id ?? 0, 'default')).toEqual({
+      attempt: 1,
+      wasInDoubt: false,
+      sentThrough: null,
+      traceparent: null,
+    });
     await client.createPrescription(samplePrescription(3, { prefix: 'obx' })); // the request that landed
     await deliverDue();
     expect((await rows()).map((r) => [r.state, r.attempts, r.response_status])).toEqual([['delivered', 2, 200]]);

@@ -79,6 +79,7 @@ describe.skipIf(!onPostgres)(`intake-sync changes follow (${NEEDS_POSTGRES})`, (
       'occurred_at',
       'changed_at',
       'feed',
+      'trace_id',
     ]);
     expect(json.stdout()).not.toMatch(/Firstname|Lastname|1990-01-01/);
 
