@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TracedCommand } from '../../src/cli/traced-command.js';
 import type { Telemetry } from '../../src/telemetry/start.js';
-import type { OtlpReceiver } from '../telemetry/helpers/otlp-receiver.js';
-import { tracingTo } from '../telemetry/helpers/traced-world.js';
+import type { OtlpReceiver } from '../support/telemetry/otlp-receiver.js';
+import { tracingTo } from '../support/telemetry/traced-world.js';
 
 // Issue 38 §2: each CLI command that changes data is one root span, wired where commands are
 // registered (TracedCommand); a reading command has none. Exported to a real receiver.

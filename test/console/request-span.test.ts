@@ -2,8 +2,8 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestSpans } from '../../src/console/request-span.js';
 import type { Telemetry } from '../../src/telemetry/start.js';
-import type { OtlpReceiver } from '../telemetry/helpers/otlp-receiver.js';
-import { tracingTo } from '../telemetry/helpers/traced-world.js';
+import type { OtlpReceiver } from '../support/telemetry/otlp-receiver.js';
+import { tracingTo } from '../support/telemetry/traced-world.js';
 
 // Issue 38 §2: each console request is an HTTP server span named by its route template, child of the
 // proxy's traceparent; the path's values and the query never reach the trace.

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/sandbox/clock.js';
 import { SANDBOX_STEP_MS } from '../../src/sandbox/rules.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { canaryPatient } from '../faults/harness/canary-fixtures.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../telemetry/helpers/otlp-receiver.js';
-import { needlesIn } from '../telemetry/helpers/traced-world.js';
-import { spawnCli, stopProcesses, type WorkerProcess } from './helpers/worker-process.js';
-import { waitFor } from './helpers/wait-for.js';
+import { canaryPatient } from '../support/faults/canary-fixtures.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/telemetry/otlp-receiver.js';
+import { needlesIn } from '../support/telemetry/traced-world.js';
+import { spawnCli, stopProcesses, type WorkerProcess } from '../support/process/worker-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 // Issue 38 §6, as deployed: `intake-sync run` in its own process with the standard OTEL_* variables
 // pointing at a real OTLP/HTTP receiver, the app calling send_prescription with its traceparent, the

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows, type Db } from '../../src/db/connection.js';
 import { registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import type { Telemetry } from '../../src/telemetry/start.js';
-import { canaryPatient, type CanaryPatient } from '../faults/harness/canary-fixtures.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import { startHostileFeedServer, type HostileFeedServer } from '../helpers/hostile-feed-server.js';
+import { canaryPatient, type CanaryPatient } from '../support/faults/canary-fixtures.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import { startHostileFeedServer, type HostileFeedServer } from '../support/hostile-feed-server.js';
 import { ALLOWED_ATTRIBUTE_KEYS } from '../../src/telemetry/attributes.js';
-import type { OtlpReceiver } from './helpers/otlp-receiver.js';
-import { capturedLogger, changes, drainFeed, needlesIn, tracingTo } from './helpers/traced-world.js';
+import type { OtlpReceiver } from '../support/telemetry/otlp-receiver.js';
+import { capturedLogger, changes, drainFeed, needlesIn, tracingTo } from '../support/telemetry/traced-world.js';
 
 // Issue 38 §4: a feed of hostile events carrying the canary patients' PHI everywhere an operator could
 // put it (identity, payload, event id, name, subscription, bad shapes that quarantine) drained with every

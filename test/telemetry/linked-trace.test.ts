@@ -8,11 +8,11 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { deliverRow } from '../../src/sync/outbox/delivery.js';
 import { dueRows } from '../../src/sync/outbox/store.js';
 import type { Telemetry } from '../../src/telemetry/start.js';
-import { canaryPatient } from '../faults/harness/canary-fixtures.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../helpers/db.js';
-import type { DecodedSpan } from './helpers/otlp-protobuf.js';
-import type { OtlpReceiver } from './helpers/otlp-receiver.js';
-import { capturedLogger, changes, drainFeed, needlesIn, tracingTo } from './helpers/traced-world.js';
+import { canaryPatient } from '../support/faults/canary-fixtures.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
+import type { DecodedSpan } from '../support/telemetry/otlp-protobuf.js';
+import type { OtlpReceiver } from '../support/telemetry/otlp-receiver.js';
+import { capturedLogger, changes, drainFeed, needlesIn, tracingTo } from '../support/telemetry/traced-world.js';
 
 // Issue 38 §3 and §6: one prescription followed across its asynchronous hops, with tracing on and a
 // real OTLP/HTTP receiver (protobuf): the app's transaction that called send_prescription → the outbox

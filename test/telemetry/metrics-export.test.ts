@@ -4,7 +4,7 @@ import { WorkerState } from '../../src/sync/state/worker-state.js';
 import type { PrometheusMetric } from '../../src/telemetry/prometheus-bridge.js';
 import { TELEMETRY_OFF } from '../../src/telemetry/settings.js';
 import { startTelemetry, type Telemetry } from '../../src/telemetry/start.js';
-import { startOtlpReceiver, type OtlpReceiver } from './helpers/otlp-receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/telemetry/otlp-receiver.js';
 
 // Issue 38 §5: OTEL_METRICS_EXPORTER=otlp pushes the /metrics series over OTLP with the same names and
 // labels, to a real receiver (protobuf, decoded); /metrics itself is untouched.

@@ -6,8 +6,8 @@ import { createFeedPoller } from '../../../src/sync/poll/feed-poller.js';
 import { WorkerState } from '../../../src/sync/state/worker-state.js';
 import { startTelemetry, type Telemetry } from '../../../src/telemetry/start.js';
 import { TELEMETRY_OFF, type OtlpProtocol } from '../../../src/telemetry/settings.js';
-import { fastWorkerSettings } from '../../support/fast-settings.js';
-import type { Needle } from '../../faults/harness/leaks.js';
+import { fastWorkerSettings } from '../fast-settings.js';
+import type { Needle } from '../faults/leaks.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
 
 /** Tracing switched on in this test file's process, exporting to a real receiver (one per file: the SDK is global). */
