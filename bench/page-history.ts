@@ -1,0 +1,41 @@
+import { performance } from 'node:perf_hooks';
+import type postgres from 'postgres';
+import { PAGE_FEED } from './page-fixture.js';
+
+const BATCH = 1_000_000;
+
+/**
+ * Seeds `events` events of history into the page's feed directly in SQL, shaped like a year of a
+ * retained install: received over the last 360 days in order, 99% matched to the untouched filler
+ * prescriptions, 1% held (no prescription); bodies kept for the last 30 days only (the default
+ * RETAIN_EVENT_BODIES strips older ones), each a 200-byte raw body and an empty payload. Then prints the
+ * size of each events index, the history's cost on disk.
+ */
+export async function seedHistory(sql: postgres.Sql, events: number): Promise<void> {
+  const started = performance.now();
+  const [range] = await sql<Array<{ low: string; high: string }>>`
+    select min(id)::text as low, max(id)::text as high from intake_sync.prescriptions where external_id like 'filler-%'`;
+  const low = Number(range?.low ?? 1);
+  const span = Math.max(1, Number(range?.high ?? 1) - low + 1);
+  for (let from = 0; from < events; from += BATCH) {
+    const to = Math.min(events, from + BATCH) - 1;
+    await sql`
+      insert into intake_sync.events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
+        erx_message_id, status_rank, prescription_id, received_at)
+      select 'hist_' || g, ${PAGE_FEED}, 'accepted', at, 'sub_h_' || (g % 50000), '2024-12-10',
+        case when fresh then '{}'::jsonb end,
+        case when fresh then json_build_object('id', 'hist_' || g, 'name', 'accepted', 'pad', repeat('x', 120)) end,
+        case when held and fresh then 'held' || g end, null, 1,
+        case when held then null else ${low}::bigint + g % ${span}::bigint end, at
+      from generate_series(${from}::bigint, ${to}::bigint) g,
+        lateral (select now() - interval '360 days' + (g::float8 / ${events}::float8) * interval '360 days' as at) t,
+        lateral (select g % 100 = 0 as held, t.at > now() - interval '30 days' as fresh) f`;
+  }
+  await sql`checkpoint`;
+  const sizes = await sql<Array<{ name: string; mb: string }>>`
+    select indexrelid::regclass::text as name, round(pg_relation_size(indexrelid) / 1048576.0, 1)::text as mb
+    from pg_index where indrelid = 'intake_sync.events'::regclass order by pg_relation_size(indexrelid) desc`;
+  const heap = await sql<Array<{ mb: string }>>`select round(pg_relation_size('intake_sync.events') / 1048576.0, 1)::text as mb`;
+  console.log(`history: ${events} events seeded in ${((performance.now() - started) / 1000).toFixed(0)} s; heap ${heap[0]?.mb} MB`);
+  for (const { name, mb } of sizes) console.log(`  ${name}: ${mb} MB`);
+}

@@ -1,0 +1,148 @@
+// `npm run bench:page` (issue 37): the cost ledger of the page. The product's page statement alone (no
+// client: a procedure runs the lock statement, the page statement and COMMIT per page), once as shipped,
+// once with each index and trigger of the page path switched off in turn, once without the payload copy,
+// and a minimal page doing the same durable work (bench/page-minimal.ts), each in its own copy of one
+// seeded scratch database, interleaved round by round so a loaded machine slows them alike. Reports
+// ms/page (median of rounds), WAL bytes/page (pg_current_wal_lsn diff, lowest round: the counter is the
+// cluster's, other sessions only add to it) and the HOT share of prescription updates. Options:
+//   --rounds N    rounds (default 3)            --pages N     pages per variant per round (default 20)
+//   --filler N    untouched prescriptions in the feed (default 100000)
+//   --history N   also run the product with N events of history seeded in SQL (repeatable)
+//   --only TEXT   only variants whose name contains TEXT (plus the product and the minimal page)
+//   --keep        keep the scratch databases
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import postgres from 'postgres';
+import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases } from './database.js';
+import { PAGE_EVENTS, seedPageFixture } from './page-fixture.js';
+import { seedHistory } from './page-history.js';
+import { printLedger, type LedgerRow } from './page-report.js';
+import { installMinimalPage } from './page-minimal.js';
+import { installPageRunner, storeVariantStatements } from './page-statements.js';
+import { FULL, pageVariants, statementsOf, type PageVariant } from './page-variants.js';
+
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(name);
+  if (index < 0) return fallback;
+  const value = Number(process.argv[index + 1]);
+  if (!Number.isInteger(value) || value < 0 || value > 100_000_000) throw new Error(`${name}: must be a whole number from 0 to 100000000`);
+  return value;
+}
+
+const rounds = Math.max(1, option('--rounds', 3));
+const pagesPerRound = Math.max(1, option('--pages', 20));
+const filler = option('--filler', 100_000);
+const histories = process.argv.flatMap((arg, i) => {
+  if (arg !== '--history') return [];
+  const events = Number(process.argv[i + 1]);
+  if (!Number.isInteger(events) || events < 1 || events > 100_000_000)
+    throw new Error('--history: must be a whole number from 1 to 100000000');
+  return [events];
+});
+const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
+const keep = process.argv.includes('--keep');
+
+interface Copy {
+  variant: PageVariant;
+  url: string;
+  sql: postgres.Sql;
+  ms: number[];
+  wal: number[];
+}
+
+async function runRound(copy: Copy, round: number): Promise<void> {
+  const from = round * pagesPerRound + 1;
+  const to = from + pagesPerRound - 1;
+  const [before] = await copy.sql<Array<{ lsn: string }>>`select pg_current_wal_lsn()::text as lsn`;
+  const started = performance.now();
+  const call =
+    copy.variant.runs === 'minimal'
+      ? `call public.bench_minimal_run(${from}, ${to})`
+      : `call public.bench_page_run('${statementsOf(copy.variant).replaceAll("'", "''")}', ${from}, ${to})`;
+  await copy.sql.unsafe(call).simple();
+  copy.ms.push((performance.now() - started) / pagesPerRound);
+  const [after] = await copy.sql<
+    Array<{ bytes: string }>
+  >`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before?.lsn ?? '0/0'}::pg_lsn)::text as bytes`;
+  copy.wal.push(Number(after?.bytes) / pagesPerRound);
+}
+
+async function hotShare(copy: Copy): Promise<number | null> {
+  await copy.sql`select pg_stat_force_next_flush()`;
+  const [row] = await copy.sql<Array<{ upd: string; hot: string }>>`
+    select n_tup_upd::text as upd, n_tup_hot_upd::text as hot from pg_stat_user_tables
+    where relid = ${copy.variant.prescriptions}::regclass`;
+  const updates = Number(row?.upd ?? 0);
+  return updates === 0 ? null : Number(row?.hot) / updates;
+}
+
+async function main(): Promise<void> {
+  const serverUrl = process.env.DATABASE_URL ?? DEFAULT_SERVER_URL;
+  const tag = randomBytes(3).toString('hex');
+  // round 0 warms each copy (its files were just copied: nothing of it is in shared buffers) and is not reported
+  const pages = (rounds + 1) * pagesPerRound;
+  const prescriptions = Math.ceil((pages * PAGE_EVENTS) / 4);
+  const template = await createBenchDatabase(serverUrl, `bench_page_${tag}`);
+  const load = [loadavg()[0] ?? 0];
+  const copies: Copy[] = [];
+  const opened: Array<Awaited<ReturnType<typeof createBenchDatabase>>> = [];
+  try {
+    const seedStarted = performance.now();
+    await seedPageFixture(template.sql, prescriptions, filler, pages);
+    await installPageRunner(template.sql);
+    await installMinimalPage(template.sql);
+    const { variants: all, readByThePage } = await pageVariants(template.sql);
+    for (const v of all) if (v.runs === 'product') await storeVariantStatements(template.sql, v.name, v.rewrite);
+    const variants = all.filter((v) => only === undefined || v.runs === 'minimal' || v.name === FULL || v.name.includes(only));
+    for (const events of histories) {
+      variants.push({
+        name: `product, ${events} events of history`,
+        setup: [],
+        runs: 'product',
+        prescriptions: 'intake_sync.prescriptions',
+        history: events,
+      });
+    }
+    await template.sql`checkpoint`;
+    await template.disconnect();
+    console.log(
+      `seeded ${prescriptions} moved + ${filler} untouched prescriptions, ${pages} pages in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+    );
+    for (const [i, variant] of variants.entries()) {
+      const db = await createBenchDatabase(serverUrl, `bench_page_${tag}_${i}`, { template: template.name });
+      opened.push(db);
+      await db.disconnect();
+      const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+      for (const statement of variant.setup) await sql.unsafe(statement);
+      if (variant.history !== undefined) await seedHistory(sql, variant.history);
+      await sql`checkpoint`;
+      copies.push({ variant, url: db.url, sql, ms: [], wal: [] });
+    }
+    for (const copy of copies) await runRound(copy, 0);
+    for (const copy of copies) copy.ms.splice(0), copy.wal.splice(0);
+    for (let round = 1; round <= rounds; round++) {
+      // rotated each round: no variant always runs first, or right after the same neighbour
+      for (let k = 0; k < copies.length; k++) {
+        const copy = copies[(k + round) % copies.length];
+        if (copy) await runRound(copy, round);
+      }
+      load.push(loadavg()[0] ?? 0);
+      console.log(`round ${round}/${rounds} done, load ${loadavg()[0]?.toFixed(2)}`);
+    }
+    const rows: LedgerRow[] = [];
+    for (const copy of copies) rows.push({ name: copy.variant.name, ms: copy.ms, wal: copy.wal, hot: await hotShare(copy) });
+    for (const copy of copies) await copy.sql.end({ timeout: 5 });
+    printLedger(rows, { rounds, pagesPerRound, filler, prescriptions, load, readByThePage });
+  } finally {
+    for (const copy of copies) await copy.sql.end({ timeout: 5 }).catch(() => {});
+    for (const db of opened) await db.close(keep).catch(() => {});
+    await template.close(keep);
+  }
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  await dropUndroppedDatabases();
+  process.exitCode = 1;
+});

@@ -1,0 +1,55 @@
+import { FULL, MINIMAL } from './page-variants.js';
+
+/** One variant's measurements: ms and WAL bytes per page of each round, and its HOT share. */
+export interface LedgerRow {
+  name: string;
+  ms: number[];
+  wal: number[];
+  hot: number | null;
+}
+
+export interface LedgerContext {
+  rounds: number;
+  pagesPerRound: number;
+  filler: number;
+  prescriptions: number;
+  load: number[];
+  readByThePage: string[];
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+/** Prints the ledger as a markdown table (docs/performance.md takes it as is) and the ratio the issue targets. */
+export function printLedger(rows: LedgerRow[], context: LedgerContext): void {
+  const full = rows.find((r) => r.name === FULL);
+  const minimal = rows.find((r) => r.name === MINIMAL);
+  const fullMs = full ? median(full.ms) : Number.NaN;
+  const fullWal = full ? Math.min(...full.wal) : Number.NaN;
+  console.log(
+    `\n${context.rounds} rounds x ${context.pagesPerRound} pages of 250 events per variant, ${context.prescriptions} prescriptions moved, ` +
+      `${context.filler} untouched; load average ${context.load.map((l) => l.toFixed(2)).join(' -> ')}\n`,
+  );
+  console.log('| variant | ms/page (median) | vs product | WAL kB/page (min) | vs product | HOT updates |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const row of rows) {
+    const ms = median(row.ms);
+    const wal = Math.min(...row.wal);
+    const hot = row.hot === null ? '-' : `${(row.hot * 100).toFixed(0)}%`;
+    const dMs = row === full ? '' : `${(((ms - fullMs) / fullMs) * 100).toFixed(0)}%`;
+    const dWal = row === full ? '' : `${(((wal - fullWal) / fullWal) * 100).toFixed(0)}%`;
+    console.log(`| ${row.name} | ${ms.toFixed(2)} | ${dMs} | ${(wal / 1024).toFixed(1)} | ${dWal} | ${hot} |`);
+  }
+  if (full && minimal) {
+    const minimalMs = median(minimal.ms);
+    console.log(
+      `\nproduct ceiling ${(250_000 / fullMs).toFixed(0)} events/s, minimal page ${(250_000 / minimalMs).toFixed(0)} events/s: ` +
+        `ceiling/minimal = ${(minimalMs / fullMs).toFixed(2)}x (target >= 0.75x); WAL ${(fullWal / Math.min(...minimal.wal)).toFixed(2)}x the minimal page's`,
+    );
+  }
+  console.log(`read by the page itself, not switched off: ${context.readByThePage.join(', ')}`);
+  console.log(`per round ms/page: ${rows.map((r) => `${r.name}: ${r.ms.map((m) => m.toFixed(1)).join('/')}`).join('; ')}`);
+}

@@ -1,0 +1,87 @@
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type postgres from 'postgres';
+import { DEFAULT_SCHEMA } from '../src/db/schema-name.js';
+import { storeNames } from '../src/db/store-names.js';
+import { applyPageSql, matchLockSharedSql } from '../src/sync/apply/page-statement.js';
+import { PAGE_FEED } from './page-fixture.js';
+
+const dialect = new PgDialect();
+const NAMES = storeNames(DEFAULT_SCHEMA);
+const EVENTS = '\u0000events';
+const ITERATOR = '\u0000iterator';
+const VERSION = 987_654_321_987;
+
+const literal = (value: unknown): string => {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
+  throw new TypeError(`bench:page cannot inline a ${typeof value} parameter`);
+};
+
+/**
+ * The product's SQL as text for plpgsql's EXECUTE ... USING: the page's events json becomes $1, the
+ * expected version $2 and the next iterator $3; every other parameter is inlined as its literal.
+ */
+function toExecutable(statement: SQL): string {
+  const { sql: text, params } = dialect.sqlToQuery(statement);
+  return text.replace(/\$(\d+)\b/g, (_, index: string) => {
+    const value = params[Number(index) - 1];
+    if (value === EVENTS) return '$1';
+    if (value === VERSION) return '$2';
+    if (value === ITERATOR) return '$3';
+    return literal(value);
+  });
+}
+
+/** The page statement applyPage() sends, and the shared match lock sent before it. */
+export function productStatements(): { lock: string; page: string } {
+  const page = applyPageSql(NAMES, {
+    feed: PAGE_FEED,
+    expectedVersion: VERSION,
+    nextIterator: ITERATOR,
+    receivedAt: '2026-01-02T00:00:00.000Z',
+    eventsJson: EVENTS,
+    malformedJson: '[]',
+    malformedCount: 0,
+  });
+  return { lock: toExecutable(matchLockSharedSql(NAMES, PAGE_FEED)), page: toExecutable(page) };
+}
+
+/**
+ * Installs bench_page_run(variant, from, to): pages from..to of bench_pages, each as the product's
+ * transaction without a client (the lock statement, the page statement, COMMIT, which runs the deferred
+ * commit stamp), with the statements of `variant` read from bench_statements.
+ */
+export async function installPageRunner(sql: postgres.Sql): Promise<void> {
+  await sql`create table if not exists public.bench_statements (variant text primary key, lock text not null, page text not null)`;
+  await sql.unsafe(`
+    create or replace procedure public.bench_page_run(p_variant text, p_from int, p_to int)
+    language plpgsql as $$
+    declare
+      lock_sql text;
+      page_sql text;
+      expected bigint;
+      moved bigint;
+      body json;
+    begin
+      select s.lock, s.page into lock_sql, page_sql from public.bench_statements s where s.variant = p_variant;
+      for i in p_from..p_to loop
+        select version into expected from intake_sync.feed_checkpoints where feed = '${PAGE_FEED}';
+        select events into body from public.bench_pages where n = i;
+        execute lock_sql;
+        execute page_sql into moved using body, expected, 'page_' || i;
+        if moved is null then raise exception 'bench page %: the checkpoint moved', i; end if;
+        commit;
+      end loop;
+    end $$`);
+}
+
+/** Stores the statements a variant runs (the product's, or the product's rewritten by `rewrite`). */
+export async function storeVariantStatements(sql: postgres.Sql, variant: string, rewrite?: (page: string) => string): Promise<void> {
+  const { lock, page } = productStatements();
+  const text = rewrite ? rewrite(page) : page;
+  if (rewrite && text === page) throw new Error(`bench:page variant ${variant}: its rewrite matched nothing in the page statement`);
+  await sql`insert into public.bench_statements values (${variant}, ${lock}, ${text})
+    on conflict (variant) do update set lock = excluded.lock, page = excluded.page`;
+}

@@ -1,0 +1,75 @@
+import type postgres from 'postgres';
+
+/** One configuration of the page path the ledger measures: what is switched off, and how. */
+export interface PageVariant {
+  name: string;
+  /** statements run once in the variant's own copy of the template, before its first page */
+  setup: string[];
+  /** the procedure that applies pages from..to */
+  runs: 'product' | 'minimal';
+  /** the table whose HOT share is read */
+  prescriptions: string;
+  /** a rewrite of the product's page statement (see storeVariantStatements) */
+  rewrite?: (page: string) => string;
+  /** events of history seeded in SQL before the first page (bench/page-history.ts) */
+  history?: number;
+}
+
+/** The bench_statements row a variant runs: the shipped statements unless it rewrote them. */
+export const statementsOf = (v: PageVariant): string => (v.rewrite || v.runs === 'minimal' ? v.name : FULL);
+
+// what the page itself reads: switching these off measures a plan the product never runs
+const READ_BY_THE_PAGE = new Set([
+  'events_feed_id_pk', // ON CONFLICT (feed, id): the replay guard
+  'prescriptions_pkey', // the status update's join
+  'prescriptions_feed_identity_key_idx', // the identity match
+  'prescriptions_feed_erx_message_id_idx', // the erx match
+]);
+
+export const FULL = 'product page (all on)';
+export const MINIMAL = 'minimal page';
+
+/**
+ * The ledger's variants, read from the template's catalog so a new index or trigger joins the ledger
+ * by itself: the product as shipped, then each index of events and prescriptions the page writes but
+ * does not read dropped, each user trigger the page fires disabled, and the minimal page.
+ */
+export async function pageVariants(sql: postgres.Sql): Promise<{ variants: PageVariant[]; readByThePage: string[] }> {
+  const indexes = await sql<Array<{ name: string }>>`
+    select indexrelid::regclass::text as name from pg_index
+    where indrelid in ('intake_sync.events'::regclass, 'intake_sync.prescriptions'::regclass)
+    order by indrelid::regclass::text, 1`;
+  const triggers = await sql<Array<{ name: string; relation: string }>>`
+    select t.tgname as name, t.tgrelid::regclass::text as relation from pg_trigger t
+    where not t.tgisinternal and t.tgenabled <> 'D'
+      -- what a page fires: triggers on UPDATE of prescriptions (type bit 16), and any trigger of the rows it inserts
+      and ((t.tgrelid = 'intake_sync.prescriptions'::regclass and t.tgtype & 16 <> 0)
+        or t.tgrelid in ('intake_sync.events'::regclass, 'intake_sync.status_changes'::regclass, 'intake_sync.change_commits'::regclass,
+                         'intake_sync.change_commit_feeds'::regclass) and t.tgtype & 16 = 0)
+    order by 2, 1`;
+  const product = (name: string, setup: string[], rewrite?: (page: string) => string): PageVariant => ({
+    name,
+    setup,
+    runs: 'product',
+    prescriptions: 'intake_sync.prescriptions',
+    ...(rewrite ? { rewrite } : {}),
+  });
+  const variants: PageVariant[] = [product(FULL, [])];
+  const readByThePage: string[] = [];
+  for (const { name } of indexes) {
+    const bare = name.replace(/^intake_sync\./, '');
+    if (READ_BY_THE_PAGE.has(bare)) {
+      readByThePage.push(bare);
+      continue;
+    }
+    const constraint = await sql`select 1 from pg_constraint where conindid = ${name}::regclass`;
+    const relation = bare.startsWith('events') ? 'intake_sync.events' : 'intake_sync.prescriptions';
+    const drop = constraint.length > 0 ? `alter table ${relation} drop constraint ${bare}` : `drop index ${name}`;
+    variants.push(product(`- index ${bare}`, [drop]));
+  }
+  for (const { name, relation } of triggers) {
+    variants.push(product(`- trigger ${name}`, [`alter table ${relation} disable trigger ${name}`]));
+  }
+  variants.push({ name: MINIMAL, setup: [], runs: 'minimal', prescriptions: 'minimal.prescriptions' });
+  return { variants, readByThePage };
+}
