@@ -783,6 +783,24 @@ END
 $$;
 
 --
+-- Name: _mark_outbox_answered_rows(); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._mark_outbox_answered_rows() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+  UPDATE "intake_sync"."outbox" o SET "answered_at" = pg_catalog.now()
+  FROM new_rows n JOIN old_rows p ON p."id" = n."id"
+  WHERE ((p."status_rank" < 1 AND n."status_rank" >= 1) OR (p."status_rank" < 4 AND n."status_rank" >= 4))
+    AND o."feed" = n."feed" AND o."external_id" = n."external_id" AND o."answered_at" IS NULL
+    AND (o."kind" = 'send' OR (o."kind" = 'cancel' AND n."status_rank" >= 4));
+  RETURN NULL;
+END
+$$;
+
+--
 -- Name: _match_prescription(text, text, text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -4105,12 +4123,6 @@ CREATE UNIQUE INDEX outbox_feed_serial_idx ON intake_sync.outbox USING btree (fe
 CREATE UNIQUE INDEX outbox_one_live_send_idx ON intake_sync.outbox USING btree (feed, external_id) WHERE ((kind = 'send'::text) AND (state = ANY (ARRAY['pending'::text, 'delivered'::text])));
 
 --
--- Name: prescriptions_external_id_idx; Type: INDEX; Schema: intake_sync
---
-
-CREATE INDEX prescriptions_external_id_idx ON intake_sync.prescriptions USING btree (external_id);
-
---
 -- Name: prescriptions_external_id_pattern_idx; Type: INDEX; Schema: intake_sync
 --
 
@@ -4258,7 +4270,7 @@ CREATE TRIGGER prescriptions_inserted_status AFTER INSERT ON intake_sync.prescri
 -- Name: prescriptions prescriptions_outbox_answered; Type: TRIGGER; Schema: intake_sync
 --
 
-CREATE TRIGGER prescriptions_outbox_answered AFTER UPDATE OF status_rank ON intake_sync.prescriptions FOR EACH ROW WHEN ((((old.status_rank < 1) AND (new.status_rank >= 1)) OR ((old.status_rank < 4) AND (new.status_rank >= 4)))) EXECUTE FUNCTION intake_sync._mark_outbox_answered();
+CREATE TRIGGER prescriptions_outbox_answered AFTER UPDATE ON intake_sync.prescriptions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION intake_sync._mark_outbox_answered_rows();
 
 --
 -- Name: prescriptions prescriptions_outbox_answered_insert; Type: TRIGGER; Schema: intake_sync
@@ -4483,6 +4495,12 @@ REVOKE ALL ON FUNCTION intake_sync._mark_cancel_delivered() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION intake_sync._mark_outbox_answered() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _mark_outbox_answered_rows(); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._mark_outbox_answered_rows() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _match_prescription(event_identity_key text, event_erx_message_id text, event_feed text); Type: ACL; Schema: intake_sync

@@ -3,7 +3,8 @@
 -- The overdue index (outbox_awaiting_answer_idx) then holds the open requests only, so the
 -- `sent` and `cancel_requested` stages of overdue_prescriptions read a few rows, not every send ever
 -- delivered. Rows of any state are stamped: a send answered before its delivery was recorded stays out
--- of the index once it is. Called by prescriptions_outbox_answered(_insert) only when a rank crosses.
+-- of the index once it is. Called by prescriptions_outbox_answered_insert for a prescription registered with a
+-- status; updates go through _mark_outbox_answered_rows, once per statement.
 CREATE OR REPLACE FUNCTION "intake_sync"."_mark_outbox_answered"() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN

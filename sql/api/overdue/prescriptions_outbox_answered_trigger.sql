@@ -1,7 +1,9 @@
--- A status update that answers a request (the first status: sends; a terminal one: cancellations)
--- stamps the outbox through _mark_outbox_answered; the WHEN clause keeps every other update free of it.
+-- Status updates that answer a request (the first status: sends; a terminal one: cancellations) stamp the
+-- outbox through _mark_outbox_answered_rows, once per statement over its transition tables (issue 37: it
+-- was a row trigger, a function call per changed prescription of a page). A statement trigger cannot
+-- name columns (UPDATE OF) with transition tables: the function's join keeps every other update free of writes.
 CREATE OR REPLACE TRIGGER "prescriptions_outbox_answered"
-AFTER UPDATE OF "status_rank" ON "intake_sync"."prescriptions"
-FOR EACH ROW
-WHEN ((OLD."status_rank" < 1 AND NEW."status_rank" >= 1) OR (OLD."status_rank" < 4 AND NEW."status_rank" >= 4))
-EXECUTE FUNCTION "intake_sync"."_mark_outbox_answered"();
+AFTER UPDATE ON "intake_sync"."prescriptions"
+REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+FOR EACH STATEMENT
+EXECUTE FUNCTION "intake_sync"."_mark_outbox_answered_rows"();

@@ -15,8 +15,8 @@ function eventRowJson(event: PreparedEvent): string {
     hold: event.hold,
     hold_detail: event.holdDetail,
   });
-  // already-serialised JSON spliced in: a large payload is not stringified again here
-  return `${head.slice(0, -1)},"payload":${event.payloadJson},"raw":${event.rawJson}}`;
+  // the body's JSON text spliced in, not stringified again; its payload travels inside it only
+  return `${head.slice(0, -1)},"raw":${event.rawJson}}`;
 }
 
 function malformedRowJson(m: MalformedEvent): string {

@@ -5,7 +5,8 @@ import { matchCandidatesLateral } from '../matching/match-sql.js';
 
 // A page is BEGIN, the match lock, ONE statement and COMMIT whatever its size: the page
 // travels as ONE json parameter expanded server-side by json_to_recordset (json, not
-// jsonb: events.raw stores each body's text, so nothing parses it into jsonb but the payload).
+// jsonb: events.raw stores each body's text and nothing parses it into jsonb). The payload is
+// stored once, inside raw (raw -> 'payload'); events.payload is no longer written (issue 37, 0034).
 
 /**
  * Takes the match lock in shared mode (see match-lock.ts). A statement of its own, sent
@@ -21,7 +22,7 @@ export interface ApplyPageParams {
   expectedVersion: number;
   nextIterator: string;
   receivedAt: string;
-  /** rows: id, name, occurred_at, subscription_id, api_version, identity_key, erx_message_id, status_rank, payload, raw */
+  /** rows: id, name, occurred_at, subscription_id, api_version, identity_key, erx_message_id, status_rank, hold, hold_detail, raw */
   eventsJson: string;
   /** rows: key, event_id, detail, raw */
   malformedJson: string;
@@ -99,7 +100,7 @@ export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
   ev as materialized (
     select r.* from cas cross join json_to_recordset(${p.eventsJson}::json) as r(
       id text, name text, occurred_at timestamptz, subscription_id text, api_version text, identity_key text,
-      erx_message_id text, status_rank integer, hold text, hold_detail text, payload jsonb, raw json)
+      erx_message_id text, status_rank integer, hold text, hold_detail text, raw json)
   ),
   -- a held event (unsupported_version) is stored and quarantined with its hold, never matched nor applied
   matched as materialized (
@@ -108,11 +109,10 @@ export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
       case when ev.hold is null then m.quarantine_detail else ev.hold_detail end as quarantine_detail
     from ev ${matchCandidatesLateral(n, sql`${p.feed}::text`)}
   ),
-  -- payload is required, so a missing one is a JSON null (recordsets read it as SQL null)
   inserted as (
-    insert into ${n.events} (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
+    insert into ${n.events} (id, feed, name, occurred_at, subscription_id, api_version, raw, identity_key,
       erx_message_id, status_rank, prescription_id, received_at)
-    select id, ${p.feed}::text, name, occurred_at, subscription_id, api_version, coalesce(payload, 'null'), raw, identity_key,
+    select id, ${p.feed}::text, name, occurred_at, subscription_id, api_version, raw, identity_key,
       erx_message_id, status_rank, prescription_id, ${p.receivedAt}::timestamptz
     from matched
     on conflict (feed, id) do nothing
@@ -128,7 +128,9 @@ export function applyPageSql(n: StoreNames, p: ApplyPageParams): SQL {
   advanced as (
     update ${n.prescriptions} p
     set status = b.name, status_rank = b.status_rank, status_occurred_at = b.occurred_at, status_event_id = b.id,
-      updated_at = ${p.receivedAt}::timestamptz
+      updated_at = ${p.receivedAt}::timestamptz,
+      -- the terminal stamp of _stamp_terminal_at, set here: that row trigger's WHEN skips the page's rows (issue 37)
+      terminal_at = case when b.status_rank >= 4 then coalesce(p.terminal_at, now()) else p.terminal_at end
     from best b
     where p.id = b.prescription_id and b.status_rank > p.status_rank
     returning p.id

@@ -99,7 +99,6 @@ export function preparePage(rawEvents: readonly unknown[]): PreparedPage {
       hold: classified.hold?.reason ?? null,
       holdDetail: classified.hold?.detail ?? null,
       rawJson: json,
-      payloadJson: JSON.stringify(event.payload) ?? 'null',
     });
   }
   const rowsJson = pageRowsJson({ events, malformed });

@@ -16,8 +16,6 @@ export interface PreparedEvent {
   holdDetail: string | null;
   /** the event exactly as received, serialised once */
   rawJson: string;
-  /** its payload serialised on its own: Postgres then reads it as jsonb without scanning the whole body again */
-  payloadJson: string;
 }
 
 /** A raw event that failed validation, ready for quarantine. */

@@ -72,6 +72,27 @@ describe.skipIf(!reachable)(`outbox.answered_at (${reachable ? 'real PostgreSQL'
     expect(rows.map((r) => `${r.kind}:${r.answered}`)).toEqual(['send:true', 'cancel:true']);
   });
 
+  it('one statement moving several prescriptions answers exactly the requests whose rank crossed (a statement trigger, issue 37)', async () => {
+    for (const [id, rank] of [
+      ['rx-5', 0],
+      ['rx-6', 1],
+      ['rx-7', 2],
+      ['rx-8', 0],
+    ] as const) {
+      await register(id, rank);
+      await queue(id, 'send');
+      await queue(id, 'cancel');
+    }
+    // rx-5 0 -> 1 (its send), rx-6 1 -> 4 (its cancellation; its send was answered at registration),
+    // rx-7 2 -> 3 (nothing crosses), rx-8 stays at 0
+    await sql`update intake_sync.prescriptions p set status_rank = v.rank, status = 'x'
+      from (values ('rx-5', 1), ('rx-6', 4), ('rx-7', 3)) as v(id, rank) where p.feed = ${FEED} and p.external_id = v.id`;
+    expect(await answered('rx-5')).toEqual({ send: true });
+    expect(await answered('rx-6')).toEqual({ send: true, cancel: true });
+    expect(await answered('rx-7')).toEqual({ send: true });
+    expect(await answered('rx-8')).toEqual({ send: false });
+  });
+
   it('feed_deadlines takes the five stages only', async () => {
     await expect(
       sql`insert into intake_sync.feed_deadlines (feed, stage, deadline) values (${FEED}, 'delivered', '1 hour')`,

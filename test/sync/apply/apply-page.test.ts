@@ -63,11 +63,12 @@ describe('applyPage', () => {
     expect(await prescription('rx-bob')).toMatchObject({ status: 'accepted', events: 1 });
     const checkpoint = await loadCheckpoint(db, FEED);
     expect(checkpoint).toMatchObject({ iterator: 'it-1', version: 1, pagesApplied: 1, eventsApplied: 3, eventsQuarantined: 0 });
-    const [stored] = await queryRows<{ payload: unknown; raw: unknown; status_rank: number }>(
+    // the body is stored once (issue 37): the payload is read inside raw, events.payload is no longer written
+    const [stored] = await queryRows<{ payload: unknown; raw: unknown; status_rank: number; copy: unknown }>(
       db,
-      sql`select payload, raw, status_rank from intake_sync.events where id = 'e2'`,
+      sql`select raw -> 'payload' as payload, raw, status_rank, payload as copy from intake_sync.events where id = 'e2'`,
     );
-    expect(stored).toEqual({ payload: {}, raw: event('e2', 'ordered', '2024-12-10T10:05:00Z'), status_rank: 2 });
+    expect(stored).toEqual({ payload: {}, raw: event('e2', 'ordered', '2024-12-10T10:05:00Z'), status_rank: 2, copy: null });
   });
 
   test('duplicates inside a page and across pages count once', async () => {
@@ -253,17 +254,17 @@ describe('applyPage', () => {
     expect(result).toMatchObject({ inserted: 1, matched: 1, statusChanges: 1 });
     const [row] = await queryRows<{ size: number }>(
       db,
-      sql`select length(payload ->> 'blob')::int as size from intake_sync.events where id = 'big'`,
+      sql`select length(raw -> 'payload' ->> 'blob')::int as size from intake_sync.events where id = 'big'`,
     );
     expect(row?.size).toBe(1024 * 1024);
   });
 
-  test('a null payload is stored as JSON null, and raw keeps the body as received', async () => {
+  test('a null payload is kept as JSON null inside raw, the body as received', async () => {
     const nullPayload = { ...event('np', 'accepted', '2024-12-10T10:00:00Z'), payload: null };
     await apply([nullPayload]);
     const [row] = await queryRows<{ kind: string | null; raw_text: string }>(
       db,
-      sql`select jsonb_typeof(payload) as kind, raw::text as raw_text from intake_sync.events where id = 'np'`,
+      sql`select json_typeof(raw -> 'payload') as kind, raw::text as raw_text from intake_sync.events where id = 'np'`,
     );
     expect(row).toEqual({ kind: 'null', raw_text: JSON.stringify(nullPayload) });
   });

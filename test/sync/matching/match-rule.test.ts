@@ -80,7 +80,6 @@ function preparedPage(identity: EventIdentity): PreparedPage {
     hold: null,
     holdDetail: null,
     rawJson: JSON.stringify(raw),
-    payloadJson: JSON.stringify(raw.payload),
   };
   return { events: [ev], malformed: [], duplicatesInPage: 0, rowsJson: pageRowsJson({ events: [ev], malformed: [] }), prepareMs: 0 };
 }
