@@ -4,7 +4,8 @@
 // and a minimal page doing the same durable work (bench/page-minimal.ts), each in its own copy of one
 // seeded scratch database, interleaved round by round so a loaded machine slows them alike. Reports
 // ms/page (median of rounds), WAL bytes/page (pg_current_wal_lsn diff, lowest round: the counter is the
-// cluster's, other sessions only add to it) and the HOT share of prescription updates. Options:
+// cluster's, other sessions only add to it; and the median of the records that touch the copy's own blocks,
+// read with pg_walinspect) and the HOT share of prescription updates. Options:
 //   --rounds N    rounds (default 3)            --pages N     pages per variant per round (default 20)
 //   --filler N    untouched prescriptions in the feed (default 100000)
 //   --history N   also run the product with N events of history seeded in SQL (repeatable)
@@ -49,6 +50,7 @@ interface Copy {
   sql: postgres.Sql;
   ms: number[];
   wal: number[];
+  ownWal: number[];
 }
 
 async function runRound(copy: Copy, round: number): Promise<void> {
@@ -62,10 +64,14 @@ async function runRound(copy: Copy, round: number): Promise<void> {
       : `call public.bench_page_run('${statementsOf(copy.variant).replaceAll("'", "''")}', ${from}, ${to})`;
   await copy.sql.unsafe(call).simple();
   copy.ms.push((performance.now() - started) / pagesPerRound);
-  const [after] = await copy.sql<
-    Array<{ bytes: string }>
-  >`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before?.lsn ?? '0/0'}::pg_lsn)::text as bytes`;
+  // the cluster's WAL between the two positions, and the part of it that touches this database's blocks
+  // (pg_walinspect: block references name the database's oid), which other sessions cannot inflate
+  const [after] = await copy.sql<Array<{ bytes: string; own: string }>>`
+    select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before?.lsn ?? '0/0'}::pg_lsn)::text as bytes,
+      (select coalesce(sum(record_length), 0) from pg_get_wal_records_info(${before?.lsn ?? '0/0'}::pg_lsn, pg_current_wal_lsn())
+       where block_ref like '%/' || (select oid from pg_database where datname = current_database()) || '/%')::text as own`;
   copy.wal.push(Number(after?.bytes) / pagesPerRound);
+  copy.ownWal.push(Number(after?.own) / pagesPerRound);
 }
 
 async function hotShare(copy: Copy): Promise<number | null> {
@@ -89,6 +95,7 @@ async function main(): Promise<void> {
   const opened: Array<Awaited<ReturnType<typeof createBenchDatabase>>> = [];
   try {
     const seedStarted = performance.now();
+    await template.sql`create extension if not exists pg_walinspect`;
     await seedPageFixture(template.sql, prescriptions, filler, pages);
     await installPageRunner(template.sql);
     await installMinimalPage(template.sql);
@@ -117,10 +124,10 @@ async function main(): Promise<void> {
       for (const statement of variant.setup) await sql.unsafe(statement);
       if (variant.history !== undefined) await seedHistory(sql, variant.history);
       await sql`checkpoint`;
-      copies.push({ variant, url: db.url, sql, ms: [], wal: [] });
+      copies.push({ variant, url: db.url, sql, ms: [], wal: [], ownWal: [] });
     }
     for (const copy of copies) await runRound(copy, 0);
-    for (const copy of copies) copy.ms.splice(0), copy.wal.splice(0);
+    for (const copy of copies) copy.ms.splice(0), copy.wal.splice(0), copy.ownWal.splice(0);
     for (let round = 1; round <= rounds; round++) {
       // rotated each round: no variant always runs first, or right after the same neighbour
       for (let k = 0; k < copies.length; k++) {
@@ -131,7 +138,8 @@ async function main(): Promise<void> {
       console.log(`round ${round}/${rounds} done, load ${loadavg()[0]?.toFixed(2)}`);
     }
     const rows: LedgerRow[] = [];
-    for (const copy of copies) rows.push({ name: copy.variant.name, ms: copy.ms, wal: copy.wal, hot: await hotShare(copy) });
+    for (const copy of copies)
+      rows.push({ name: copy.variant.name, ms: copy.ms, wal: copy.wal, ownWal: copy.ownWal, hot: await hotShare(copy) });
     for (const copy of copies) await copy.sql.end({ timeout: 5 });
     printLedger(rows, { rounds, pagesPerRound, filler, prescriptions, load, readByThePage });
   } finally {
