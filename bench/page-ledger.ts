@@ -64,14 +64,15 @@ async function runRound(copy: Copy, round: number): Promise<void> {
       : `call public.bench_page_run('${statementsOf(copy.variant).replaceAll("'", "''")}', ${from}, ${to})`;
   await copy.sql.unsafe(call).simple();
   copy.ms.push((performance.now() - started) / pagesPerRound);
-  // the cluster's WAL between the two positions, and the part of it that touches this database's blocks
-  // (pg_walinspect: block references name the database's oid), which other sessions cannot inflate
-  const [after] = await copy.sql<Array<{ bytes: string; own: string }>>`
-    select pg_wal_lsn_diff(pg_current_wal_lsn(), ${before?.lsn ?? '0/0'}::pg_lsn)::text as bytes,
-      (select coalesce(sum(record_length), 0) from pg_get_wal_records_info(${before?.lsn ?? '0/0'}::pg_lsn, pg_current_wal_lsn())
-       where block_ref like '%/' || (select oid from pg_database where datname = current_database()) || '/%')::text as own`;
+  const [after] = await copy.sql<Array<{ lsn: string; bytes: string }>>`
+    select pg_current_wal_lsn()::text as lsn, pg_wal_lsn_diff(pg_current_wal_lsn(), ${before?.lsn ?? '0/0'}::pg_lsn)::text as bytes`;
   copy.wal.push(Number(after?.bytes) / pagesPerRound);
-  copy.ownWal.push(Number(after?.own) / pagesPerRound);
+  // the part of that WAL which touches this database's blocks (pg_walinspect: block references name the
+  // database's oid), which other sessions cannot inflate; NaN when a checkpoint recycled the segments first
+  const own = await copy.sql<Array<{ own: string }>>`
+    select coalesce(sum(record_length), 0)::text as own from pg_get_wal_records_info(${before?.lsn ?? '0/0'}::pg_lsn, ${after?.lsn ?? '0/0'}::pg_lsn)
+    where block_ref like '%/' || (select oid from pg_database where datname = current_database()) || '/%'`.catch(() => [{ own: 'NaN' }]);
+  copy.ownWal.push(Number(own[0]?.own) / pagesPerRound);
 }
 
 async function hotShare(copy: Copy): Promise<number | null> {

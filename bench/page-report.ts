@@ -19,8 +19,9 @@ export interface LedgerContext {
   readByThePage: string[];
 }
 
+// rounds with no figure (NaN: the WAL was recycled before it was read) are left out
 const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 };
