@@ -51,8 +51,10 @@ ALTER TABLE "intake_sync"."status_changes" ALTER COLUMN "feed_serial" SET STATIS
 ALTER TABLE "intake_sync"."outbox" ALTER COLUMN "feed_serial" SET STATISTICS 0;
 --> statement-breakpoint
 -- an app finds the outbox row send_prescription numbered by (feed, id); the outbox is small (pending
--- and recent rows), so a plain build
-CREATE UNIQUE INDEX "outbox_feed_serial_idx" ON "intake_sync"."outbox" USING btree ("feed","feed_serial");
+-- and recent rows), so a plain build. The number leads: led by feed, this index was the planner's pick
+-- without statistics for every outbox query on a feed and an external_id (it matched the feed alone, so
+-- the outbox answer trigger read the feed's whole outbox per inserted row: quadratic)
+CREATE UNIQUE INDEX "outbox_feed_serial_idx" ON "intake_sync"."outbox" USING btree ("feed_serial","feed");
 --> statement-breakpoint
 -- The Feeds page (feed_overview, bench:console at 1M events) counted each feed's failed outbox rows by
 -- reading every outbox row of the feed (161 of its 350 ms under load): a partial index of the failed

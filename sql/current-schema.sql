@@ -4114,7 +4114,7 @@ CREATE INDEX outbox_feed_pending_idx ON intake_sync.outbox USING btree (feed, ex
 -- Name: outbox_feed_serial_idx; Type: INDEX; Schema: intake_sync
 --
 
-CREATE UNIQUE INDEX outbox_feed_serial_idx ON intake_sync.outbox USING btree (feed, feed_serial);
+CREATE UNIQUE INDEX outbox_feed_serial_idx ON intake_sync.outbox USING btree (feed_serial, feed);
 
 --
 -- Name: outbox_one_live_send_idx; Type: INDEX; Schema: intake_sync

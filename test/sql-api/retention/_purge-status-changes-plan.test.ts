@@ -29,8 +29,9 @@ const planDb = usePlanDatabase(real, 'purge_status_changes_plan', async (admin) 
        from generate_series(1, ${COMMITS}) g`,
     );
     await tx.unsafe(
-      `insert into intake_sync.status_changes (xid, prescription_id, feed, external_id, previous_status, new_status, changed_at)
-       select (1000 + g)::text::xid8, g, case when g % 2 = 0 then 'default' else 'other' end, 'rx-' || g || '-' || k, null, 'accepted', now()
+      `insert into intake_sync.status_changes (xid, prescription_id, feed, external_id, previous_status, new_status, changed_at, feed_serial)
+       select (1000 + g)::text::xid8, g, case when g % 2 = 0 then 'default' else 'other' end, 'rx-' || g || '-' || k, null, 'accepted', now(),
+         (g - 1) * ${PER_COMMIT} + k
        from generate_series(1, ${COMMITS}) g, generate_series(1, ${PER_COMMIT}) k`,
     );
   });
