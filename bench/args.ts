@@ -1,14 +1,5 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { BenchUsageError } from './bench-usage-error.js';
-
-// the type message only: a schema-wide `message` would also replace the range messages
-const number = () => z.coerce.number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a number' : undefined) });
-const wholeNumber = (min: number, max: number) =>
-  number()
-    .int({ message: 'must be a whole number' })
-    .min(min, { message: `must be >= ${min}` })
-    .max(max, { message: `must be <= ${max}` });
+import { number, parseFlagArgs, wholeNumber } from './flag-args.js';
 const seconds = () => number().positive({ message: 'must be > 0' }).max(600, { message: 'must be <= 600' });
 
 // a comma-separated list of round trips in ms, e.g. "50,150"
@@ -66,51 +57,5 @@ export const USAGE = `usage: npm run bench -- [--events N] [--drains N] [--ceili
 
 /** Parses the bench command line; throws BenchUsageError naming the bad flag. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        events: { type: 'string' },
-        drains: { type: 'string' },
-        'ceiling-seconds': { type: 'string' },
-        'naive-seconds': { type: 'string' },
-        'latency-rounds': { type: 'string' },
-        'poll-interval-ms': { type: 'string' },
-        'match-large': { type: 'string' },
-        'wan-rtt-ms': { type: 'string' },
-        'wan-seconds': { type: 'string' },
-        'idle-polls': { type: 'string' },
-        'idle-poll-interval-ms': { type: 'string' },
-        feeds: { type: 'string' },
-        'results-dir': { type: 'string' },
-        keep: { type: 'boolean' },
-      },
-    }));
-  } catch (error) {
-    throw new BenchUsageError(`${(error as Error).message}\n${USAGE}`, { cause: error });
-  }
-  const result = argsSchema.safeParse({
-    events: values.events,
-    drains: values.drains,
-    ceilingSeconds: values['ceiling-seconds'],
-    naiveSeconds: values['naive-seconds'],
-    latencyRounds: values['latency-rounds'],
-    pollIntervalMs: values['poll-interval-ms'],
-    matchLarge: values['match-large'],
-    wanRttMs: values['wan-rtt-ms'],
-    wanSeconds: values['wan-seconds'],
-    idlePolls: values['idle-polls'],
-    idlePollIntervalMs: values['idle-poll-interval-ms'],
-    feeds: values.feeds,
-    resultsDir: values['results-dir'],
-    keep: values.keep,
-  });
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => {
-    const flag = FLAGS[issue.path[0] as keyof BenchArgs] ?? String(issue.path[0]);
-    return `  ${flag}: ${issue.message}`;
-  });
-  throw new BenchUsageError(`invalid arguments:\n${lines.join('\n')}\n${USAGE}`);
+  return parseFlagArgs(argv, argsSchema, FLAGS, USAGE, ['keep']);
 }

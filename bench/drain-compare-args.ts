@@ -1,13 +1,5 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { BenchUsageError } from './bench-usage-error.js';
-
-const wholeNumber = (min: number, max: number) =>
-  z.coerce
-    .number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a number' : undefined) })
-    .int({ message: 'must be a whole number' })
-    .min(min, { message: `must be >= ${min}` })
-    .max(max, { message: `must be <= ${max}` });
+import { parseFlagArgs, wholeNumber } from './flag-args.js';
 
 const argsSchema = z.object({
   /** the checkout the drain is compared against (a worktree of main before a change) */
@@ -35,32 +27,5 @@ export const DRAIN_COMPARE_USAGE =
 
 /** Parses the drain comparison's command line; throws BenchUsageError naming the bad flag. */
 export function parseDrainCompareArgs(argv: readonly string[]): DrainCompareArgs {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        baseline: { type: 'string' },
-        candidate: { type: 'string' },
-        events: { type: 'string' },
-        pairs: { type: 'string' },
-        'results-dir': { type: 'string' },
-      },
-    }));
-  } catch (error) {
-    throw new BenchUsageError(`${(error as Error).message}\n${DRAIN_COMPARE_USAGE}`, { cause: error });
-  }
-  const result = argsSchema.safeParse({
-    baseline: values.baseline,
-    candidate: values.candidate,
-    events: values.events,
-    pairs: values.pairs,
-    resultsDir: values['results-dir'],
-  });
-  if (result.success) return result.data;
-  const lines = result.error.issues.map(
-    (issue) => `  ${FLAGS[issue.path[0] as keyof DrainCompareArgs] ?? String(issue.path[0])}: ${issue.message}`,
-  );
-  throw new BenchUsageError(`invalid arguments:\n${lines.join('\n')}\n${DRAIN_COMPARE_USAGE}`);
+  return parseFlagArgs(argv, argsSchema, FLAGS, DRAIN_COMPARE_USAGE);
 }

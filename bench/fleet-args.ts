@@ -1,13 +1,6 @@
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { BenchUsageError } from './bench-usage-error.js';
-
-const number = () => z.coerce.number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a number' : undefined) });
-const wholeNumber = (min: number, max: number) =>
-  number()
-    .int({ message: 'must be a whole number' })
-    .min(min, { message: `must be >= ${min}` })
-    .max(max, { message: `must be <= ${max}` });
+import { parseFlagArgs, wholeNumber } from './flag-args.js';
 
 // the defaults are the issue's sizes; the windows are short enough for a run of minutes on 2 cores
 const argsSchema = z.object({
@@ -53,28 +46,10 @@ export const FLEET_USAGE = `usage: npm run bench:fleet -- [--feeds N] [--replica
 
 /** Parses `npm run bench:fleet`'s arguments; throws BenchUsageError naming each bad flag. */
 export function parseFleetArgs(argv: readonly string[]): FleetArgs {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: Object.fromEntries(Object.values(FLAGS).map((flag) => [flag.slice(2), { type: 'string' as const }])),
-    }) as { values: Record<string, string | undefined> });
-  } catch (error) {
-    throw new BenchUsageError(`${(error as Error).message}\n${FLEET_USAGE}`, { cause: error });
-  }
-  const input = Object.fromEntries(Object.entries(FLAGS).map(([key, flag]) => [key, values[flag.slice(2)]]));
-  const result = argsSchema.safeParse(input);
-  if (result.success) {
-    if (result.data.backlogged > result.data.feeds)
-      throw new BenchUsageError(`invalid arguments:\n  --backlogged: must be <= --feeds\n${FLEET_USAGE}`);
-    // the daemon refuses the same (src/config/config.ts): say so before any replica starts
-    if (result.data.leaseTtlMs < 2 * result.data.leaseRetryMs)
-      throw new BenchUsageError(`invalid arguments:\n  --lease-ttl-ms: must be at least twice --lease-retry-ms\n${FLEET_USAGE}`);
-    return result.data;
-  }
-  const lines = result.error.issues.map(
-    (issue) => `  ${FLAGS[issue.path[0] as keyof FleetArgs] ?? String(issue.path[0])}: ${issue.message}`,
-  );
-  throw new BenchUsageError(`invalid arguments:\n${lines.join('\n')}\n${FLEET_USAGE}`);
+  const args = parseFlagArgs(argv, argsSchema, FLAGS, FLEET_USAGE);
+  if (args.backlogged > args.feeds) throw new BenchUsageError(`invalid arguments:\n  --backlogged: must be <= --feeds\n${FLEET_USAGE}`);
+  // the daemon refuses the same (src/config/config.ts): say so before any replica starts
+  if (args.leaseTtlMs < 2 * args.leaseRetryMs)
+    throw new BenchUsageError(`invalid arguments:\n  --lease-ttl-ms: must be at least twice --lease-retry-ms\n${FLEET_USAGE}`);
+  return args;
 }
