@@ -8,8 +8,9 @@ import { DEFAULT_TRANSACTION_TIMEOUTS, type TransactionTimeouts, timeoutStartupP
 import type { Logger } from '../../log/log.js';
 import type { FeedLease } from './feed-lease.js';
 import { ownLeaseApplicationName } from './lease-holder-name.js';
-import { leaseSql } from './lease-sql.js';
-import { mayTakeLease, mustYieldLease } from './lease-share.js';
+import { feedsOfColumn, leaseSql } from './lease-sql.js';
+import { LeaseCalls, type LeaseRound, type LeaseRoundResult } from './lease-batch.js';
+import { leasesToYield } from './lease-share.js';
 
 export interface LeaseSessionOptions {
   /** every feed this process is configured for: the share is counted over all of them */
@@ -21,14 +22,26 @@ export interface LeaseSessionOptions {
   tls?: ClientTls | undefined;
   /** lock_timeout and statement_timeout of the lock session (a direct connection: startup parameters) */
   timeouts?: TransactionTimeouts | undefined;
+  /**
+   * Resolves when the lease calls that arrive together have arrived (default: after DEFAULT_GATHER_MS);
+   * they are then answered by one round of statements. Tests pass an explicit promise.
+   */
+  gather?: (() => Promise<void>) | undefined;
 }
+
+/**
+ * How long a lease call waits for the others of its lease check. Workers answered by one round
+ * sleep the same LEASE_RETRY_MS and call again together, drifting apart only by what they do in
+ * between (milliseconds): a short window gathers them again, at a delay far below any lease timing.
+ */
+export const DEFAULT_GATHER_MS = 20;
 
 /**
  * ONE lock connection per process, whatever the number of feeds: it keeps this replica's row in
  * lease_members (so replicas can count each other) and holds, in feed_leases, the lease of each feed
  * this replica leads (drizzle/0017_lock_tables.sql, statements in lease-sql.ts). A replica takes a
- * feed only while it holds fewer than its share (ceil(feeds / members)) and gives one up when it
- * holds more, so replicas spread the feeds. A lease is free once its holder's backend is gone (a dead
+ * feed only while it holds fewer than its share (ceil(feeds / members)) and gives the excess up
+ * when it holds more (the feeds it took last), so replicas spread the feeds. A lease is free once its holder's backend is gone (a dead
  * replica's feeds are taken over at once) or its heartbeat is older than the TTL; the server also
  * ends this session after the TTL without a query (idle_session_timeout), so a frozen holder's
  * backend goes too.
@@ -42,8 +55,13 @@ export interface LeaseSessionOptions {
  * lease must survive. Every query is a parameterless simple-protocol query: one message, after
  * which the backend is idle. A parameterised query is sent in two halves on first use; a holder
  * frozen between them would leave its backend 'active' mid-protocol, where no idle timeout applies,
- * and its leases alive while it stays frozen. Operations are serialised: the share check and the
- * take it allows are one step.
+ * and its leases alive while it stays frozen.
+ *
+ * The feed workers' calls are coalesced (lease-batch.ts): the calls that arrive together, or while a
+ * round of statements is in flight, are answered by one round, whose statements each serve all of
+ * them (lease-sql.ts). A round is at most four statements (release, check, give up the excess,
+ * take), so a lease check costs O(1) statements per replica, not one per feed. Rounds are serialised
+ * with each other and with close(); the share count and the take it allows are one statement.
  */
 export class LeaseSession {
   private client: postgres.Sql | undefined;
@@ -55,6 +73,8 @@ export class LeaseSession {
   /** the feeds this process is configured for now (a reload changes them: setFeeds) */
   private feeds: readonly string[];
   private queue: Promise<unknown> = Promise.resolve();
+  /** the feed workers' calls, answered together (lease-batch.ts) */
+  private readonly calls: LeaseCalls;
 
   constructor(
     private readonly url: string,
@@ -64,6 +84,10 @@ export class LeaseSession {
     storeNames(schema);
     this.feeds = checkedFeeds(options.feeds);
     this.sql = leaseSql(schema, randomUUID(), Math.max(1, Math.round(options.idleTtlMs)));
+    this.calls = new LeaseCalls({
+      run: (round) => this.serial(() => this.round(round)),
+      gather: options.gather ?? (() => new Promise<void>((resolve) => setTimeout(resolve, DEFAULT_GATHER_MS))),
+    });
   }
 
   /**
@@ -78,9 +102,9 @@ export class LeaseSession {
   lease(feed: string): FeedLease {
     if (!this.feeds.includes(feed)) throw new Error(`feed ${JSON.stringify(feed)} is not one of this lease session's feeds`);
     return {
-      tryAcquire: () => this.serial(() => this.tryAcquire(feed)),
-      stillHeld: () => this.serial(() => this.stillHeld(feed)),
-      release: () => this.serial(() => this.release(feed)),
+      tryAcquire: () => this.calls.tryAcquire(feed),
+      stillHeld: () => this.calls.stillHeld(feed),
+      release: () => this.calls.release(feed),
     };
   }
 
@@ -111,78 +135,91 @@ export class LeaseSession {
     return next;
   }
 
-  private async tryAcquire(feed: string): Promise<boolean> {
-    if (this.held.has(feed)) return this.stillHeld(feed);
+  /** One round of coalesced calls (lease-batch.ts): at most a release, a check, a yield and a take statement, whatever the feeds. */
+  private async round(round: LeaseRound): Promise<LeaseRoundResult> {
+    await this.releaseAll(round.releases);
+    // a take of a feed already held is its check (and keeps the feed's place in the order taken)
+    const retakes = new Set(round.takes.filter((feed) => this.held.has(feed)));
+    const held = await this.checkAll([...round.checks, ...retakes]);
+    const wanted = round.takes.filter((feed) => !retakes.has(feed));
+    if (wanted.length === 0) return { held, taken: new Set() };
+    try {
+      return { held, taken: await this.takeAll(wanted) };
+    } catch (error) {
+      return { held, taken: error instanceof Error ? error : new Error(String(error)) };
+    }
+  }
+
+  private async takeAll(feeds: string[]): Promise<Set<string>> {
     const client = await this.open();
     try {
-      const [count] = await this.simple<{ members: number; pid: number }>(client, this.sql.count(), 'counting the replicas');
+      const [row] = await this.simple<{ taken: unknown; members: number; pid: number }>(
+        client,
+        this.sql.take(feeds, { feeds: this.feeds.length, held: this.held.size }),
+        'taking feed leases',
+      );
       // a silent reconnect is a new session: its backend is not the one the leases name
-      if (Number(count?.pid) !== this.backendPid) throw new Error('the lock session was replaced by a reconnect');
-      if (!mayTakeLease(this.held.size, this.feeds.length, Number(count?.members ?? 1))) return false;
-      const [row] = await this.simple<{ taken: boolean }>(client, this.sql.take(feed), 'taking the feed lease');
-      if (row?.taken !== true) return false;
-      this.held.add(feed);
-      return true;
+      if (Number(row?.pid) !== this.backendPid) throw new Error('the lock session was replaced by a reconnect');
+      const taken = new Set(feedsOfColumn(row?.taken));
+      // in the order asked, so the feed given up first is the one taken last
+      for (const feed of feeds) if (taken.has(feed)) this.held.add(feed);
+      return taken;
     } catch (error) {
       this.discard(client);
       throw error;
     }
   }
 
-  private async stillHeld(feed: string): Promise<boolean> {
+  /** The feeds among `feeds` this session still holds (their leases and its membership heartbeated), after giving up any above its share. */
+  private async checkAll(feeds: string[]): Promise<Set<string>> {
     const client = this.client;
-    if (!client || this.backendPid === undefined || !this.held.has(feed)) return false;
+    const mine = feeds.filter((feed) => this.held.has(feed));
+    if (!client || this.backendPid === undefined || mine.length === 0) return new Set();
     try {
-      // the client reconnects a dropped connection silently, so ask whether *this* session still holds the lease
-      const [row] = await this.simple<{ held: boolean; members: number; pid: number }>(
-        client,
-        this.sql.check(feed),
-        'checking the feed lease',
-      );
+      // the client reconnects a dropped connection silently, so ask whether *this* session still holds the leases
+      const [row] = await this.simple<{ held: unknown; members: number; pid: number }>(client, this.sql.check(mine), 'checking feed leases');
       if (!row || Number(row.pid) !== this.backendPid) {
         // a silent reconnect: every lease of the old session is gone
         this.discard(client);
-        return false;
+        return new Set();
       }
-      if (row.held !== true) {
-        this.held.delete(feed);
-        return false;
-      }
-      // more than its share (a replica joined): the most recently taken feed is given up, one per check
-      if (mustYieldLease(this.held.size, this.feeds.length, Number(row.members)) && [...this.held].at(-1) === feed) {
+      const still = new Set(feedsOfColumn(row.held));
+      for (const feed of mine) if (!still.has(feed)) this.held.delete(feed);
+      // more than its share (a replica joined): the feeds taken last are given up, all of the excess at once
+      const excess = leasesToYield(this.held.size, this.feeds.length, Number(row.members));
+      const giveUp = excess > 0 ? [...this.held].slice(-excess).filter((feed) => still.has(feed)) : [];
+      if (giveUp.length > 0) {
         this.options.log?.info(
-          { feed, held: this.held.size, members: Number(row.members) },
-          "holding more than this replica's share of the feeds: giving one up",
+          { givingUp: giveUp.length, held: this.held.size, members: Number(row.members) },
+          "holding more than this replica's share of the feeds: giving the excess up",
         );
-        await this.unlock(client, feed);
-        return false;
+        for (const feed of giveUp) still.delete(feed);
+        await this.unlock(client, giveUp);
       }
-      return true;
+      return still;
     } catch {
       // unanswered or failed: step down, and never trust this connection again
       this.discard(client);
-      return false;
+      return new Set();
     }
   }
 
-  private async release(feed: string): Promise<void> {
+  private async releaseAll(feeds: string[]): Promise<void> {
     const client = this.client;
-    if (!client || !this.held.has(feed)) {
-      this.held.delete(feed);
-      return;
-    }
+    const mine = feeds.filter((feed) => this.held.has(feed));
+    if (!client || mine.length === 0) return;
     try {
-      // release explicitly: a standby should take it now, not when this session ends
-      await this.unlock(client, feed);
+      // release explicitly: a standby should take them now, not when this session ends
+      await this.unlock(client, mine);
     } catch {
       // unanswered: the whole session goes, and its leases with it (their holder's backend is gone)
       this.discard(client);
     }
   }
 
-  private async unlock(client: postgres.Sql, feed: string): Promise<void> {
-    this.held.delete(feed);
-    await this.simple(client, this.sql.release(feed), 'releasing the feed lease');
+  private async unlock(client: postgres.Sql, feeds: string[]): Promise<void> {
+    for (const feed of feeds) this.held.delete(feed);
+    await this.simple(client, this.sql.release(feeds), 'releasing feed leases');
   }
 
   /** The session, opened with this replica's member row written. */

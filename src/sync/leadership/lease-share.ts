@@ -12,7 +12,11 @@ export function mayTakeLease(held: number, feeds: number, members: number): bool
   return held < leaseShare(feeds, members);
 }
 
-/** Whether a replica holds more than its share and gives one lease up (one per check, so replicas converge without flapping). */
-export function mustYieldLease(held: number, feeds: number, members: number): boolean {
-  return held > leaseShare(feeds, members);
+/**
+ * How many leases a replica above its share gives up: the whole excess at once (a joined replica
+ * then gets its share within one lease check, not one feed per check). The share only shrinks when
+ * members join, so replicas still converge without flapping.
+ */
+export function leasesToYield(held: number, feeds: number, members: number): number {
+  return Math.max(0, held - leaseShare(feeds, members));
 }
