@@ -177,7 +177,11 @@ export class LeaseSession {
     if (!client || this.backendPid === undefined || mine.length === 0) return new Set();
     try {
       // the client reconnects a dropped connection silently, so ask whether *this* session still holds the leases
-      const [row] = await this.simple<{ held: unknown; members: number; pid: number }>(client, this.sql.check(mine), 'checking feed leases');
+      const [row] = await this.simple<{ held: unknown; members: number; pid: number }>(
+        client,
+        this.sql.check(mine),
+        'checking feed leases',
+      );
       if (!row || Number(row.pid) !== this.backendPid) {
         // a silent reconnect: every lease of the old session is gone
         this.discard(client);

@@ -51,7 +51,8 @@ export function leaseSql(schema: string, holder: string, ttlMs: number): LeaseSq
   const me = `'${holder}'`;
   const expiry = `now() + interval '${ttlMs} milliseconds'`;
   const alive = (pid: string) => `exists (select 1 from pg_catalog.pg_stat_activity a where a.pid = ${pid})`;
-  const free = (l: string) => `(${l}.expires_at <= now() or not ${alive(`${l}.holder_pid`)} or (${l}.holder = ${me} and ${l}.holder_pid = pg_backend_pid()))`;
+  const free = (l: string) =>
+    `(${l}.expires_at <= now() or not ${alive(`${l}.holder_pid`)} or (${l}.holder = ${me} and ${l}.holder_pid = pg_backend_pid()))`;
   const beat = `insert into ${members} as m (member, backend_pid, expires_at) values (${me}, pg_backend_pid(), ${expiry})
                   on conflict (member) do update set backend_pid = excluded.backend_pid, expires_at = excluded.expires_at`;
   // the others alive, plus this one (its own upsert is not visible to the statement that writes it)
@@ -115,7 +116,8 @@ function feedLiteral(feed: string): string {
 
 function feedList(feeds: readonly string[]): string {
   if (feeds.length === 0) throw new Error('a lease statement needs at least one feed');
-  if (feeds.length > MAX_FEEDS_PER_STATEMENT) throw new Error(`a lease statement names at most ${MAX_FEEDS_PER_STATEMENT} feeds, not ${feeds.length}`);
+  if (feeds.length > MAX_FEEDS_PER_STATEMENT)
+    throw new Error(`a lease statement names at most ${MAX_FEEDS_PER_STATEMENT} feeds, not ${feeds.length}`);
   if (new Set(feeds).size !== feeds.length) throw new Error('a lease statement names each feed once');
   return feeds.map(feedLiteral).join(', ');
 }
