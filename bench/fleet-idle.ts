@@ -14,6 +14,8 @@ export interface ReplicaIdle {
   rss_mb_max: number;
   /** Query + Execute messages on all its sessions (pool, page client, lease session), per second */
   db_statements_per_s: number;
+  /** of those, simple-protocol Query messages: the lease session's (the pool and the page client use the extended protocol) */
+  lease_statements_per_s: number;
   /** the most sessions it held at once during the window */
   db_connections_max: number;
   operator_requests_per_s: number;
@@ -40,6 +42,7 @@ export async function measureFleetIdle(
 ): Promise<FleetIdle> {
   const startCpu = await Promise.all(replicas.map((replica) => replica.cpuSeconds()));
   const startStatements = replicas.map(statementsOf);
+  const startLease = replicas.map((replica) => replica.statements.simpleQueries);
   const from = performance.now();
   const rssMax = replicas.map(() => 0);
   const connectionsMax = replicas.map(() => 0);
@@ -62,6 +65,7 @@ export async function measureFleetIdle(
       cpu_pct: (100 * cpu) / elapsed,
       rss_mb_max: rssMax[i] ?? Number.NaN,
       db_statements_per_s: (statementsOf(replica) - (startStatements[i] ?? 0)) / elapsed,
+      lease_statements_per_s: (replica.statements.simpleQueries - (startLease[i] ?? 0)) / elapsed,
       db_connections_max: connectionsMax[i] ?? 0,
       operator_requests_per_s: requestRate(replica.requestTimes, from, to).mean_per_s,
     };
