@@ -28,6 +28,8 @@ export interface LeaseCallsOptions {
    * round runs wait for the next one without it.
    */
   gather(): Promise<void>;
+  /** the most feeds one round names per kind (a statement's bound: MAX_FEEDS_PER_STATEMENT); the rest go in the next round */
+  maxFeedsPerKind: number;
 }
 
 /**
@@ -98,7 +100,7 @@ export class LeaseCalls {
   }
 
   private async runOne(): Promise<void> {
-    const { round, calls, rest } = nextRound(this.queue);
+    const { round, calls, rest } = nextRound(this.queue, this.options.maxFeedsPerKind);
     this.queue = rest;
     let result: LeaseRoundResult | Error;
     try {
@@ -112,9 +114,13 @@ export class LeaseCalls {
 
 /**
  * Pure: the calls the next round answers, in arrival order, and the ones left for later: a feed's
- * calls join the round up to the first call of another kind for that feed.
+ * calls join the round up to the first call of another kind for that feed, and a round names at
+ * most `maxFeedsPerKind` feeds of each kind.
  */
-export function nextRound<C extends { kind: Kind; feed: string }>(queue: readonly C[]): { round: LeaseRound; calls: C[]; rest: C[] } {
+export function nextRound<C extends { kind: Kind; feed: string }>(
+  queue: readonly C[],
+  maxFeedsPerKind: number,
+): { round: LeaseRound; calls: C[]; rest: C[] } {
   const round: LeaseRound = { releases: [], checks: [], takes: [] };
   const kindOf = new Map<string, Kind>();
   const closed = new Set<string>();
@@ -122,7 +128,8 @@ export function nextRound<C extends { kind: Kind; feed: string }>(queue: readonl
   const rest: C[] = [];
   for (const call of queue) {
     const kind = kindOf.get(call.feed);
-    if (closed.has(call.feed) || (kind !== undefined && kind !== call.kind)) {
+    const full = kind === undefined && round[call.kind].length >= maxFeedsPerKind;
+    if (closed.has(call.feed) || (kind !== undefined && kind !== call.kind) || full) {
       closed.add(call.feed);
       rest.push(call);
       continue;

@@ -8,7 +8,7 @@ import { DEFAULT_TRANSACTION_TIMEOUTS, type TransactionTimeouts, timeoutStartupP
 import type { Logger } from '../../log/log.js';
 import type { FeedLease } from './feed-lease.js';
 import { ownLeaseApplicationName } from './lease-holder-name.js';
-import { feedsOfColumn, leaseSql } from './lease-sql.js';
+import { feedsOfColumn, leaseSql, MAX_FEEDS_PER_STATEMENT } from './lease-sql.js';
 import { LeaseCalls, type LeaseRound, type LeaseRoundResult } from './lease-batch.js';
 import { leasesToYield } from './lease-share.js';
 
@@ -86,6 +86,7 @@ export class LeaseSession {
     this.sql = leaseSql(schema, randomUUID(), Math.max(1, Math.round(options.idleTtlMs)));
     this.calls = new LeaseCalls({
       run: (round) => this.serial(() => this.round(round)),
+      maxFeedsPerKind: MAX_FEEDS_PER_STATEMENT,
       gather: options.gather ?? (() => new Promise<void>((resolve) => setTimeout(resolve, DEFAULT_GATHER_MS))),
     });
   }

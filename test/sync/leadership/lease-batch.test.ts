@@ -23,6 +23,7 @@ function scripted() {
   const gathers: Deferred<void>[] = [];
   let roundStarted = deferred<void>();
   const calls = new LeaseCalls({
+    maxFeedsPerKind: 1_000,
     gather: () => {
       const gather = deferred<void>();
       gathers.push(gather);
@@ -127,14 +128,29 @@ describe('nextRound (a feed keeps the order of its calls)', () => {
       call('takes', 'a'),
       call('releases', 'c'),
     ];
-    const { round, calls, rest } = nextRound(queue);
+    const { round, calls, rest } = nextRound(queue, 100);
     expect(round).toEqual({ releases: ['c'], checks: ['b'], takes: ['a'] });
     expect(calls).toEqual([queue[0], queue[1], queue[2], queue[5]]);
     expect(rest).toEqual([queue[3], queue[4]]);
-    expect(nextRound(rest).round).toEqual({ releases: ['a'], checks: [], takes: [] });
+    expect(nextRound(rest, 100).round).toEqual({ releases: ['a'], checks: [], takes: [] });
+  });
+
+  it('names at most maxFeedsPerKind feeds of each kind: the others, and their later calls, wait for the next round', () => {
+    const queue = [
+      call('checks', 'a'),
+      call('checks', 'b'),
+      call('checks', 'c'),
+      call('takes', 'd'),
+      call('checks', 'a'),
+      call('checks', 'c'),
+    ];
+    const { round, calls, rest } = nextRound(queue, 2);
+    expect(round).toEqual({ releases: [], checks: ['a', 'b'], takes: ['d'] });
+    expect(calls).toEqual([queue[0], queue[1], queue[3], queue[4]]);
+    expect(rest).toEqual([queue[2], queue[5]]);
   });
 
   it('an empty queue is an empty round', () => {
-    expect(nextRound([])).toEqual({ round: { releases: [], checks: [], takes: [] }, calls: [], rest: [] });
+    expect(nextRound([], 100)).toEqual({ round: { releases: [], checks: [], takes: [] }, calls: [], rest: [] });
   });
 });
