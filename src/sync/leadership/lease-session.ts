@@ -138,12 +138,15 @@ export class LeaseSession {
 
   /** One round of coalesced calls (lease-batch.ts): at most a release, a check, a yield and a take statement, whatever the feeds. */
   private async round(round: LeaseRound): Promise<LeaseRoundResult> {
+    const client = this.client;
     await this.releaseAll(round.releases);
     // a take of a feed already held is its check (and keeps the feed's place in the order taken)
     const retakes = new Set(round.takes.filter((feed) => this.held.has(feed)));
     const held = await this.checkAll([...round.checks, ...retakes]);
     const wanted = round.takes.filter((feed) => !retakes.has(feed));
     if (wanted.length === 0) return { held, taken: new Set() };
+    // the session failed in this round: its leaders hear it now, and the takes retry on a new one next time
+    if (client !== undefined && this.client !== client) return { held, taken: new Error('the lock session was lost') };
     try {
       return { held, taken: await this.takeAll(wanted) };
     } catch (error) {
