@@ -68,8 +68,17 @@ export function addEvent(span: Span, name: string, attributes: SafeAttributes = 
 /** Marks `span` failed: status ERROR and `error.type` = the error's class name, no message. */
 export function markFailed(span: Span, error: unknown): void {
   if (!span.isRecording()) return;
-  span.setAttribute('error.type', error instanceof Error ? error.name : typeof error);
+  span.setAttribute('error.type', errorType(error));
   span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/**
+ * The class name of `error`: its `name`, or its constructor's when a subclass left `name` at the
+ * generic 'Error' (drizzle's DrizzleQueryError, which every failed query of the leader tasks is).
+ */
+export function errorType(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  return error.name === 'Error' ? error.constructor.name || 'Error' : error.name;
 }
 
 /** The active span, or undefined when none records (tracing off, or not sampled). */

@@ -1,4 +1,4 @@
-import { inSpan } from '../../telemetry/spans.js';
+import { inSpan, setAttributes } from '../../telemetry/spans.js';
 import type { Db } from '../../db/connection.js';
 import { namesOf } from '../../db/store-names.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
@@ -53,7 +53,12 @@ export class StatisticsKeeper extends StoppableLoop {
 
   /** One pass now: the tables analyzed, most changed first; stops between tables when asked to. */
   passOnce(): Promise<TableAnalyzed[]> {
-    return inSpan('intake_sync.leader statistics', { root: true, attributes: { 'intake_sync.task': 'statistics' } }, () => this.pass());
+    return inSpan('intake_sync.leader statistics', { root: true, attributes: { 'intake_sync.task': 'statistics' } }, async (span) => {
+      const analyzed = await this.pass();
+      // as the retention span says it: a stop between tables leaves the rest for the next leader's pass
+      setAttributes(span, { 'intake_sync.task.outcome': this.stopping ? 'partial' : 'complete' });
+      return analyzed;
+    });
   }
 
   private async pass(): Promise<TableAnalyzed[]> {
