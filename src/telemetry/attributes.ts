@@ -46,6 +46,12 @@ export const ALLOWED_ATTRIBUTE_KEYS = [
   'intake_sync.retry.reason',
   'intake_sync.task',
   'intake_sync.task.outcome',
+  // what a leader task did: counts only
+  'intake_sync.retention.purged_rows',
+  'intake_sync.statistics.tables_analyzed',
+  'intake_sync.rematch.examined',
+  'intake_sync.rematch.matched',
+  'intake_sync.rematch.still_held',
   'intake_sync.command',
   'intake_sync.exit_code',
   'intake_sync.link.kind',

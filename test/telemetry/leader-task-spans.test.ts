@@ -146,7 +146,13 @@ describe.skipIf(!onPostgres)(`the leader tasks' spans, exported to a real OTLP r
     expect(span.kind).toBe(SPAN_KIND_INTERNAL);
     expect(span.parentSpanId).toBe('');
     expect(span.status.code).toBe(STATUS_UNSET);
-    expect(span.attributes).toEqual({ 'intake_sync.task': 'retention', 'intake_sync.feed': FEED, 'intake_sync.task.outcome': 'complete' });
+    expect(span.attributes).toEqual({
+      'intake_sync.task': 'retention',
+      'intake_sync.feed': FEED,
+      'intake_sync.task.outcome': 'complete',
+      'intake_sync.retention.purged_rows': Object.values(result.counts).reduce((sum, rows) => sum + rows, 0),
+    });
+    expect(span.attributes['intake_sync.retention.purged_rows']).toBeGreaterThanOrEqual(1);
     expectOnlyAllowed(span);
   });
 
@@ -159,7 +165,11 @@ describe.skipIf(!onPostgres)(`the leader tasks' spans, exported to a real OTLP r
     expect(span.kind).toBe(SPAN_KIND_INTERNAL);
     expect(span.parentSpanId).toBe('');
     expect(span.status.code).toBe(STATUS_UNSET);
-    expect(span.attributes).toEqual({ 'intake_sync.task': 'statistics', 'intake_sync.task.outcome': 'complete' });
+    expect(span.attributes).toEqual({
+      'intake_sync.task': 'statistics',
+      'intake_sync.task.outcome': 'complete',
+      'intake_sync.statistics.tables_analyzed': analyzed.length,
+    });
     expectOnlyAllowed(span);
   });
 
@@ -184,7 +194,13 @@ describe.skipIf(!onPostgres)(`the leader tasks' spans, exported to a real OTLP r
     const span = await exportedSpan('intake_sync.rematch');
     expect(span.kind).toBe(SPAN_KIND_INTERNAL);
     expect(span.status.code).toBe(STATUS_UNSET);
-    expect(span.attributes).toEqual({ 'intake_sync.task': 'rematch', 'intake_sync.feed': FEED, 'intake_sync.page.matched': 2 });
+    expect(span.attributes).toEqual({
+      'intake_sync.task': 'rematch',
+      'intake_sync.feed': FEED,
+      'intake_sync.rematch.examined': 4,
+      'intake_sync.rematch.matched': 2,
+      'intake_sync.rematch.still_held': 2,
+    });
     expectOnlyAllowed(span);
   });
 

@@ -143,7 +143,11 @@ export function rematch(db: Db, options: BatchedRematchOptions = {}): Promise<Re
   const attributes = { 'intake_sync.task': 'rematch', ...(options.feed ? { 'intake_sync.feed': options.feed } : {}) };
   return inSpan('intake_sync.rematch', { attributes }, async (span) => {
     const total = await rematchInBatches(db, options);
-    setAttributes(span, { 'intake_sync.page.matched': total.matched });
+    setAttributes(span, {
+      'intake_sync.rematch.examined': total.examined,
+      'intake_sync.rematch.matched': total.matched,
+      'intake_sync.rematch.still_held': total.stillUnmatched + total.stillAmbiguous,
+    });
     return total;
   });
 }

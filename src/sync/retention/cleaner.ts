@@ -55,7 +55,10 @@ export class RetentionCleaner extends StoppableLoop {
     const attributes = { 'intake_sync.task': 'retention', 'intake_sync.feed': this.deps.feed };
     return inSpan('intake_sync.leader retention', { root: true, attributes }, async (span) => {
       const result = await this.pass(signal);
-      setAttributes(span, { 'intake_sync.task.outcome': result.complete ? 'complete' : 'partial' });
+      setAttributes(span, {
+        'intake_sync.task.outcome': result.complete ? 'complete' : 'partial',
+        'intake_sync.retention.purged_rows': Object.values(result.counts).reduce((sum, rows) => sum + rows, 0),
+      });
       return result;
     });
   }

@@ -56,7 +56,10 @@ export class StatisticsKeeper extends StoppableLoop {
     return inSpan('intake_sync.leader statistics', { root: true, attributes: { 'intake_sync.task': 'statistics' } }, async (span) => {
       const analyzed = await this.pass();
       // as the retention span says it: a stop between tables leaves the rest for the next leader's pass
-      setAttributes(span, { 'intake_sync.task.outcome': this.stopping ? 'partial' : 'complete' });
+      setAttributes(span, {
+        'intake_sync.task.outcome': this.stopping ? 'partial' : 'complete',
+        'intake_sync.statistics.tables_analyzed': analyzed.length,
+      });
       return analyzed;
     });
   }
