@@ -81,7 +81,7 @@ export function createFeedPoller(wiring: FeedPollerWiring, source?: SourceReadin
     loadCheckpoint: source ? () => source.loadCheckpoint() : () => loadCheckpoint(db, feed),
     clock: wiring.clock,
     sleep: wiring.sleep,
-    nextDelay: (reason) => nextDelay(reason, policy, wiring.random, wiring.clock.now()),
+    nextDelay: (reason, pollStartedAt) => nextDelay(reason, policy, wiring.random, wiring.clock.now(), pollStartedAt),
     state,
     log: wiring.log.child(draining ? { component: 'poller', base_url: source?.baseUrl } : { component: 'poller' }),
     drainMaxFailures: settings.drainMaxFailures,

@@ -1,5 +1,5 @@
 import { fullJitterDelay } from '../../lib/backoff.js';
-import { slotDelay } from './poll-phase.js';
+import { slotDelay, slotDelayAfterPoll } from './poll-phase.js';
 
 /** Why the loop is about to wait; each kind has its own schedule. */
 export type DelayReason =
@@ -41,17 +41,30 @@ export function defaultDelayPolicy(pollIntervalMs: number, failureCapMs = 60_000
 }
 
 /**
- * How long to wait before the next poll. Pure: `random` and `nowMs` are injected.
- * - caught up: until the feed's slot in the interval (with a phase and `nowMs`), else the poll
- *   interval jittered, so a fleet does not poll in step;
+ * How long to wait before the next poll. Pure: `random`, `nowMs` and `pollStartedAtMs` are injected.
+ * - caught up: with a phase, until the feed's next slot in the interval; else the poll interval
+ *   jittered, so a fleet does not poll in step. Given `pollStartedAtMs` (the poll loop always gives
+ *   it), the wait is measured from that poll's start, as the loop counts it (it takes the time since
+ *   off), and the slot is the first one at least the jitter's share of the interval after that start:
+ *   one poll per slot, whether the poll ended before its slot or after it. Without it, from `nowMs`;
  * - failure: full-jitter exponential backoff (the client's), never under the floor;
  * - no progress: the jittered poll interval doubled per repeat, capped — the
  *   operator claims more is coming but gave nothing, so treat it like caught up, only slower;
  * - conflict: the first reload is immediate (a reset is normal); repeats back off like failures.
  */
-export function nextDelay(reason: DelayReason, policy: DelayPolicy, random: () => number, nowMs?: number): number {
+export function nextDelay(
+  reason: DelayReason,
+  policy: DelayPolicy,
+  random: () => number,
+  nowMs?: number,
+  pollStartedAtMs?: number,
+): number {
   switch (reason.kind) {
     case 'caught-up':
+      if (policy.caughtUpPhaseMs !== undefined && pollStartedAtMs !== undefined) {
+        const minGapMs = Math.round(policy.pollIntervalMs * policy.pollJitterRatio);
+        return slotDelayAfterPoll(pollStartedAtMs, policy.pollIntervalMs, policy.caughtUpPhaseMs, minGapMs);
+      }
       if (policy.caughtUpPhaseMs !== undefined && nowMs !== undefined)
         return slotDelay(nowMs, policy.pollIntervalMs, policy.caughtUpPhaseMs);
       return jitteredInterval(policy, random);

@@ -51,7 +51,11 @@ export interface PollerDeps {
   loadCheckpoint(): Promise<LoadedCheckpoint>;
   clock: { now(): number };
   sleep: LoopSleep;
-  nextDelay(reason: DelayReason): number;
+  /**
+   * The wait before the next pass. A caught-up wait is measured from `pollStartedAt`, the start of the
+   * last poll (or of the pass, when it sent none): the loop takes the time since then off it.
+   */
+  nextDelay(reason: DelayReason, pollStartedAt?: number): number;
   state: WorkerState;
   log: Logger;
   /** drain mode gives up (rejects) after this many consecutive failures; the daemon never does */
@@ -116,6 +120,6 @@ export interface PassMemory {
   known: KnownPosition | undefined;
   /** set while stopped on a cursor problem: the checkpoint version it was found at */
   heldAtVersion: number | undefined;
-  /** clock.now() when the last page fetch of a pass started: caught-up polls are paced start to start */
+  /** clock.now() when the last page fetch of a pass started (the pass's start when it sent none): caught-up polls are paced start to start */
   lastFetchStartedAt: number;
 }

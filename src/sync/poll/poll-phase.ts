@@ -25,3 +25,14 @@ export function slotDelay(nowMs: number, intervalMs: number, phaseMs: number): n
   const into = (((nowMs - phaseMs) % intervalMs) + intervalMs) % intervalMs;
   return into === 0 ? intervalMs : intervalMs - into;
 }
+
+/**
+ * Pure: how long after a poll that started at `startedAtMs` the feed's next slot comes, taking the
+ * first slot at least `minGapMs` after that start. Measured from the poll's start, not from when it
+ * ended: a poll that ends before its own slot (a timer that fired a millisecond early, a reply faster
+ * than that) must not poll again at that slot, and one that ends after it must not wait a second slot.
+ */
+export function slotDelayAfterPoll(startedAtMs: number, intervalMs: number, phaseMs: number, minGapMs: number): number {
+  const earliest = startedAtMs + minGapMs;
+  return minGapMs + ((((phaseMs - earliest) % intervalMs) + intervalMs) % intervalMs);
+}

@@ -57,7 +57,7 @@ export class Poller extends StoppableLoop implements PollLoop {
     while (!this.stopping) {
       if (wait) {
         const caughtUp = wait.kind === 'caught-up';
-        let delayMs = this.deps.nextDelay(wait);
+        let delayMs = caughtUp ? this.deps.nextDelay(wait, this.memory.lastFetchStartedAt) : this.deps.nextDelay(wait);
         // the interval runs from the last poll's start, so the time that poll took does not add to an event's wait
         if (caughtUp) delayMs = Math.max(0, delayMs - (this.deps.clock.now() - this.memory.lastFetchStartedAt));
         wait = undefined;
@@ -65,6 +65,8 @@ export class Poller extends StoppableLoop implements PollLoop {
         if (delayMs > 0 || caughtUp) await this.deps.sleep(delayMs, this.stopSignal.signal);
         if (this.stopping) break;
       }
+      // a pass that sends no request (held on a cursor problem) is paced from its own start, not an old poll's
+      this.memory.lastFetchStartedAt = this.deps.clock.now();
       const outcome = await runPass(this.deps, this.memory, this.pipeline, this.stopSignal.signal);
       const step = this.policy.next(outcome, untilCaughtUp);
       switch (step.kind) {

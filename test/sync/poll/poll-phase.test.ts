@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { defaultDelayPolicy, nextDelay } from '../../../src/sync/poll/next-delay.js';
-import { pollPhaseMs, slotDelay } from '../../../src/sync/poll/poll-phase.js';
+import { pollPhaseMs, slotDelay, slotDelayAfterPoll } from '../../../src/sync/poll/poll-phase.js';
 
 describe('slotDelay', () => {
   test.each([
@@ -55,5 +55,28 @@ describe('nextDelay with a phase', () => {
     expect(nextDelay({ kind: 'caught-up' }, policy, () => 0)).toBe(5_000);
     expect(nextDelay({ kind: 'no-progress', streak: 1 }, policy, () => 0, 10_500)).toBe(5_000);
     expect(nextDelay({ kind: 'conflict', streak: 1 }, policy, () => 0, 10_500)).toBe(0);
+  });
+
+  test("given the poll's start, the wait to the slot is measured from that start (the loop takes the time since off)", () => {
+    const policy = defaultDelayPolicy(5_000, 60_000, 2_000);
+    // polled at its slot (12 000), whenever it ended: the next slot, 17 000
+    expect(nextDelay({ kind: 'caught-up' }, policy, () => 0.5, 12_300, 12_000)).toBe(5_000);
+    expect(nextDelay({ kind: 'caught-up' }, policy, () => 0.5, 11_999, 11_999)).toBe(5_001);
+    // a poll that started late by less than the jitter's share still keeps the next slot
+    expect(nextDelay({ kind: 'caught-up' }, policy, () => 0.5, 16_700, 16_400)).toBe(600);
+  });
+});
+
+describe('slotDelayAfterPoll', () => {
+  test.each([
+    // [started at, min gap, expected]: the first slot (phase 1 234, interval 5 000) at least the gap after the start
+    [1_234, 500, 5_000],
+    [1_233, 500, 5_001],
+    [1_240, 500, 4_994],
+    [5_734, 500, 500],
+    [5_735, 500, 5_499],
+    [0, 0, 1_234],
+  ])('a poll started at %i, gap %i: %i', (startedAt, gap, expected) => {
+    expect(slotDelayAfterPoll(startedAt, 5_000, 1_234, gap)).toBe(expected);
   });
 });
