@@ -36,6 +36,7 @@ const stop = new AbortController();
 let quiet = setTimeout(() => stop.abort(), 5_000);
 for await (const change of followStatusChanges({ url, since: null, signal: stop.signal })) {
   console.log('change', change.external_id, change.previous_status, '->', change.new_status);
+  // change.trace_id: the trace of the page that applied it (null when untraced): link your own span to it
   // store change.cursor with your own work, then wait for the next change
   clearTimeout(quiet);
   quiet = setTimeout(() => stop.abort(), 5_000);

@@ -3,6 +3,8 @@
 // input, with the exact stderr lines and the exit code. docs/commands.md's "Error messages" block is
 // checked against COMMAND_CASES (test/docs/error-lines.test.ts).
 
+import { TELEMETRY_VARIABLE_CASES } from './telemetry-error-cases.js';
+
 /** One refused invocation: what is run, and exactly what it prints on stderr and exits with. */
 export interface ErrorCase {
   label: string;
@@ -284,6 +286,7 @@ export const VARIABLE_CASES: Readonly<Record<string, ErrorCase>> = Object.fromEn
       lines: [`LEASE_DATABASE_URL: must be a postgres:// or postgresql:// URL (${SECRET})`],
       code: 2,
     },
+    ...TELEMETRY_VARIABLE_CASES,
   ].map((c) => [c.label, c as ErrorCase]),
 );
 
