@@ -2,15 +2,10 @@
 // details as labelled values: no raw JSON, no internal ids (the reveal's transaction id, backend
 // pids). Identifiers, codes, counts and times only, as the audit trail holds them.
 
-/** An audit row as the audit page reads it (audit_trail). */
-export interface AuditRow {
-  actor: string;
-  on_behalf_of: string | null;
-  action: string;
-  feed: string | null;
-  subject: string | null;
-  detail: unknown;
-}
+import type { AuditRow as StoreAuditRow } from '../../store-api/audit/audit-trail.js';
+
+/** What a sentence is made of: the fields of an audit_trail row (the client's AuditRow) it reads. */
+export type AuditRow = Pick<StoreAuditRow, 'actor' | 'on_behalf_of' | 'action' | 'feed' | 'subject' | 'detail'>;
 
 /** Detail keys that are internal plumbing, never shown (a transaction id, a backend's pid). */
 const INTERNAL = new Set(['xact', 'xid', 'txid', 'backend_pid', 'holder_pid', 'pid', 'test_stub']);
