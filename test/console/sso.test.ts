@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -10,52 +9,10 @@ import { ssoSettings } from '../../src/console/sso/settings.js';
 import { createLogger } from '../../src/log/log.js';
 import { ADMIN_URL } from '../support/db.js';
 import { type ConsoleWorld, createConsoleWorld, FEED_A, FEED_B } from '../support/console/console-fixture.js';
+import { send } from '../support/console/console-http.js';
 import { roleTagStatement } from '../support/test-run.js';
 
 const HEADER = 'X-Auth-Request-Email';
-
-interface Reply {
-  status: number;
-  body: string;
-  location?: string | undefined;
-  cookies: string[];
-}
-
-/** One HTTP request over a real socket from `localAddress` (127.0.0.1 or 127.0.0.2: Linux routes 127/8 to lo). */
-function send(
-  url: string,
-  path: string,
-  opts: { localAddress: string; headers?: Record<string, string>; method?: string; form?: Record<string, string> },
-): Promise<Reply> {
-  const body = opts.form ? new URLSearchParams(opts.form).toString() : undefined;
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${url}${path}`,
-      {
-        method: opts.method ?? (body ? 'POST' : 'GET'),
-        localAddress: opts.localAddress,
-        headers: { ...opts.headers, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => {
-          text += chunk;
-        });
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: text,
-            location: res.headers.location,
-            cookies: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0] ?? ''),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 describe('console SSO mode (trusted header) over real sockets', () => {
   let world: ConsoleWorld;
