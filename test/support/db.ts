@@ -50,10 +50,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     await registerFeeds(database.db, ['default'], null);
     return { url: undefined, database, drop: () => database.close() };
   }
-  const name = `${databasePrefix()}${label
-    .replace(/[^a-z0-9]/gi, '_')
-    .toLowerCase()
-    .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName(label);
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
   const url = new URL(ADMIN_URL);
@@ -84,10 +81,7 @@ export interface EmptyDatabase {
 
 /** A fresh, unmigrated database on the real server (callers skip on PGlite: pg_dump and roles need one). */
 export async function createEmptyDatabase(label: string): Promise<EmptyDatabase> {
-  const name = `${databasePrefix()}${label
-    .replace(/[^a-z0-9]/gi, '_')
-    .toLowerCase()
-    .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName(label);
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
   const url = new URL(ADMIN_URL);
@@ -109,4 +103,13 @@ export function urlAs(databaseUrl: string, role: string): string {
   const url = new URL(databaseUrl);
   url.username = role;
   return url.toString();
+}
+
+/** A database name of this run (its prefix), the label's first 30 characters and a random suffix. */
+function testDatabaseName(label: string): string {
+  const readable = label
+    .replace(/[^a-z0-9]/gi, '_')
+    .toLowerCase()
+    .slice(0, 30);
+  return `${databasePrefix()}${readable}_${randomBytes(4).toString('hex')}`;
 }
