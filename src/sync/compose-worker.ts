@@ -11,7 +11,7 @@ import { createFeedPoller, type FeedPollerWiring } from './poll/feed-poller.js';
 import { planSources, sourcesSignature, type PlannedSource } from './version-migration/source-plan.js';
 import { SourcesPoller } from './version-migration/sources-poller.js';
 import { sleepUnlessAborted, type LoopSleep } from '../lib/loop-sleep.js';
-import { SyncWorker } from './leadership/leader-loop.js';
+import { type Leadership, SyncWorker } from './leadership/leader-loop.js';
 import type { WorkerState } from './state/worker-state.js';
 import { RetentionCleaner, type RetentionSettings } from './retention/cleaner.js';
 import { StatisticsKeeper, type StatisticsSettings } from './statistics/statistics-keeper.js';
@@ -84,8 +84,8 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
   const lease =
     options.lease ?? createFeedLease(database, { feed: settings.feed, url: options.databaseUrl, idleTtlMs: settings.leaseTtlMs });
   const feed = settings.feed;
-  const wiring: FeedPollerWiring = { db: database.db, client, settings, state, clock, sleep, random, log };
-  const createSourcePoller = (source: PlannedSource, signature: string, changed: () => void): Poller => {
+  const baseWiring: FeedPollerWiring = { db: database.db, client, settings, state, clock, sleep, random, log };
+  const createSourcePoller = (wiring: FeedPollerWiring, source: PlannedSource, signature: string, changed: () => void): Poller => {
     // a changed fingerprint restarts the term's pollers; the page guard already keeps a stale one from writing
     const noticing = <T extends { signature: string }>(position: T): T => {
       if (position.signature !== signature) changed();
@@ -115,8 +115,10 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
     });
   };
   const sources = options.sources;
-  const createLoop = (): PollLoop =>
-    sources
+  // each term's pollers ask that term's leader loop before acting on a checkpoint someone else moved
+  const createLoop = (leadership: Leadership): PollLoop => {
+    const wiring: FeedPollerWiring = { ...baseWiring, leadership };
+    return sources
       ? new SourcesPoller({
           loadSources: async () => {
             const recorded = await listFeedSources(database.db, feed);
@@ -124,12 +126,13 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
             state.sourcesLoaded(recorded.map((r) => ({ apiVersion: r.apiVersion, state: r.state })));
             return { sources: planned, signature: sourcesSignature(recorded) };
           },
-          createPoller: createSourcePoller,
+          createPoller: (source, signature, changed) => createSourcePoller(wiring, source, signature, changed),
           sleep,
           retryMs: settings.leaseRetryMs,
           log,
         })
       : createFeedPoller(wiring);
+  };
   const outboxClient = options.outboxClient;
   const retention = settings.retention;
   // the cleaner runs on the feed's leader only, one per term, like the outbox delivery

@@ -6,6 +6,9 @@ import { settlesWithin } from '../../lib/settles-within.js';
 import type { LoopSleep } from '../../lib/loop-sleep.js';
 import type { WorkerState } from '../state/worker-state.js';
 import { LeaseHeldError } from './errors/lease-held-error.js';
+import { type Leadership, LeaderTerm } from './leader-term.js';
+
+export type { Leadership } from './leader-term.js';
 
 /** Work that runs beside the poller for as long as one term as leader lasts (the outbox delivery). */
 export interface LeaderTask {
@@ -16,8 +19,11 @@ export interface LeaderTask {
 
 export interface SyncWorkerDeps {
   lease: FeedLease;
-  /** a fresh Poller (or SourcesPoller) for each term as leader */
-  createPoller(): PollLoop;
+  /**
+   * a fresh Poller (or SourcesPoller) for each term as leader; it asks `leadership` before acting on a
+   * checkpoint someone else moved (PollerDeps.confirmLeadership)
+   */
+  createPoller(leadership: Leadership): PollLoop;
   /** fresh tasks for each term as leader, started with the poller and stopped before the lease is released */
   createLeaderTasks?(): LeaderTask[];
   state: WorkerState;
@@ -69,8 +75,9 @@ export class SyncWorker {
       while (!this.stopping) {
         if (!(await this.acquire())) continue;
         if (await this.holdWhilePaused()) continue;
-        const poller = this.deps.createPoller();
-        const lost = await this.lead(poller, () => poller.run());
+        const term = new LeaderTerm(this.deps.lease, this.deps.log);
+        const poller = this.deps.createPoller(term);
+        const lost = await this.lead(term, poller, () => poller.run());
         if (this.deps.state.snapshot().fatalReason !== null) {
           await this.parkUntilStopped();
           break;
@@ -105,8 +112,9 @@ export class SyncWorker {
             return undefined;
           }
           let summary: DrainSummary | undefined;
-          const poller = this.deps.createPoller();
-          const lost = await this.lead(poller, async () => {
+          const term = new LeaderTerm(this.deps.lease, this.deps.log);
+          const poller = this.deps.createPoller(term);
+          const lost = await this.lead(term, poller, async () => {
             summary = await poller.drain();
           });
           if (!lost) return summary;
@@ -185,8 +193,9 @@ export class SyncWorker {
    * Runs one term as leader, checking the lease every retry interval; returns
    * true when the term ended because the lease was lost.
    */
-  private async lead(poller: PollLoop, body: () => Promise<void>): Promise<boolean> {
+  private async lead(term: LeaderTerm, poller: PollLoop, body: () => Promise<void>): Promise<boolean> {
     this.poller = poller;
+    term.poller = poller;
     // stop() may have come while the lease was being taken, before this poller existed
     if (this.stopping) await poller.stop();
     const tasks = this.deps.createLeaderTasks?.() ?? [];
@@ -194,14 +203,12 @@ export class SyncWorker {
       task.run().catch((error: unknown) => this.deps.log.warn({ error: summarizeFailure(error) }, 'a leader task ended with an error')),
     );
     const watch = new AbortController();
-    let lost = false;
     const watching = (async () => {
-      while (!watch.signal.aborted) {
+      while (!watch.signal.aborted && !term.lost) {
         await this.deps.sleep(this.deps.leaseRetryMs, watch.signal);
-        if (watch.signal.aborted) return;
+        if (watch.signal.aborted || term.lost) return;
         if (!(await this.deps.lease.stillHeld())) {
-          lost = true;
-          this.deps.log.warn('lost the feed lease (its connection was closed): stepping down');
+          term.stepDown('lost the feed lease (its connection was closed): stepping down');
           await poller.stop();
           return;
         }
@@ -223,7 +230,7 @@ export class SyncWorker {
       this.poller = undefined;
       await this.deps.lease.release();
     }
-    return lost;
+    return term.lost;
   }
 
   /**

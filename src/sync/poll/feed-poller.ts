@@ -34,6 +34,8 @@ export interface FeedPollerWiring {
   random: () => number;
   /** the worker's logger: the poller logs as its child `component: poller` */
   log: Logger;
+  /** the term's leader loop, asked before acting on a checkpoint someone else moved (PollerDeps.confirmLeadership) */
+  leadership?: { confirm(): Promise<boolean> };
 }
 
 /** One recorded source of the feed (an API version migration, feed_sources) read by its own poller. */
@@ -93,6 +95,7 @@ export function createFeedPoller(wiring: FeedPollerWiring, source?: SourceReadin
     checkpointReloadMs: draining ? 0 : settings.leaseRetryMs,
     touchCheckpoint: (expectedVersion) => touchCheckpoint(db, feed, expectedVersion),
     latestReset: () => latestCheckpointReset(db, feed),
+    ...(wiring.leadership ? { confirmLeadership: wiring.leadership.confirm.bind(wiring.leadership) } : {}),
     ...(draining ? { secondarySource: true, ...(source?.afterCaughtUp ? { afterCaughtUp: source.afterCaughtUp } : {}) } : {}),
   });
 }

@@ -77,6 +77,14 @@ export interface PollerDeps {
    * retentionMs / 20 (checkpointNeedsTouch): suspectsGap must not read a caught-up worker as nobody polling.
    */
   touchCheckpoint?(expectedVersion: number): Promise<void>;
+  /**
+   * Asked when a reload finds the checkpoint at a version this loop neither read nor committed: a reset or a
+   * resync, or another worker that took the feed while this one was frozen (SIGSTOP, a VM pause) past the
+   * lease TTL. The loop acts on a position someone else wrote only once this says the lease is still held.
+   * False means the caller is stopping this loop (the term's leader loop steps down); the pass waits for that.
+   * None: single-process use, nobody to yield to.
+   */
+  confirmLeadership?(): Promise<boolean>;
   /** the feed's latest checkpoint reset, to tell a mistyped reset from an expired cursor (see resetToBlame) */
   latestReset?(): Promise<{ from: string | null; to: string | null; by: string; at: Date } | null>;
   /**
@@ -118,6 +126,8 @@ export interface KnownPosition {
 export interface PassMemory {
   /** the position as last read or committed by this loop; undefined forces a read */
   known: KnownPosition | undefined;
+  /** the checkpoint version this loop last read or committed (kept across passes): a reload that finds another was moved by someone else */
+  lastVersion: number | undefined;
   /** set while stopped on a cursor problem: the checkpoint version it was found at */
   heldAtVersion: number | undefined;
   /** clock.now() when the last page fetch of a pass started (the pass's start when it sent none): caught-up polls are paced start to start */

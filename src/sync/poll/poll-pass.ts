@@ -27,6 +27,22 @@ export async function runPass(deps: PollerDeps, memory: PassMemory, pipeline: Pr
     } catch (error) {
       return failure('database', error);
     }
+    // moved by someone else since this loop last knew it: before reading, reporting or writing on top of a
+    // position another worker may have written, make sure this one still leads (a resumed zombie stops here)
+    if (deps.confirmLeadership && memory.lastVersion !== undefined && checkpoint.version !== memory.lastVersion) {
+      let leading: boolean;
+      try {
+        leading = await deps.confirmLeadership();
+      } catch (error) {
+        return failure('database', error);
+      }
+      if (!leading) {
+        // the leader loop stops this loop as it steps down (confirmLeadership's contract): wait for that, writing nothing
+        if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
+        return { kind: 'stopped' };
+      }
+    }
+    memory.lastVersion = checkpoint.version;
     if (!deps.secondarySource) state.checkpointLoaded(checkpoint);
     const updatedAtMs = checkpoint.updatedAt instanceof Date ? checkpoint.updatedAt.getTime() : checkpoint.updatedAt;
     known = { iterator: checkpoint.iterator, version: checkpoint.version, at: clock.now(), updatedAtMs };
@@ -110,6 +126,7 @@ export async function runPass(deps: PollerDeps, memory: PassMemory, pipeline: Pr
     const noProgress = !page.meta.done && !advanced && applied.inserted === 0;
     iterator = page.meta.iterator;
     version = applied.version;
+    memory.lastVersion = version;
     // found by preparePage (in the prefetch, or by applyPage for a page the loop waited for)
     const newest = page.prepared?.newestOccurredAt ?? applied.newestOccurredAt;
     const record = {

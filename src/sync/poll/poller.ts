@@ -17,7 +17,7 @@ export type { AppliedPage, DrainSummary, FetchedPage, LoadedCheckpoint, PollerDe
  * reloaded, never overwritten. Here: the waits between passes and the two ways to run.
  */
 export class Poller extends StoppableLoop implements PollLoop {
-  private readonly memory: PassMemory = { known: undefined, heldAtVersion: undefined, lastFetchStartedAt: 0 };
+  private readonly memory: PassMemory = { known: undefined, lastVersion: undefined, heldAtVersion: undefined, lastFetchStartedAt: 0 };
   private readonly pipeline: PrefetchPipeline;
   private readonly policy: OutcomePolicy;
 
