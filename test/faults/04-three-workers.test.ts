@@ -108,12 +108,14 @@ describe.skipIf(!available)(SCENARIO, () => {
           note: `takeover after kill -9 ${killTakeoverMs} ms (bound ${KILL_TAKEOVER_BOUND_MS}), after SIGSTOP ${freezeTakeoverMs} ms (bound ${FREEZE_TAKEOVER_BOUND_MS}); zombie pages ${pagesAtFreeze}->${zombiePages}`,
         });
         expect(monitor.violations.join('; '), 'two workers committed interleaved checkpoint versions').toBe('');
-        // pagesAtFreeze is read over HTTP before the signal, so two pages can be counted after SIGCONT
-        // without any commit after the freeze: one committed between that read and SIGSTOP, and one whose
-        // COMMIT the server had already taken when the process stopped (acknowledged after SIGCONT).
-        // Anything the zombie committed after the new leader started would interleave with the new
-        // leader's checkpoint versions: the monitor's check above, and the standby count below.
-        expect(zombiePages - pagesAtFreeze, 'the zombie committed after it was frozen').toBeLessThanOrEqual(2);
+        // the zombie's pages counted after SIGCONT (pagesAtFreeze -> zombiePages) are the ones committed
+        // between the HTTP read and the signal, and the one whose COMMIT the server had taken when the
+        // process stopped: how many depends on the machine's load, not on the lease. What a zombie must
+        // never do is commit after the new leader began: every version it committed precedes the new
+        // leader's first, and after resuming it commits nothing (the standby count above).
+        const zombieLast = Math.max(...monitor.committedBy(second).map((r) => r.to));
+        const leaderFirst = Math.min(...monitor.committedBy(third).map((r) => r.from));
+        expect(zombieLast, `the zombie committed after the new leader began: ${monitor.describeLatest()}`).toBeLessThan(leaderFirst);
         expect(killTakeoverMs).toBeLessThanOrEqual(KILL_TAKEOVER_BOUND_MS);
         expect(freezeTakeoverMs).toBeLessThanOrEqual(FREEZE_TAKEOVER_BOUND_MS);
         expect(isExact(divergence), describeDivergence(divergence)).toBe(true);

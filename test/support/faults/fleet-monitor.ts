@@ -55,6 +55,11 @@ export class FleetMonitor {
     return entry && entry.at >= since ? entry.reading : undefined;
   }
 
+  /** The checkpoint versions a worker was seen to commit, as ranges in the order seen. */
+  committedBy(worker: WorkerProcess): Array<{ from: number; to: number }> {
+    return this.ranges.filter((r) => r.label === worker.label).map(({ from, to }) => ({ from, to }));
+  }
+
   /** Each worker's latest reading and its age (for failure messages). */
   describeLatest(): string {
     const now = Date.now();
