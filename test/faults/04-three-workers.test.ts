@@ -131,7 +131,8 @@ describe.skipIf(!available)(SCENARIO, () => {
 });
 
 async function pagesOf(worker: WorkerProcess): Promise<number> {
-  const body = (await worker.health('/metrics', 1_000)).body;
+  // a generous timeout: on a loaded machine a scrape can take seconds, and a step of the scenario is no probe to retry
+  const body = (await worker.health('/metrics', 10_000)).body;
   const match = /^intake_sync_pages_total\{feed="default"\} (\S+)$/m.exec(body);
   return match ? Number(match[1]) : 0;
 }

@@ -14,7 +14,9 @@ export async function getHealth(
   path: '/healthz' | '/readyz' | '/metrics',
   capture: OutputCapture,
   label: string,
-  timeoutMs = 2_000,
+  // generous: on a loaded machine a worker busy with a page answers a scrape late, and a step that reads
+  // it once (not a probe retried by waitFor) must not fail on the machine's load
+  timeoutMs = 10_000,
 ): Promise<HealthAnswer> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
   const body = await response.text();
