@@ -1,5 +1,5 @@
 import type { Database } from '../db/connection.js';
-import { readOutboxStats } from '../sync/state/outbox-stats.js';
+import { readOutboxStats } from '../store-api/outbox/outbox-stats.js';
 import type { OutboxSource } from './metrics-provided-gauges.js';
 
 /**

@@ -9,7 +9,7 @@ import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
 import { listLocalPrescriptions } from '../../../src/sync/matching/local-prescriptions.js';
 import { deliverRow, type OutboxDeliveryDeps } from '../../../src/sync/outbox/delivery.js';
 import { OutboxLoop } from '../../../src/sync/outbox/delivery-loop.js';
-import { readOutboxStats } from '../../../src/sync/state/outbox-stats.js';
+import { readOutboxStats } from '../../../src/store-api/outbox/outbox-stats.js';
 import { claimAttempt, dueRows } from '../../../src/sync/outbox/store.js';
 import { sleepUnlessAborted } from '../../../src/lib/loop-sleep.js';
 import { MAX_API_BODY_BYTES } from '../../../src/intake/limits.js';

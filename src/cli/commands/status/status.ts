@@ -12,7 +12,7 @@ import { parseLeaseApplicationName } from '../../../sync/leadership/lease-holder
 import { probeLag, type StatusLag } from './lag.js';
 import { noOperatorLagDetail } from './no-operator.js';
 import { statusLagClient } from './lag-client.js';
-import { readOutboxStats } from '../../../sync/state/outbox-stats.js';
+import { readOutboxStats } from '../../../store-api/outbox/outbox-stats.js';
 import { describeCursorProblem, resetToBlame } from '../../../sync/state/cursor-problem.js';
 import { latestCheckpointReset } from '../../../sync/poll/checkpoint.js';
 import { resolveFeeds } from '../../../config/feeds-file.js';
