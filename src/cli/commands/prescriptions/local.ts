@@ -4,7 +4,7 @@ import { terminalSafe } from '../../../lib/terminal-text.js';
 import { loadConfig } from '../../../config/config.js';
 import type { Db } from '../../../db/connection.js';
 import type { IntakeClient } from '../../../intake/client.js';
-import { joinMigrationAfterSend } from '../../../sync/version-migration/migration-join.js';
+import { joinMigrationAfterSend } from '../../../store-api/feeds/migration-join.js';
 import { readPrescriptionImport, type ParsedImport } from './import-file.js';
 import { listLocalPrescriptions, registerLocalPrescriptions } from '../../../sync/matching/local-prescriptions.js';
 import { recordedSubscriptionId, setSubscriptionId } from '../../../sync/matching/sent-prescriptions.js';

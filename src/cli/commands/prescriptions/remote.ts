@@ -8,7 +8,7 @@ import { recordAudit } from '../../../db/audit.js';
 import { DEFAULT_FEED } from '../../../db/feed-name.js';
 import { createLogger, type Logger } from '../../../log/log.js';
 import { markCancellationRequested, recordSentPrescription } from '../../../sync/matching/sent-prescriptions.js';
-import { joinMigrationAfterSend } from '../../../sync/version-migration/migration-join.js';
+import { joinMigrationAfterSend } from '../../../store-api/feeds/migration-join.js';
 import { commandFeed, currentSource, feedClient, withFeedOption } from '../../context/feed-context.js';
 import { withStore } from '../../context/store-context.js';
 import { printFields, printJson } from '../../context/output.js';

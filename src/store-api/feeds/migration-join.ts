@@ -10,7 +10,7 @@ import { namesOf } from '../../db/store-names.js';
  * joins the set (a pending progress row, so the migration is not complete until a rerun moves it), and
  * the old source is read until then: back to draining with its completion cleared; a retired one is
  * reopened from the position it kept. The outbox needs none of this: its claim fixes the URL under the
- * source lock (source-lock.ts). True when it joined.
+ * source lock (src/sync/version-migration/source-lock.ts). True when it joined.
  */
 export async function joinMigrationAfterSend(
   db: Db,
