@@ -1,8 +1,8 @@
 // The import rules of src/ (CONTRIBUTING.md, "Layout"). `npm run lint:imports` checks them in CI,
 // so the layering cannot drift back (test/layout/import-rules.test.ts plants upward imports to prove it).
-// The rooms, top to bottom: cli -> daemon -> {ops, console, api, sandbox} and config -> sync -> store-api -> db, intake -> telemetry, log, lib;
-// nothing imports cli, only cli imports daemon. Inside src/sync, top to bottom:
-//   compose-worker -> outbox -> {version-migration, resync, leadership, retention, statistics, activity} -> poll -> {apply, feed-admin} -> {matching, state}
+// The rooms, top to bottom: cli -> {daemon, operations} -> {ops, console, api, sandbox} and config -> sync -> store-api -> db, intake -> telemetry, log, lib;
+// nothing imports cli, only cli imports daemon and operations. Inside src/sync, top to bottom:
+//   compose-worker -> outbox -> {version-migration, leadership, retention, statistics, activity} -> poll -> {apply, feed-admin} -> {matching, state}
 // A folder may import its own files and any folder below it, never one above or beside it
 // (siblings on one level stay independent).
 
@@ -12,7 +12,7 @@ const SYNC_LEVELS = [
   ['outbox'],
   // retention, statistics: the leader's cleaner and ANALYZE task (leader tasks beside the lease loop, which they never import)
   // activity: what a daemon logs about its feed's work (the CLI attaches it beside the worker)
-  ['version-migration', 'resync', 'leadership', 'retention', 'statistics', 'activity'],
+  ['version-migration', 'leadership', 'retention', 'statistics', 'activity'],
   ['poll'],
   // feed-admin: the latest checkpoint move (who moved it), which the activity log names
   ['apply', 'feed-admin'],
@@ -107,6 +107,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/cli/' },
       to: { path: '^src/cli/' },
+    },
+    {
+      name: 'operations-serve-the-cli',
+      comment:
+        'src/operations holds what a CLI command runs that is neither the running worker nor one SQL API call (resync, the subscription migration, the previews): only the CLI imports it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|operations)/' },
+      to: { path: '^src/operations/' },
+    },
+    {
+      name: 'operations-are-handed-settings',
+      comment:
+        'src/operations is handed its settings and its store by the command that runs it: it never reads config, the CLI, the daemon, a front door or the simulator',
+      severity: 'error',
+      from: { path: '^src/operations/' },
+      to: { path: '^src/(config|cli|daemon|console|ops|api|sandbox)/|^src/index\\.ts$' },
     },
     {
       name: 'daemon-never-imports-cli',

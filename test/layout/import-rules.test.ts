@@ -85,6 +85,9 @@ describe('the import rules of the rooms', () => {
     ],
     ['the SQL API client imports a front door', 'store-api/triage/finding-actions', 'console/sql-problem', ['store-api-is-the-client']],
     ['the SQL API client imports the worker', 'store-api/triage/quarantine-list', 'sync/apply/apply-page', ['store-api-is-the-client']],
+    ['the worker runs a CLI operation', 'sync/outbox/delivery', 'operations/resync/resync', ['operations-serve-the-cli']],
+    ['the daemon runs a CLI operation', 'daemon/embedded-demo', 'operations/resync/resync', ['operations-serve-the-cli']],
+    ['a CLI operation reads config', 'operations/resync/resync', 'config/config', ['operations-are-handed-settings']],
   ])('%s: refused', async (_label, from, to, expected) => {
     expect(await brokenRules(from, to)).toEqual(expected);
   });
@@ -98,6 +101,8 @@ describe('the import rules of the rooms', () => {
     ['the console imports the logger', 'console/compose', 'log/log'],
     ['the console calls the SQL API client', 'console/pages/finding', 'store-api/triage/finding-actions'],
     ['the CLI calls the SQL API client', 'cli/commands/quarantine/quarantine', 'store-api/triage/finding-actions'],
+    ['the CLI runs an operation', 'cli/commands/resync/resync', 'operations/resync/resync'],
+    ['an operation calls the SQL API client', 'operations/resync/resync-plan', 'store-api/feeds/feed-store-facts'],
     ['ops reads what the worker publishes', 'ops/readiness', 'sync/state/worker-snapshot'],
     ['the worker reads the client vocabulary', 'sync/activity/activity-decisions', 'store-api/triage/vocabulary'],
     ['the operator contract traces its requests', 'intake/retry-runner', 'telemetry/spans'],

@@ -12,7 +12,7 @@ import { listCheckpointResets, loadCheckpoint } from '../../src/sync/poll/checkp
 import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
 import { DrainIncompleteError } from '../../src/sync/poll/errors/drain-incomplete-error.js';
 import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
-import { resync } from '../../src/sync/resync/resync.js';
+import { resync } from '../../src/operations/resync/resync.js';
 import { attachFeedStopRecord } from '../../src/sync/activity/feed-stop-record.js';
 import { createLogger } from '../../src/log/log.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
 import { namesOf } from '../../db/store-names.js';
 import type { IntakeClient } from '../../intake/client.js';
-import { classifyEventsFailure, type CursorProblemKind, eventsFailureFacts, suspectsGap } from '../state/cursor-problem.js';
+import { classifyEventsFailure, type CursorProblemKind, eventsFailureFacts, suspectsGap } from '../../sync/state/cursor-problem.js';
 
 /** The feed's stored position, read without creating a checkpoint row (a dry run writes nothing). */
 export interface StoredPosition {

@@ -7,10 +7,10 @@ import type { IntakeClient } from '../../intake/client.js';
 import { NotFoundError } from '../../intake/errors/not-found-error.js';
 import type { PrescriptionIdentity } from '../../intake/identity.js';
 import type { Logger } from '../../log/log.js';
-import { resetCheckpoint } from '../poll/checkpoint.js';
-import { setSubscriptionId } from '../matching/sent-prescriptions.js';
-import { identityFromRow } from '../matching/identity-row.js';
-import { STATUS_RANKS } from '../matching/status-rank.js';
+import { resetCheckpoint } from '../../sync/poll/checkpoint.js';
+import { setSubscriptionId } from '../../sync/matching/sent-prescriptions.js';
+import { identityFromRow } from '../../sync/matching/identity-row.js';
+import { STATUS_RANKS } from '../../sync/matching/status-rank.js';
 
 /** Ranks after which nothing more is expected: a prescription there is not re-subscribed. */
 const TERMINAL_RANK = Math.min(STATUS_RANKS.delivered, STATUS_RANKS.rejected);
