@@ -6,8 +6,8 @@ import { samplePrescription } from '../../src/sandbox/fixtures.js';
 import type { VersionListing } from '../../src/sandbox/versions.js';
 import { listFeedSources } from '../../src/sync/version-migration/feed-sources.js';
 import { recordSentPrescription } from '../../src/sync/matching/sent-prescriptions.js';
-import { resolveMigrationTarget } from '../../src/sync/version-migration/migration-target.js';
-import { migrateSubscriptions } from '../../src/sync/version-migration/subscription-migration.js';
+import { resolveMigrationTarget } from '../../src/operations/version-migration/migration-target.js';
+import { migrateSubscriptions } from '../../src/operations/version-migration/subscription-migration.js';
 import { postgresReachable } from '../support/db.js';
 import {
   FEED,

@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.js';
 import type { IntakeClient } from '../../intake/client.js';
 import type { Logger } from '../../log/log.js';
 import type { MigrationTarget } from './migration-target.js';
-import type { MigrationState } from './migration-progress.js';
+import type { MigrationState } from '../../sync/version-migration/migration-progress.js';
 
 // What a subscription migration is given and what it reports (subscription-migration.ts runs it,
 // subscription-move.ts moves one prescription).

@@ -3,7 +3,7 @@ import { queryRows, type Db } from '../../db/connection.js';
 import { recordAudit } from '../../db/audit.js';
 import { namesOf } from '../../db/store-names.js';
 import type { MigrationTarget } from './migration-target.js';
-import { sourceLockExclusive } from './source-lock.js';
+import { sourceLockExclusive } from '../../sync/version-migration/source-lock.js';
 import {
   addLateJoiners,
   countAwaitingSend,
@@ -12,12 +12,12 @@ import {
   isFinishedMigrationState,
   loadMigrationRows,
   selectPrescriptionsToMove,
-} from './migration-progress.js';
+} from '../../sync/version-migration/migration-progress.js';
 
 import type { MigrateOptions, MigrationSummary } from './migration-options.js';
 import { moveOne } from './subscription-move.js';
 
-export type { MigrationState } from './migration-progress.js';
+export type { MigrationState } from '../../sync/version-migration/migration-progress.js';
 
 /**
  * Moves the feed's local prescriptions to the target version: when it starts, records the sources

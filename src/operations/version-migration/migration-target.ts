@@ -1,7 +1,7 @@
 import { canonicalBaseUrl } from '../../intake/base-url.js';
 import { apiVersionOfBaseUrl, isSupportedApiVersion, SUPPORTED_API_VERSIONS } from '../../intake/versions.js';
 import { MigrationArgumentError } from './errors/migration-argument-error.js';
-import { sameBaseUrl, type RecordedSource } from './source-plan.js';
+import { sameBaseUrl, type RecordedSource } from '../../sync/version-migration/source-plan.js';
 
 /** What `subscriptions migrate --to-base-url` resolved to. */
 export type MigrationTarget =
