@@ -11,7 +11,7 @@ import {
 import { recordSentPrescription } from '../../../src/sync/matching/sent-prescriptions.js';
 import { listQuarantine } from '../../../src/store-api/triage/quarantine-list.js';
 import { rematch, type RematchBatch } from '../../../src/sync/matching/rematch.js';
-import { previewRematch } from '../../../src/sync/matching/rematch-preview.js';
+import { previewRematch } from '../../../src/operations/matching/rematch-preview.js';
 import type { PrescriptionRequest } from '../../../src/intake/prescription.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 import { event, identity, PRESCRIBER_NPI, truncateStore } from '../../support/sync/fixtures.js';

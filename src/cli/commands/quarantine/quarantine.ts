@@ -7,7 +7,7 @@ import { namesOf } from '../../../db/store-names.js';
 import { TriageRefusedError } from '../../../store-api/triage/errors/triage-refused-error.js';
 import { listQuarantine } from '../../../store-api/triage/quarantine-list.js';
 import { QUARANTINE_REASONS, type QuarantineReason } from '../../../store-api/triage/vocabulary.js';
-import { previewRematch } from '../../../sync/matching/rematch-preview.js';
+import { previewRematch } from '../../../operations/matching/rematch-preview.js';
 import { rematch, type RematchBatch, type RematchResult } from '../../../sync/matching/rematch.js';
 import { dismissQuarantined, resolveQuarantined, showQuarantined } from '../../../store-api/triage/finding-actions.js';
 import { CliUsageError } from '../../context/errors.js';
