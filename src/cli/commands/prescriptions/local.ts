@@ -13,7 +13,7 @@ import { parseStatusFilter } from './status-filter.js';
 import { commandFeed, currentSource, feedRemote, withFeedOption } from '../../context/feed-context.js';
 import { printJson, printTable } from '../../context/output.js';
 import { withStore } from '../../context/store-context.js';
-import { previewRegistration } from '../../../sync/matching/registration-preview.js';
+import { previewRegistration } from '../../../operations/matching/registration-preview.js';
 
 /** Registers `prescriptions import` and `prescriptions list` (the local store) on the shared group. */
 export function registerPrescriptionLocalCommands(prescriptions: Command): void {

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
 import { DEFAULT_FEED } from '../../db/feed-name.js';
 import { namesOf } from '../../db/store-names.js';
-import { identityKey, normaliseErx } from './identity-key.js';
-import type { FeedScope, LocalPrescriptionInput } from './local-prescriptions.js';
+import { identityKey, normaliseErx } from '../../sync/matching/identity-key.js';
+import type { FeedScope, LocalPrescriptionInput } from '../../sync/matching/local-prescriptions.js';
 
 /** What registering these rows would do, counted read-only (`prescriptions import --dry-run`). */
 export interface RegistrationPreview {
