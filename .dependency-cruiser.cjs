@@ -19,6 +19,28 @@ const SYNC_LEVELS = [
   ['matching', 'state'],
 ];
 
+/**
+ * The worker code the CLI and its operations (src/operations) run too, file by file under src/sync, and why. The rest
+ * of src/sync is the running worker only; the CLI calls the SQL API through src/store-api (cli-calls-the-client).
+ */
+const WORKER_CODE_THE_CLI_RUNS = [
+  // what a running worker publishes: the cursor problem that status, readiness and resync name alike
+  'state/cursor-problem\\.ts',
+  // the cleaner's pass and its classes: `purge` runs the one pass the leader's cleaner runs
+  'retention/(retention-classes|decisions|purge-pass)\\.ts',
+  // the checkpoint the poller reads and moves: `checkpoint`, `events skip` and status read it, `checkpoint reset` and resync move it
+  'poll/checkpoint\\.ts',
+  // the page's event check, which `prescriptions import` runs on each row before it writes one
+  'apply/classify-event\\.ts',
+  // registration and rematch, which the outbox's delivery runs too (a sent prescription registers its identity and
+  // rematches its held events), with the identity key, the status ranks and the match lock's budget they share
+  'matching/(local-prescriptions|sent-prescriptions|rematch|lock-budget|status-rank|identity-key|identity-row)\\.ts',
+  // the feed's sources the worker polls, their progress and the source lock the outbox's claim takes
+  'version-migration/(feed-sources|migration-progress|source-plan|source-lock)\\.ts',
+  // the lease and the pauses every replica's worker honours: `feeds pause|resume|list` and status's lease holder
+  'leadership/(feed-pauses|feed-roster|lease|lease-holder-name|errors/feed-pause-refused-error)\\.ts',
+];
+
 const syncRules = SYNC_LEVELS.flatMap((level, depth) =>
   level.flatMap((folder) => {
     const forbidden = SYNC_LEVELS.slice(0, depth + 1)
@@ -174,6 +196,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(console|api|ops)/|^src/index\\.ts$' },
       to: { path: '^src/sync/', pathNot: '^src/sync/(state/|retention/retention-classes\\.ts$)' },
+    },
+    {
+      name: 'cli-calls-the-client',
+      comment:
+        'the CLI and its operations call the SQL API through src/store-api, never through the worker: of src/sync they import only the worker code they run too (WORKER_CODE_THE_CLI_RUNS)',
+      severity: 'error',
+      from: { path: '^src/(cli|operations)/' },
+      to: { path: '^src/sync/', pathNot: `^src/sync/(${WORKER_CODE_THE_CLI_RUNS.join('|')})$` },
     },
     {
       name: 'telemetry-stands-alone',

@@ -1,7 +1,9 @@
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cruise, type ICruiseResult, type IConfiguration } from 'dependency-cruiser';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -88,6 +90,9 @@ describe('the import rules of the rooms', () => {
     ['the worker runs a CLI operation', 'sync/outbox/delivery', 'operations/resync/resync', ['operations-serve-the-cli']],
     ['the daemon runs a CLI operation', 'daemon/embedded-demo', 'operations/resync/resync', ['operations-serve-the-cli']],
     ['a CLI operation reads config', 'operations/resync/resync', 'config/config', ['operations-are-handed-settings']],
+    ['the CLI writes through the worker', 'cli/commands/quarantine/quarantine', 'sync/apply/page-statement', ['cli-calls-the-client']],
+    ['the CLI reads the worker beyond its list', 'cli/commands/status/status', 'sync/state/worker-snapshot', ['cli-calls-the-client']],
+    ['a CLI operation imports the worker beyond its list', 'operations/resync/resync', 'sync/outbox/store', ['cli-calls-the-client']],
   ])('%s: refused', async (_label, from, to, expected) => {
     expect(await brokenRules(from, to)).toEqual(expected);
   });
@@ -103,6 +108,9 @@ describe('the import rules of the rooms', () => {
     ['the CLI calls the SQL API client', 'cli/commands/quarantine/quarantine', 'store-api/triage/finding-actions'],
     ['the CLI runs an operation', 'cli/commands/resync/resync', 'operations/resync/resync'],
     ['an operation calls the SQL API client', 'operations/resync/resync-plan', 'store-api/feeds/feed-store-facts'],
+    ["the CLI runs the cleaner's pass", 'cli/commands/purge/purge', 'sync/retention/purge-pass'],
+    ['the CLI names the cursor problem the worker publishes', 'cli/commands/status/lag', 'sync/state/cursor-problem'],
+    ['an operation records a sent prescription as the outbox does', 'operations/resync/resync', 'sync/matching/sent-prescriptions'],
     ['ops reads what the worker publishes', 'ops/readiness', 'sync/state/worker-snapshot'],
     ['the worker reads the client vocabulary', 'sync/activity/activity-decisions', 'store-api/triage/vocabulary'],
     ['the operator contract traces its requests', 'intake/retry-runner', 'telemetry/spans'],
@@ -110,4 +118,38 @@ describe('the import rules of the rooms', () => {
   ])('%s: allowed', async (_label, from, to) => {
     expect(await brokenRules(from, to)).toEqual([]);
   });
+});
+
+// cli-calls-the-client lets the CLI and src/operations import only the worker code they run too, file by file
+// (WORKER_CODE_THE_CLI_RUNS): the list must be exactly what they import, so a file that stops being run from
+// the CLI, or moves out of src/sync, leaves it rather than staying allowed unseen.
+describe("the CLI's list of worker code", () => {
+  const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+  it('names exactly the src/sync files that the CLI and its operations import', async () => {
+    const rule = (rules.forbidden ?? []).find((candidate) => candidate.name === 'cli-calls-the-client');
+    const allowed = new RegExp(String(rule && 'to' in rule ? rule.to.pathNot : undefined));
+    const syncFiles = readdirSync(join(ROOT, 'src/sync'), { recursive: true, encoding: 'utf8' })
+      .map((path) =>
+        relative(ROOT, join(ROOT, 'src/sync', path))
+          .split('\\')
+          .join('/'),
+      )
+      .filter((path) => path.endsWith('.ts'));
+    const { output } = await cruise(['src/cli', 'src/operations'], {
+      baseDir: ROOT,
+      // the CLI's own imports are all this needs: resolved, not followed into the rooms below
+      doNotFollow: { path: '^(node_modules|src/(?!cli/|operations/))' },
+      tsPreCompilationDeps: true,
+      tsConfig: { fileName: 'tsconfig.json' },
+    });
+    const imported = new Set(
+      (output as ICruiseResult).modules
+        .filter((module) => /^src\/(cli|operations)\//.test(module.source))
+        .flatMap((module) => module.dependencies.map((dependency) => dependency.resolved))
+        .filter((path) => path.startsWith('src/sync/')),
+    );
+    expect([...imported].sort()).toEqual(syncFiles.filter((path) => allowed.test(path)).sort());
+    // the TypeScript resolver over the CLI's files: about ten seconds on a loaded 2-core machine, so its own budget
+  }, 60_000);
 });
