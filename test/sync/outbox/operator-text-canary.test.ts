@@ -12,7 +12,7 @@ import { IntakeClient } from '../../../src/intake/client.js';
 import { samplePrescription } from '../../../src/sandbox/fixtures.js';
 import { deliverRow } from '../../../src/sync/outbox/delivery.js';
 import { dueRows } from '../../../src/sync/outbox/store.js';
-import { runCli } from '../../support/cli/run-cli.js';
+import { cliBudget, runCli } from '../../support/cli/run-cli.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 import { truncateStore } from '../../support/sync/fixtures.js';
 
@@ -109,27 +109,32 @@ describe('operator free text carrying PHI', () => {
     if (label === '400') expect(row?.last_error).toBe('400 from the operator: patient … phone … is invalid');
   });
 
-  test('the CLI (`prescriptions send`) shows the paths and words, none of the values', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'canary-cli-'));
-    try {
-      const file = join(dir, 'rx.json');
-      await writeFile(file, JSON.stringify(samplePrescription(2, { prefix: 'canary' })));
-      const env = {
-        INTAKE_API_BASE_URL: baseUrl,
-        INTAKE_API_KEY: 'k',
-        INTAKE_API_SECRET: 's',
-        DATABASE_URL: tdb.url ?? '',
-        LOG_LEVEL: 'trace',
-      };
-      for (const label of Object.keys(ECHOES)) {
-        answer = ECHOES[label]!;
-        const result = await runCli(['prescriptions', 'send', file], env);
-        expect(result.code, `${label}: ${result.stderr}`).not.toBe(0);
-        noCanary(result.stdout + result.stderr, `the CLI output (${label})`);
-        if (label === '422 taken') expect(result.stderr).toContain('prescription.external_id: has already been taken');
+  test(
+    'the CLI (`prescriptions send`) shows the paths and words, none of the values',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'canary-cli-'));
+      try {
+        const file = join(dir, 'rx.json');
+        await writeFile(file, JSON.stringify(samplePrescription(2, { prefix: 'canary' })));
+        const env = {
+          INTAKE_API_BASE_URL: baseUrl,
+          INTAKE_API_KEY: 'k',
+          INTAKE_API_SECRET: 's',
+          DATABASE_URL: tdb.url ?? '',
+          LOG_LEVEL: 'trace',
+        };
+        for (const label of Object.keys(ECHOES)) {
+          answer = ECHOES[label]!;
+          const result = await runCli(['prescriptions', 'send', file], env);
+          expect(result.code, `${label}: ${result.stderr}`).not.toBe(0);
+          noCanary(result.stdout + result.stderr, `the CLI output (${label})`);
+          if (label === '422 taken') expect(result.stderr).toContain('prescription.external_id: has already been taken');
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+      // one CLI process per echo, each its own budget: at load average 10 a start alone takes 14 s
+    },
+    cliBudget(Object.keys(ECHOES).length),
+  );
 });
