@@ -36,5 +36,5 @@ EXPOSE 8080
 # liveness only: readiness (/readyz) is for the orchestrator's traffic and rollout decisions
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HEALTH_PORT || 8080) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "--max-semi-space-size=1", "--optimize-for-size", "--no-maglev", "dist/cli/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=1", "--optimize-for-size", "--no-maglev", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering", "dist/cli/main.js"]
 CMD ["run"]

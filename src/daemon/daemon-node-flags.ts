@@ -7,10 +7,21 @@
  * (smaller heap growth steps and code) and `--no-maglev` (no mid-tier optimized code; TurboFan still
  * optimizes the hot page path) idle at 97.8-99.2 MB instead of 120-128 MB with a 4 MB semi-space, and
  * peak at 115 MB instead of 174 on a 100k-event drain, at the same drain speed within this machine's
- * noise. `--lite-mode` is out: it disables WebAssembly, which fetch's HTTP parser needs. Nothing caps
- * the old space, so a page of very large payloads (MAX_RESPONSE_BYTES up to 256 MB) still fits.
+ * noise. `--lite-mode` is out: it disables WebAssembly, which fetch's HTTP parser needs. That parser
+ * (undici's llhttp, WebAssembly) stays on V8's baseline compiler (`--no-wasm-tier-up
+ * --no-wasm-dynamic-tiering`, both: either alone still tiers up): once the daemon had made enough
+ * requests, V8 recompiled its one large state-machine function with TurboFan, a 25 MB peak of compiler
+ * memory of which about 11 MB stayed resident (idle 98.5-101 MB, 88.7-91 MB without). The parser reads
+ * headers and chunk sizes only, so its speed is no part of a page's cost. Nothing caps the old space,
+ * so a page of very large payloads (MAX_RESPONSE_BYTES up to 256 MB) still fits.
  */
-export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size', '--no-maglev'] as const;
+export const DAEMON_NODE_FLAGS = [
+  '--max-semi-space-size=1',
+  '--optimize-for-size',
+  '--no-maglev',
+  '--no-wasm-tier-up',
+  '--no-wasm-dynamic-tiering',
+] as const;
 
 /** Set in the relaunched process: it never relaunches again, whatever its flags say. */
 export const RELAUNCHED_ENV = 'INTAKE_SYNC_RELAUNCHED';
