@@ -776,8 +776,10 @@ CREATE FUNCTION intake_sync._mark_outbox_answered() RETURNS trigger
     AS $$
 BEGIN
   UPDATE "intake_sync"."outbox" o SET "answered_at" = pg_catalog.now()
-  WHERE o."feed" = NEW."feed" AND o."external_id" = NEW."external_id" AND o."answered_at" IS NULL
-    AND (o."kind" = 'send' OR (o."kind" = 'cancel' AND NEW."status_rank" >= 4));
+  FROM new_rows n
+  WHERE n."status_rank" >= 1
+    AND o."feed" = n."feed" AND o."external_id" = n."external_id" AND o."answered_at" IS NULL
+    AND (o."kind" = 'send' OR (o."kind" = 'cancel' AND n."status_rank" >= 4));
   RETURN NULL;
 END
 $$;
@@ -2249,12 +2251,21 @@ CREATE FUNCTION intake_sync.record_status_changes() RETURNS trigger
 DECLARE
   appended bigint;
 BEGIN
+  WITH changed AS (
+    SELECT n.id, n.feed, n.external_id, o.status AS previous_status, n.status, n.status_event_id, n.status_occurred_at
+    FROM new_rows n JOIN old_rows o ON o.id = n.id
+    WHERE n.status IS DISTINCT FROM o.status AND n.status IS NOT NULL
+  ),
+  -- a CTE is computed once: a rescan of the join reads its rows, it never creates or looks up a sequence again
+  serials AS (
+    SELECT f.feed, "intake_sync"."_feed_serial_sequence"('changes', f.feed) AS seq
+    FROM (SELECT DISTINCT c.feed FROM changed c) f
+  )
   INSERT INTO "intake_sync"."status_changes"
-    (prescription_id, feed, external_id, previous_status, new_status, event_id, occurred_at)
-  SELECT n.id, n.feed, n.external_id, o.status, n.status, n.status_event_id, n.status_occurred_at
-  FROM new_rows n JOIN old_rows o ON o.id = n.id
-  WHERE n.status IS DISTINCT FROM o.status AND n.status IS NOT NULL
-  ORDER BY n.id;
+    (prescription_id, feed, external_id, previous_status, new_status, event_id, occurred_at, feed_serial)
+  SELECT c.id, c.feed, c.external_id, c.previous_status, c.status, c.status_event_id, c.status_occurred_at, pg_catalog.nextval(s.seq)
+  FROM changed c JOIN serials s ON s.feed = c.feed
+  ORDER BY c.id;
   GET DIAGNOSTICS appended = ROW_COUNT;
   IF appended > 0 THEN
     -- once per transaction: its deferred trigger stamps the commit
@@ -4276,7 +4287,7 @@ CREATE TRIGGER prescriptions_outbox_answered AFTER UPDATE ON intake_sync.prescri
 -- Name: prescriptions prescriptions_outbox_answered_insert; Type: TRIGGER; Schema: intake_sync
 --
 
-CREATE TRIGGER prescriptions_outbox_answered_insert AFTER INSERT ON intake_sync.prescriptions FOR EACH ROW WHEN ((new.status_rank >= 1)) EXECUTE FUNCTION intake_sync._mark_outbox_answered();
+CREATE TRIGGER prescriptions_outbox_answered_insert AFTER INSERT ON intake_sync.prescriptions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION intake_sync._mark_outbox_answered();
 
 --
 -- Name: prescriptions prescriptions_status_changes; Type: TRIGGER; Schema: intake_sync
@@ -4294,7 +4305,7 @@ CREATE TRIGGER prescriptions_terminal_at BEFORE INSERT OR UPDATE OF status_rank,
 -- Name: status_changes status_changes_feed_serial; Type: TRIGGER; Schema: intake_sync
 --
 
-CREATE TRIGGER status_changes_feed_serial BEFORE INSERT ON intake_sync.status_changes FOR EACH ROW EXECUTE FUNCTION intake_sync._number_in_feed('changes');
+CREATE TRIGGER status_changes_feed_serial BEFORE INSERT ON intake_sync.status_changes FOR EACH ROW WHEN ((new.feed_serial IS NULL)) EXECUTE FUNCTION intake_sync._number_in_feed('changes');
 
 --
 -- Name: change_commit_feeds change_commit_feeds_xid_change_commits_xid_fk; Type: FK CONSTRAINT; Schema: intake_sync

@@ -130,4 +130,22 @@ describe.skipIf(!real)(`ids an app reads count only its own feed (${NEEDS_POSTGR
         select 'feed_serial_' || t || '_' || left(encode(sha256(convert_to('clinic-c', 'UTF8')), 'hex'), 32) from unnest(array['audit', 'changes', 'outbox']) t)`;
     expect(made?.n).toBe(3);
   });
+
+  it("a status update numbers its change rows in its own statement: each feed's run stays gapless, in id order, with the row trigger off", async () => {
+    // the page path's status changes (record_status_changes) draw their numbers themselves, so the
+    // per-row trigger (status_changes_feed_serial) is skipped for them (issue 37); switched off here, a
+    // row left unnumbered would fail the NOT NULL and a number drawn out of order would fail the order
+    await c.owner.begin(async (tx) => {
+      await tx`alter table intake_sync.status_changes disable trigger status_changes_feed_serial`;
+      await tx`update intake_sync.prescriptions set status = 'dispensed', status_rank = 3
+        where feed in (${FEED_A}, ${FEED_B}) and status_rank < 3`;
+      await tx`alter table intake_sync.status_changes enable trigger status_changes_feed_serial`;
+    });
+    for (const feed of [FEED_A, FEED_B]) {
+      const rows = await c.owner<{ serial: string; status: string }[]>`
+        select feed_serial::text as serial, new_status as status from intake_sync.status_changes where feed = ${feed} order by id`;
+      expect(rows.map((r) => Number(r.serial))).toEqual(ordinals(rows.length));
+      expect(rows.filter((r) => r.status === 'dispensed').length).toBeGreaterThan(feed === FEED_B ? 5 : 0);
+    }
+  });
 });

@@ -94,6 +94,20 @@ describe.skipIf(!reachable)(`outbox.answered_at (${reachable ? 'real PostgreSQL'
     expect(await answered('rx-8')).toEqual({ send: false });
   });
 
+  it('one statement registering several prescriptions answers the requests of those registered with a status (a statement trigger, issue 37)', async () => {
+    // queued before their prescriptions exist: rx-9 registered without a status, rx-10 with its first,
+    // rx-11 with a terminal one (its cancellation answered too), rx-12 not registered at all
+    for (const id of ['rx-9', 'rx-10', 'rx-11', 'rx-12']) await queue(id, 'send');
+    await queue('rx-10', 'cancel');
+    await queue('rx-11', 'cancel');
+    await sql`insert into intake_sync.prescriptions (feed, external_id, status, status_rank, status_occurred_at)
+      values (${FEED}, 'rx-9', null, 0, null), (${FEED}, 'rx-10', 'accepted', 1, now()), (${FEED}, 'rx-11', 'x', 4, now())`;
+    expect(await answered('rx-9')).toEqual({ send: false });
+    expect(await answered('rx-10')).toEqual({ send: true, cancel: false });
+    expect(await answered('rx-11')).toEqual({ send: true, cancel: true });
+    expect(await answered('rx-12')).toEqual({ send: false });
+  });
+
   it('feed_deadlines takes the five stages only', async () => {
     await expect(
       sql`insert into intake_sync.feed_deadlines (feed, stage, deadline) values (${FEED}, 'delivered', '1 hour')`,
