@@ -957,6 +957,46 @@ END
 $$;
 
 --
+-- Name: _overdue_oldest(text, text, interval, integer); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync._overdue_oldest(in_feed text, in_stage text, deadline interval, max_rows integer) RETURNS TABLE(feed text, external_id text, stage text, since timestamp with time zone)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+  (SELECT p.feed, p.external_id, p.status, p.status_occurred_at
+  FROM "intake_sync"."prescriptions" p
+  WHERE in_stage IN ('accepted', 'ordered', 'dispensed')
+    AND p.feed = in_feed AND p.status = in_stage AND p.status_rank BETWEEN 1 AND 3
+    AND p.cancel_delivered_at IS NULL AND p.status_occurred_at < pg_catalog.now() - deadline
+  ORDER BY p.status_occurred_at LIMIT max_rows)
+  UNION ALL
+  (SELECT o.feed, o.external_id, 'sent', o.completed_at
+  FROM "intake_sync"."outbox" o
+  WHERE in_stage = 'sent'
+    AND o.feed = in_feed AND o.kind = 'send' AND o.state = 'delivered' AND o.answered_at IS NULL
+    AND o.completed_at < pg_catalog.now() - deadline
+  ORDER BY o.completed_at LIMIT max_rows)
+  UNION ALL
+  (SELECT o.feed, o.external_id, 'cancel_requested', o.completed_at
+  FROM "intake_sync"."outbox" o
+  WHERE in_stage = 'cancel_requested'
+    AND o.feed = in_feed AND o.kind = 'cancel' AND o.state = 'delivered' AND o.answered_at IS NULL
+    AND o.completed_at < pg_catalog.now() - deadline
+    AND NOT EXISTS (SELECT FROM "intake_sync"."outbox" e
+      WHERE e.feed = o.feed AND e.external_id = o.external_id AND e.kind = 'cancel' AND e.state = 'delivered'
+        -- "unanswered" in a form that does not imply outbox_awaiting_answer_idx's predicate: see above
+        AND COALESCE(e.answered_at IS NULL, false) AND (e.completed_at, e.id) < (o.completed_at, o.id))
+  ORDER BY o.completed_at LIMIT max_rows)
+$$;
+
+--
+-- Name: FUNCTION _overdue_oldest(in_feed text, in_stage text, deadline interval, max_rows integer); Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON FUNCTION intake_sync._overdue_oldest(in_feed text, in_stage text, deadline interval, max_rows integer) IS 'internal: the oldest overdue prescriptions of one feed and stage past a deadline, at most max_rows, each stage one index range (overdue_page, overdue_counts)';
+
+--
 -- Name: _prescription_fields(text); Type: FUNCTION; Schema: intake_sync
 --
 
@@ -2062,6 +2102,69 @@ $$;
 --
 
 COMMENT ON FUNCTION intake_sync.identity_key(identity jsonb) IS 'the composite match key of a PrescriptionIdentity, as the worker computes it (docs/sql-api/register.md)';
+
+--
+-- Name: overdue_counts(integer); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync.overdue_counts(at_most integer DEFAULT 1000) RETURNS TABLE(feed text, stage text, n integer)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_sort TO 'off'
+    AS $$
+DECLARE
+  visible text[] := "intake_sync"."_visible_feeds"();
+BEGIN
+  IF overdue_counts.at_most IS NULL OR overdue_counts.at_most < 1 OR overdue_counts.at_most > 100000 THEN
+    RAISE EXCEPTION 'at_most: from 1 to 100000' USING ERRCODE = '22023', COLUMN = 'at_most';
+  END IF;
+  RETURN QUERY
+    SELECT d.feed, d.stage, c.n
+    FROM "intake_sync"."feed_deadlines" d
+    CROSS JOIN LATERAL (SELECT pg_catalog.count(*)::integer AS n
+      FROM "intake_sync"."_overdue_oldest"(d.feed, d.stage, d.deadline, overdue_counts.at_most + 1)) c
+    WHERE d.deadline IS NOT NULL AND (visible IS NULL OR d.feed = ANY (visible)) AND c.n > 0;
+END
+$$;
+
+--
+-- Name: FUNCTION overdue_counts(at_most integer); Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON FUNCTION intake_sync.overdue_counts(at_most integer) IS 'per visible feed and stage, how many prescriptions are overdue, each counted up to at_most + 1 (more than at_most); no PHI (docs/sql-api/overdue.md)';
+
+--
+-- Name: overdue_page(text, text, integer); Type: FUNCTION; Schema: intake_sync
+--
+
+CREATE FUNCTION intake_sync.overdue_page(in_feed text DEFAULT NULL::text, in_stage text DEFAULT NULL::text, max_rows integer DEFAULT 200) RETURNS TABLE(feed text, external_id text, stage text, since timestamp with time zone, overdue_by interval)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_sort TO 'off'
+    AS $$
+DECLARE
+  visible text[] := "intake_sync"."_visible_feeds"();
+BEGIN
+  IF overdue_page.max_rows IS NULL OR overdue_page.max_rows < 1 OR overdue_page.max_rows > 1000 THEN
+    RAISE EXCEPTION 'max_rows: from 1 to 1000' USING ERRCODE = '22023', COLUMN = 'max_rows';
+  END IF;
+  RETURN QUERY
+    SELECT s.feed, s.external_id, s.stage, s.since, (pg_catalog.now() - s.since - d.deadline)
+    FROM "intake_sync"."feed_deadlines" d
+    CROSS JOIN LATERAL "intake_sync"."_overdue_oldest"(d.feed, d.stage, d.deadline, overdue_page.max_rows) s
+    WHERE d.deadline IS NOT NULL AND (visible IS NULL OR d.feed = ANY (visible))
+      AND (overdue_page.in_feed IS NULL OR d.feed = overdue_page.in_feed)
+      AND (overdue_page.in_stage IS NULL OR d.stage = overdue_page.in_stage)
+    ORDER BY s.since, s.feed, s.external_id
+    LIMIT overdue_page.max_rows;
+END
+$$;
+
+--
+-- Name: FUNCTION overdue_page(in_feed text, in_stage text, max_rows integer); Type: COMMENT; Schema: intake_sync
+--
+
+COMMENT ON FUNCTION intake_sync.overdue_page(in_feed text, in_stage text, max_rows integer) IS 'the caller''s overdue prescriptions, oldest first, at most max_rows (of a feed and a stage when given): overdue_prescriptions'' rows, each stage one index range; no PHI (docs/sql-api/overdue.md)';
 
 --
 -- Name: pause_feed(text, text); Type: FUNCTION; Schema: intake_sync
@@ -3404,7 +3507,15 @@ CREATE VIEW intake_sync.feed_overview WITH (security_barrier='true') AS
     ( SELECT f.api_version
            FROM intake_sync.feed_sources f
           WHERE ((f.feed = c.feed) AND (f.state = 'current'::text))
-         LIMIT 1) AS source_api_version
+         LIMIT 1) AS source_api_version,
+    COALESCE(( SELECT jsonb_object_agg(r_1.reason, k.n) AS jsonb_object_agg
+           FROM (unnest(intake_sync.quarantine_reasons()) r_1(reason)
+             CROSS JOIN LATERAL ( SELECT count(*) AS n
+                   FROM ( SELECT
+                           FROM intake_sync.quarantine q
+                          WHERE ((q.reason = r_1.reason) AND (q.feed = c.feed) AND (q.resolved_at IS NULL))
+                         LIMIT 1001) x) k)
+          WHERE (k.n > 0)), '{}'::jsonb) AS open_findings_capped
    FROM ((((intake_sync.feed_checkpoints c
      LEFT JOIN intake_sync.feed_leases l ON ((l.feed = c.feed)))
      LEFT JOIN intake_sync.feed_stops s ON ((s.feed = c.feed)))
@@ -4188,10 +4299,10 @@ CREATE INDEX quarantine_open_event_idx ON intake_sync.quarantine USING btree (ev
 CREATE INDEX quarantine_open_held_idx ON intake_sync.quarantine USING btree (first_seen_at, feed, quarantine_key) WHERE (resolved_at IS NULL);
 
 --
--- Name: quarantine_open_idx; Type: INDEX; Schema: intake_sync
+-- Name: quarantine_open_reason_idx; Type: INDEX; Schema: intake_sync
 --
 
-CREATE INDEX quarantine_open_idx ON intake_sync.quarantine USING btree (reason) WHERE (resolved_at IS NULL);
+CREATE INDEX quarantine_open_reason_idx ON intake_sync.quarantine USING btree (reason, feed, first_seen_at, quarantine_key) WHERE (resolved_at IS NULL);
 
 --
 -- Name: quarantine_resolved_idx; Type: INDEX; Schema: intake_sync
@@ -4550,6 +4661,12 @@ REVOKE ALL ON FUNCTION intake_sync._number_in_feed() FROM PUBLIC;
 REVOKE ALL ON FUNCTION intake_sync._object_problem(obj jsonb, path text, object_name text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _overdue_oldest(in_feed text, in_stage text, deadline interval, max_rows integer); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync._overdue_oldest(in_feed text, in_stage text, deadline interval, max_rows integer) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _prescription_fields(object_name text); Type: ACL; Schema: intake_sync
 --
 
@@ -4692,6 +4809,18 @@ REVOKE ALL ON FUNCTION intake_sync.dismiss_quarantined(feed text, event_id text,
 --
 
 REVOKE ALL ON FUNCTION intake_sync.identity_key(identity jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION overdue_counts(at_most integer); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync.overdue_counts(at_most integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION overdue_page(in_feed text, in_stage text, max_rows integer); Type: ACL; Schema: intake_sync
+--
+
+REVOKE ALL ON FUNCTION intake_sync.overdue_page(in_feed text, in_stage text, max_rows integer) FROM PUBLIC;
 
 --
 -- Name: FUNCTION pause_feed(feed text, reason text); Type: ACL; Schema: intake_sync

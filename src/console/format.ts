@@ -17,3 +17,11 @@ export function formatAge(ms: number | null): string {
   if (h < 48) return `${h} h ${m % 60} m`;
   return `${Math.floor(h / 24)} d ${h % 24} h`;
 }
+
+/**
+ * A count read up to `atMost + 1` rows (feed_overview's open_findings_capped, overdue_counts): above
+ * `atMost` it says "more than atMost", never a figure the database did not count. Pure.
+ */
+export function formatCapped(n: number, atMost: number): string {
+  return n > atMost ? `more than ${atMost}` : String(n);
+}

@@ -38,6 +38,9 @@ export const API_FUNCTIONS = [
   'quarantine_reasons()',
   // the console's prescription page: its own and its resolve-linked subscriptions (issue 34 §6)
   'prescription_subscriptions(text, text)',
+  // the console's Overdue page and the Feeds page's overdue counts, each stage one index range (issue 34 §6)
+  'overdue_page(text, text, integer)',
+  'overdue_counts(integer)',
 ] as const;
 
 /**

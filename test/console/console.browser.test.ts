@@ -1,5 +1,6 @@
 // biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright locators: innerText is the rendered text a user reads, not a DOM node's property
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -350,6 +351,35 @@ describe.skipIf(chromiumMissing || !realServer)('the operator console in chromiu
     expect(after.status).toBe(303);
     expect(after.headers.location).toBe('/sign-in');
     await again.context.close();
+  });
+
+  test('feeds: past 1,000 a count says "more than 1000" (it stops counting there), and its link lists the oldest', async () => {
+    // 1,001 malformed findings and 1,001 sends delivered 3 h ago, unanswered, in clinic A; removed at the end
+    await world.owner.unsafe(`insert into intake_sync.quarantine (quarantine_key, event_id, feed, reason, detail, raw)
+      select 'cap-' || g, null, '${FEED_A}', 'malformed', 'occurred_at: not a timestamp', '{}'::jsonb from generate_series(1, 1001) g`);
+    await world.owner.unsafe(`insert into intake_sync.outbox (feed, external_id, kind, state, completed_at)
+      select '${FEED_A}', 'rx-cap-' || g, 'send', 'delivered', now() - interval '3 hours' - make_interval(secs => g) from generate_series(1, 1001) g`);
+    try {
+      const { context, page } = await signIn(world.roles.a);
+      const text = await page.locator('main').innerText();
+      expect(text).toContain('malformed: more than 1000');
+      expect(text).toContain('sent: more than 1000');
+      // a count below the bound is exact, as before
+      expect(text).toContain('dispensed: 1');
+      await page.screenshot({ path: `${tmpdir()}/console-feeds-capped.png`, fullPage: true });
+      await page.getByRole('link', { name: 'sent: more than 1000' }).click();
+      await page.waitForURL(/\/overdue\?/);
+      const overdue = await page.locator('main').innerText();
+      expect(overdue).toContain('oldest first, the first 200');
+      // the oldest delivery first: 3 h and 1,001 s ago
+      expect(overdue.indexOf('rx-cap-1001')).toBeGreaterThan(-1);
+      expect(overdue.indexOf('rx-cap-1001')).toBeLessThan(overdue.indexOf('rx-cap-1000'));
+      expect(overdue).not.toContain('rx-cap-800');
+      await context.close();
+    } finally {
+      await world.owner.unsafe(`delete from intake_sync.quarantine where quarantine_key like 'cap-%'`);
+      await world.owner.unsafe(`delete from intake_sync.outbox where external_id like 'rx-cap-%'`);
+    }
   });
 });
 

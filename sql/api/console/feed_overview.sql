@@ -36,7 +36,16 @@ CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
     pg_catalog.date_part('epoch', pg_catalog.now() - l."heartbeat_at")::double precision AS "leader_heartbeat_age_s",
     pg_catalog.date_part('epoch', pg_catalog.now() - l."expires_at")::double precision AS "leader_lapsed_s",
     -- the API version the feed reads now, when a version migration recorded its sources (feed_sources)
-    (SELECT f."api_version" FROM "intake_sync"."feed_sources" f WHERE f."feed" = c."feed" AND f."state" = 'current' LIMIT 1) AS "source_api_version"
+    (SELECT f."api_version" FROM "intake_sync"."feed_sources" f WHERE f."feed" = c."feed" AND f."state" = 'current' LIMIT 1) AS "source_api_version",
+    -- open findings by reason, each counted up to 1,001 (1,001 reads "more than 1,000"): what the
+    -- console's Feeds page shows. open_findings counts every one, 50,505 a feed at 101k open findings
+    -- (bench:console), ~290 ms walked and sorted under load; this reads at most 1,001 entries of
+    -- quarantine_open_reason_idx (0036) per reason, so its cost does not grow with the backlog (issue 34 §6)
+    COALESCE((SELECT pg_catalog.jsonb_object_agg(r."reason", k."n")
+        FROM pg_catalog.unnest("intake_sync"."quarantine_reasons"()) r("reason")
+        CROSS JOIN LATERAL (SELECT pg_catalog.count(*) AS "n" FROM (SELECT FROM "intake_sync"."quarantine" q
+          WHERE q."reason" = r."reason" AND q."feed" = c."feed" AND q."resolved_at" IS NULL LIMIT 1001) x) k
+        WHERE k."n" > 0), '{}'::jsonb) AS "open_findings_capped"
   FROM "intake_sync"."feed_checkpoints" c
   LEFT JOIN "intake_sync"."feed_leases" l ON l."feed" = c."feed"
   LEFT JOIN "intake_sync"."feed_stops" s ON s."feed" = c."feed"

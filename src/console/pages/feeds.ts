@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import { activityChart, hourlyBuckets } from '../activity-chart.js';
 import { asUser, type ConsoleDeps, type ConsoleEnv } from '../context.js';
-import { formatAge, formatTime } from '../format.js';
+import { formatAge, formatCapped, formatTime } from '../format.js';
 import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
-import { overdueCell, overdueCounts } from './overdue.js';
+import { COUNTED_AT_MOST, overdueCell, overdueCounts } from './overdue.js';
 import { feedActivity, feedOverview, type FeedOverviewRow } from '../../store-api/feeds/feed-overview.js';
 
 type FeedRow = FeedOverviewRow;
@@ -75,7 +75,7 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
       activity.filter((a) => a.feed === f.feed).map((a) => ({ hour: a.hour, events: a.events })),
       now,
     );
-    const findings = Object.entries(f.open_findings).sort(([a], [b]) => a.localeCompare(b));
+    const findings = Object.entries(f.open_findings_capped).sort(([a], [b]) => a.localeCompare(b));
     const lag = f.last_event_occurred_at ? now - f.last_event_occurred_at.getTime() : null;
     return html`<section class="feed" aria-labelledby="feed-${f.feed}"><h2 id="feed-${f.feed}">${f.feed}</h2>
       <dl class="feed-facts">
@@ -84,7 +84,7 @@ export async function feedsPage(c: Context<ConsoleEnv>, deps: ConsoleDeps) {
       <dt>Last event received</dt><dd>${formatTime(f.last_event_received_at)}<br><small>position moved ${formatTime(f.position_moved_at)}</small></dd>
       <dt>Age of newest applied event</dt><dd>${formatAge(lag)}</dd>
       <dt>Events applied</dt><dd>${f.events_applied}</dd>
-      <dt>Open findings</dt><dd>${findings.length === 0 ? 'none' : findings.map(([reason, n]) => html`<a href="/quarantine${queryString({ feed: f.feed, reason })}">${reason}: ${n}</a><br>`)}</dd>
+      <dt>Open findings</dt><dd>${findings.length === 0 ? 'none' : findings.map(([reason, n]) => html`<a href="/quarantine${queryString({ feed: f.feed, reason })}">${reason}: ${formatCapped(n, COUNTED_AT_MOST)}</a><br>`)}</dd>
       <dt>Overdue</dt><dd>${overdueCell(f.feed, overdue.get(f.feed))}</dd>
       <dt>Outbox</dt><dd>${f.outbox_pending} pending / ${f.outbox_failed} failed</dd>
       </dl>

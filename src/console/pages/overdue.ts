@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { asUser, type ConsoleDeps, type ConsoleEnv } from '../context.js';
-import { formatAge, formatTime } from '../format.js';
+import { formatAge, formatCapped, formatTime } from '../format.js';
 import { html, queryString } from '../html.js';
 import { layout } from '../layout.js';
 import { prescriptionHref } from '../links.js';
@@ -12,6 +12,12 @@ import { overdueCountsByStage, overdueOldestFirst } from '../../store-api/overdu
 export const OVERDUE_STAGE_ORDER = OVERDUE_STAGES;
 const FEED = FEED_NAME_PATTERN;
 const LIMIT = 200;
+/**
+ * The Feeds page's counts (open findings by reason, overdue by stage) stop at this many and then say
+ * "more than": counting every one grew with the backlog (issue 34 §6). The same bound as the
+ * quarantine list's total (TOTAL_AT_MOST); feed_overview's open_findings_capped has it written in.
+ */
+export const COUNTED_AT_MOST = 1000;
 
 /** Pure: the filter from the query string; anything but a known feed name or stage is left out. */
 export function overdueFilter(query: { feed?: string | undefined; stage?: string | undefined }): { feed?: string; stage?: string } {
@@ -20,9 +26,9 @@ export function overdueFilter(query: { feed?: string | undefined; stage?: string
   return { ...(feed ? { feed } : {}), ...(stage ? { stage } : {}) };
 }
 
-/** Per feed, the overdue count of each stage (the role's own feeds: the view filters them). */
+/** Per feed, the overdue count of each stage, up to COUNTED_AT_MOST + 1 (overdue_counts: the role's own feeds). */
 export async function overdueCounts(c: Context<ConsoleEnv>, deps: ConsoleDeps): Promise<Map<string, Map<string, number>>> {
-  const rows = await overdueCountsByStage(asUser(c, deps));
+  const rows = await overdueCountsByStage(asUser(c, deps), COUNTED_AT_MOST);
   const counts = new Map<string, Map<string, number>>();
   for (const r of rows) {
     if (!counts.has(r.feed)) counts.set(r.feed, new Map());
@@ -35,7 +41,10 @@ export async function overdueCounts(c: Context<ConsoleEnv>, deps: ConsoleDeps): 
 export function overdueCell(feed: string, counts: Map<string, number> | undefined) {
   const stages = OVERDUE_STAGE_ORDER.filter((stage) => (counts?.get(stage) ?? 0) > 0);
   if (stages.length === 0) return html`none`;
-  return stages.map((stage) => html`<a href="/overdue${queryString({ feed, stage })}">${stage}: ${counts?.get(stage)}</a><br>`);
+  return stages.map(
+    (stage) =>
+      html`<a href="/overdue${queryString({ feed, stage })}">${stage}: ${formatCapped(counts?.get(stage) ?? 0, COUNTED_AT_MOST)}</a><br>`,
+  );
 }
 
 /** GET /overdue: prescriptions past their stage deadline (overdue_prescriptions), oldest first; no PHI. */

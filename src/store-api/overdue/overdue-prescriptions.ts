@@ -9,13 +9,17 @@ export interface OverdueRow {
   overdue_seconds: number;
 }
 
-/** Per feed and stage, how many prescriptions are overdue (the role's own feeds: the view filters them). */
-export async function overdueCountsByStage(source: RunnerSource): Promise<{ feed: string; stage: string; n: number }[]> {
+/**
+ * Per feed and stage, how many prescriptions are overdue (the role's own feeds), each counted up to
+ * `atMost + 1` (overdue_counts): a count above `atMost` means "more than atMost". A (feed, stage) with
+ * none overdue has no row.
+ */
+export async function overdueCountsByStage(source: RunnerSource, atMost: number): Promise<{ feed: string; stage: string; n: number }[]> {
   const runner = runnerOf(source);
-  return runner.query(`select feed, stage, count(*)::int as n from ${qualified(runner, 'overdue_prescriptions')} group by feed, stage`);
+  return runner.query(`select feed, stage, n from ${qualified(runner, 'overdue_counts')}($1::integer)`, [rowLimit(atMost)]);
 }
 
-/** Overdue prescriptions, oldest first, at most `limit`: of a feed and a stage when given. */
+/** Overdue prescriptions, oldest first, at most `limit` (overdue_page): of a feed and a stage when given. */
 export async function overdueOldestFirst(
   source: RunnerSource,
   filter: { feed?: string | undefined; stage?: string | undefined },
@@ -24,10 +28,8 @@ export async function overdueOldestFirst(
   const runner = runnerOf(source);
   return runner.query<OverdueRow>(
     `select feed, external_id, stage, since, extract(epoch from overdue_by)::float8 as overdue_seconds
-     from ${qualified(runner, 'overdue_prescriptions')}
-     where ($1::text is null or feed = $1) and ($2::text is null or stage = $2)
-     order by since limit ${rowLimit(limit)}`,
-    [filter.feed ?? null, filter.stage ?? null],
+     from ${qualified(runner, 'overdue_page')}($1::text, $2::text, $3::integer)`,
+    [filter.feed ?? null, filter.stage ?? null, rowLimit(limit)],
   );
 }
 

@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { formatCapped } from '../../../src/console/format.js';
 import { feedState } from '../../../src/console/pages/feeds.js';
+import { html } from '../../../src/console/html.js';
+import { COUNTED_AT_MOST, overdueCell } from '../../../src/console/pages/overdue.js';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 const row = (overrides: Record<string, unknown> = {}) =>
@@ -10,7 +13,7 @@ const row = (overrides: Record<string, unknown> = {}) =>
     events_applied: '0',
     last_event_received_at: null,
     last_event_occurred_at: null,
-    open_findings: {},
+    open_findings_capped: {},
     outbox_pending: '0',
     outbox_failed: '0',
     leader_since: new Date(NOW - 60_000),
@@ -54,5 +57,31 @@ describe('feedState', () => {
     ],
   ])('%s', (_label, overrides, expected) => {
     expect(feedState(row(overrides)).text).toMatch(expected);
+  });
+});
+
+// The Feeds page's counts stop at COUNTED_AT_MOST + 1 (feed_overview.open_findings_capped, overdue_counts:
+// issue 34 §6); above it the page says "more than", never a figure nobody counted.
+describe('capped counts', () => {
+  test('exact up to the bound, "more than" past it', () => {
+    expect(COUNTED_AT_MOST).toBe(1000);
+    expect(formatCapped(0, COUNTED_AT_MOST)).toBe('0');
+    expect(formatCapped(1000, COUNTED_AT_MOST)).toBe('1000');
+    expect(formatCapped(1001, COUNTED_AT_MOST)).toBe('more than 1000');
+  });
+
+  test("the overdue cell says each stage's capped count and links to its list", () => {
+    const cell = overdueCell(
+      'clinic-a',
+      new Map([
+        ['sent', 1001],
+        ['accepted', 7],
+        ['ordered', 0],
+      ]),
+    );
+    const text = html`${cell}`.text;
+    expect(text).toContain('<a href="/overdue?feed=clinic-a&amp;stage=sent">sent: more than 1000</a>');
+    expect(text).toContain('accepted: 7</a>');
+    expect(text).not.toContain('ordered');
   });
 });
