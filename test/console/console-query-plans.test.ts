@@ -105,7 +105,7 @@ describe.skipIf(!realServer)(`console quarantine query plans on 100k unanalyzed 
         expect(plan).toContain('quarantine_pkey');
         expect(plan).not.toContain('quarantine_open_held_idx');
       } else if (filter[0] !== null && filter[1] !== null) {
-        // feed and reason: the range of quarantine_open_reason_idx (0036) in its order, never a walk of
+        // feed and reason: the range of quarantine_open_reason_idx (0035) in its order, never a walk of
         // every open finding of the feed, nor a sort
         expect(plan).toContain('quarantine_open_reason_idx');
         expect(plan).not.toMatch(/Sort Key|quarantine_open_held_idx/);

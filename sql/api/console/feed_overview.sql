@@ -40,7 +40,7 @@ CREATE OR REPLACE VIEW "intake_sync"."feed_overview" WITH (security_barrier) AS
     -- open findings by reason, each counted up to 1,001 (1,001 reads "more than 1,000"): what the
     -- console's Feeds page shows. open_findings counts every one, 50,505 a feed at 101k open findings
     -- (bench:console), ~290 ms walked and sorted under load; this reads at most 1,001 entries of
-    -- quarantine_open_reason_idx (0036) per reason, so its cost does not grow with the backlog (issue 34 §6)
+    -- quarantine_open_reason_idx (0035) per reason, so its cost does not grow with the backlog (issue 34 §6)
     COALESCE((SELECT pg_catalog.jsonb_object_agg(r."reason", k."n")
         FROM pg_catalog.unnest("intake_sync"."quarantine_reasons"()) r("reason")
         CROSS JOIN LATERAL (SELECT pg_catalog.count(*) AS "n" FROM (SELECT FROM "intake_sync"."quarantine" q

@@ -122,7 +122,7 @@ export const quarantine = intakeSync.table(
   },
   (t) => [
     uniqueIndex('quarantine_feed_key_key').on(t.feed, t.quarantineKey),
-    // open findings by reason and feed, oldest first (0036, issue 34 §6): the Feeds page's count of a
+    // open findings by reason and feed, oldest first (0035, issue 34 §6): the Feeds page's count of a
     // feed's findings of one reason stops after 1,001 entries of one range (feed_overview's
     // open_findings_capped), and the quarantine list filtered by feed and reason walks it in its order.
     // Leading with reason, not feed: a lookup of an event's finding by (event_id, feed) cannot use it,

@@ -7,7 +7,7 @@ import { clearStatistics, usePlanDatabase } from '../../support/sql-api/plans.js
 // load). Migration 0032's partial index of failed rows makes it one range of the feed, with no planner
 // statistics and after ANALYZE. Its open findings by reason are counted up to 1,001 per (feed, reason)
 // (open_findings_capped): counting every one walked 50,505 findings a feed and sorted them (~290 ms
-// under load); now each count stops inside one range of quarantine_open_reason_idx (0036).
+// under load); now each count stops inside one range of quarantine_open_reason_idx (0035).
 const real = await postgresReachable();
 const ROWS = 4_000;
 /** clinic_a's findings: all unmatched (an even g is never g % 4 = 1), more than the 1,001 the capped count reads */
