@@ -79,13 +79,21 @@ describe.skipIf(!available)(SCENARIO, () => {
           probeErrors: 'retry',
         });
         second.child.signal('SIGCONT');
-        await waitFor(
-          async () => {
-            const body = (await second.health('/metrics', 1_000)).body;
-            return /^intake_sync_leader\{feed="default"\} 0$/m.test(body);
-          },
-          { what: 'the resumed worker to report standby', timeoutMs: 15_000, intervalMs: 100, probeErrors: 'retry' },
-        );
+        try {
+          await waitFor(
+            async () => {
+              const body = (await second.health('/metrics', 1_000)).body;
+              return /^intake_sync_leader\{feed="default"\} 0$/m.test(body);
+            },
+            { what: 'the resumed worker to report standby', timeoutMs: 15_000, intervalMs: 100, probeErrors: 'retry' },
+          );
+        } catch (error) {
+          // name what became of it: exited (and how), or alive and silent, with its last words
+          const state = second.child.isRunning() ? 'still running' : `exited ${JSON.stringify(await second.child.exited)}`;
+          throw new Error(`the resumed worker did not report standby (${state}); its stderr tail: ${second.child.stderr().slice(-3_000)}`, {
+            cause: error,
+          });
+        }
         const zombiePages = await pagesOf(second);
 
         await waitFor(
