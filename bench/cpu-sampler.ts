@@ -52,3 +52,12 @@ export function sampleCpu(pids: () => Promise<number[]>, intervalMs = 100): { st
     },
   };
 }
+
+/** The whole machine's CPU ticks since boot (/proc/stat), busy (all but idle and iowait) and in total. */
+export async function machineCpuTicks(): Promise<{ busy: number; total: number }> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0] ?? '';
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.slice(0, 8).reduce((sum, n) => sum + n, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return { busy: total - idle, total };
+}

@@ -22,6 +22,8 @@ const argsSchema = z.object({
   leaseRetryMs: wholeNumber(100, 600_000).default(2_000),
   leaseTtlMs: wholeNumber(1_000, 3_600_000).default(15_000),
   resultsDir: z.string().min(1).default('bench/results'),
+  /** only the cold start, the warmup and the backlog: no idle window, join or kill -9 (a drain measured alone, and sooner) */
+  backlogOnly: z.boolean().default(false),
 });
 
 export type FleetArgs = z.output<typeof argsSchema>;
@@ -38,15 +40,18 @@ const FLAGS = {
   leaseRetryMs: '--lease-retry-ms',
   leaseTtlMs: '--lease-ttl-ms',
   resultsDir: '--results-dir',
+  backlogOnly: '--backlog-only',
 } as const satisfies Record<keyof FleetArgs, string>;
 
 export const FLEET_USAGE = `usage: npm run bench:fleet -- [--feeds N] [--replicas 1,2,4] [--warmup-seconds S] [--idle-seconds S]
        [--backlogged N] [--backlog-prescriptions N] [--operator-max-rps N] [--poll-interval-ms MS]
-       [--lease-retry-ms MS] [--lease-ttl-ms MS] [--results-dir DIR]`;
+       [--lease-retry-ms MS] [--lease-ttl-ms MS] [--results-dir DIR] [--backlog-only]`;
 
 /** Parses `npm run bench:fleet`'s arguments; throws BenchUsageError naming each bad flag. */
 export function parseFleetArgs(argv: readonly string[]): FleetArgs {
-  const args = parseFlagArgs(argv, argsSchema, FLAGS, FLEET_USAGE);
+  const args = parseFlagArgs(argv, argsSchema, FLAGS, FLEET_USAGE, ['backlogOnly']);
+  if (args.backlogOnly && args.backlogged === 0)
+    throw new BenchUsageError(`invalid arguments:\n  --backlog-only: needs --backlogged above 0\n${FLEET_USAGE}`);
   if (args.backlogged > args.feeds) throw new BenchUsageError(`invalid arguments:\n  --backlogged: must be <= --feeds\n${FLEET_USAGE}`);
   // the daemon refuses the same (src/config/config.ts): say so before any replica starts
   if (args.leaseTtlMs < 2 * args.leaseRetryMs)

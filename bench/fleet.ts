@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runBench } from './bench-main.js';
 import { compileDrainWorker } from './compile-worker.js';
-import { createBenchDatabase, DEFAULT_SERVER_URL } from './database.js';
+import { type BenchDatabase, createBenchDatabase, DEFAULT_SERVER_URL } from './database.js';
 import { parseFleetArgs, type FleetArgs } from './fleet-args.js';
 import { backloggedFeeds, measureBacklog } from './fleet-backlog.js';
 import { measureFleetIdle } from './fleet-idle.js';
@@ -61,29 +61,18 @@ async function runFleet(args: FleetArgs, replicaCount: number, cliEntry: string,
     }
     const cold = await waitForFullShare(db.sql, replicas, names, startedAt, SHARE_TIMEOUT_MS);
     await sleep(args.warmupSeconds * 1000);
-    const loadBeforeIdle = load();
-    const idle = await measureFleetIdle(db.sql, replicas, args.feeds, args.idleSeconds);
-    const loadAfterIdle = load();
-
-    const joinedAt = performance.now();
-    replicas.push(await start());
-    const joined = await waitForFullShare(db.sql, replicas, names, joinedAt, SHARE_TIMEOUT_MS);
-
-    // kill -9 the oldest replica: it leads a full share, and its sessions end with it
-    const victim = replicas.shift() as Replica;
-    const before = await readLeadership(db.sql, [victim], names);
-    const tracker = new LeaderlessTracker();
-    const killedAt = performance.now();
-    tracker.sample(
-      killedAt,
-      names.filter((name) => before.holderOf.get(name)?.startsWith(victim.applicationName)),
-    );
-    await victim.kill();
-    const killed = await waitForFullShare(db.sql, replicas, names, killedAt, SHARE_TIMEOUT_MS, tracker);
-
+    const churn = args.backlogOnly ? undefined : await idleJoinAndKill(db.sql, replicas, names, start, args);
+    const loadBeforeBacklog = load();
     const backlog =
       args.backlogged > 0
-        ? await measureBacklog(sandbox, db, backloggedFeeds(feeds, args.backlogged), args.backlogPrescriptions, BACKLOG_TIMEOUT_MS)
+        ? await measureBacklog(
+            sandbox,
+            db,
+            replicas,
+            backloggedFeeds(feeds, args.backlogged),
+            args.backlogPrescriptions,
+            BACKLOG_TIMEOUT_MS,
+          )
         : undefined;
     return {
       replicas: replicaCount,
@@ -91,7 +80,48 @@ async function runFleet(args: FleetArgs, replicaCount: number, cliEntry: string,
       cold_start_full_share_s: seconds(cold.ms),
       leaderless_after_cold_start: cold.leadership.leaderless.length,
       led_per_replica: cold.leadership.led,
-      load_average_1m: { before_idle: loadBeforeIdle, after_idle: loadAfterIdle, after_backlog: load() },
+      load_average_1m: { ...churn?.load, before_backlog: loadBeforeBacklog, after_backlog: load() },
+      ...churn?.figures,
+      backlog,
+    };
+  } finally {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await sandbox.stop();
+    await db.close(false);
+  }
+}
+
+/** The idle window, one replica joining and kill -9 of the oldest (the replica count is the same after). */
+async function idleJoinAndKill(
+  sql: BenchDatabase['sql'],
+  replicas: Replica[],
+  names: string[],
+  start: () => Promise<Replica>,
+  args: FleetArgs,
+) {
+  const replicaCount = replicas.length;
+  const loadBeforeIdle = load();
+  const idle = await measureFleetIdle(sql, replicas, args.feeds, args.idleSeconds);
+  const loadAfterIdle = load();
+
+  const joinedAt = performance.now();
+  replicas.push(await start());
+  const joined = await waitForFullShare(sql, replicas, names, joinedAt, SHARE_TIMEOUT_MS);
+
+  // kill -9 the oldest replica: it leads a full share, and its sessions end with it
+  const victim = replicas.shift() as Replica;
+  const before = await readLeadership(sql, [victim], names);
+  const tracker = new LeaderlessTracker();
+  const killedAt = performance.now();
+  tracker.sample(
+    killedAt,
+    names.filter((name) => before.holderOf.get(name)?.startsWith(victim.applicationName)),
+  );
+  await victim.kill();
+  const killed = await waitForFullShare(sql, replicas, names, killedAt, SHARE_TIMEOUT_MS, tracker);
+  return {
+    load: { before_idle: loadBeforeIdle, after_idle: loadAfterIdle },
+    figures: {
       idle,
       join: {
         replicas_after: replicaCount + 1,
@@ -108,13 +138,8 @@ async function runFleet(args: FleetArgs, replicaCount: number, cliEntry: string,
         bound_s: (args.leaseTtlMs + args.leaseRetryMs) / 1000,
         led_per_replica: killed.leadership.led,
       },
-      backlog,
-    };
-  } finally {
-    await Promise.all(replicas.map((replica) => replica.stop()));
-    await sandbox.stop();
-    await db.close(false);
-  }
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -136,7 +161,10 @@ async function main(): Promise<void> {
     }
     const folder = resolve(REPO_ROOT, args.resultsDir);
     await mkdir(folder, { recursive: true });
-    const path = join(folder, `${startedAt.slice(0, 10)}-fleet.json`);
+    const path = join(
+      folder,
+      `${startedAt.slice(0, 10)}-fleet${args.backlogOnly ? '-backlog' : ''}-${startedAt.slice(11, 19).replaceAll(':', '')}.json`,
+    );
     await writeFile(path, `${JSON.stringify({ started_at: startedAt, args, machine, load_average_1m_at_end: load(), runs }, null, 2)}\n`);
     process.stderr.write(`bench:fleet: results in ${path}\n`);
   } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parseFleetArgs } from '../../bench/fleet-args.js';
-import { backloggedFeeds } from '../../bench/fleet-backlog.js';
+import { backlogFigures, backloggedFeeds } from '../../bench/fleet-backlog.js';
 import { requestRate, requestStartObserver } from '../../bench/fleet-request-rate.js';
 import { fairShare, isFullShare, LeaderlessTracker } from '../../bench/fleet-share.js';
 
@@ -69,7 +69,32 @@ describe('backloggedFeeds', () => {
   });
 });
 
+describe('backlogFigures', () => {
+  test('throughput over the drain (first page anywhere to the last catch-up), the start and the spread apart', () => {
+    // seeding 0..1000 ms; feed a seeded at 500 and first applied at 2500, feed b seeded at 1000, first applied at 1500
+    const figures = backlogFigures(
+      [
+        { seededAt: 500, firstPageAt: 2_500, caughtUpAt: 11_500 },
+        { seededAt: 1_000, firstPageAt: 1_500, caughtUpAt: 21_500 },
+      ],
+      40_000,
+      0,
+      1_000,
+    );
+    expect(figures).toMatchObject({ seeding_s: 1, seconds: 20.5, drain_seconds: 20, drain_events_per_s: 2_000, events_per_s: 1_951 });
+    expect(figures.first_page_s).toMatchObject({ min: 0.5, max: 2 });
+    expect(figures.feed_drain_s).toMatchObject({ min: 9, max: 20 });
+    expect(figures.caught_up_after_first_page_s).toMatchObject({ min: 10, max: 20 });
+  });
+});
+
 describe('parseFleetArgs', () => {
+  test('--backlog-only needs a backlog', () => {
+    expect(parseFleetArgs(['--backlog-only']).backlogOnly).toBe(true);
+    expect(parseFleetArgs([]).backlogOnly).toBe(false);
+    expect(() => parseFleetArgs(['--backlog-only', '--backlogged', '0'])).toThrow('--backlog-only: needs --backlogged above 0');
+  });
+
   test('the issue sizes by default', () => {
     expect(parseFleetArgs([])).toMatchObject({ feeds: 500, replicas: [1, 2, 4], backlogged: 50, leaseRetryMs: 2_000, leaseTtlMs: 15_000 });
     expect(parseFleetArgs([]).operatorMaxRps).toBeUndefined();
