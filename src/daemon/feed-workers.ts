@@ -19,6 +19,7 @@ import { intakeClientFor } from '../config/intake-client.js';
 import { unretireFeeds } from '../db/feed-retirements.js';
 import type { FeedPauseBoard } from '../sync/leadership/feed-pauses.js';
 import type { OperatorBudgets } from './operator-budgets.js';
+import type { SharedStatisticsPasses } from '../sync/statistics/shared-passes.js';
 
 /** One configured feed of this process: its own client, state (health, metrics) and worker. */
 export interface FeedWorker {
@@ -43,6 +44,8 @@ export interface FeedWorkersContext {
   pauses?: FeedPauseBoard;
   /** OPERATOR_MAX_RPS per operator host, shared by the process's feeds; none: no cap */
   budgets?: OperatorBudgets;
+  /** the statistics passes of the process's feed leaders, one at a time (shared-passes.ts); none: one per leader */
+  statisticsPasses?: SharedStatisticsPasses;
 }
 
 export interface FeedWorkersOptions extends FeedWorkersContext {
@@ -113,6 +116,7 @@ export async function composeFeedWorker(
     ...(sources ? { outboxClientFor: sources.clientFor } : {}),
     ...(sources ? { sources: sources.option } : {}),
     settings: workerSettingsFrom(config, feed.name, feed.retain),
+    ...(context.statisticsPasses ? { statisticsPasses: context.statisticsPasses } : {}),
     state,
     log,
     clock,

@@ -29,6 +29,8 @@ import type { Registry } from 'prom-client';
 import { FeedPauseBoard, readFeedPauses } from '../sync/leadership/feed-pauses.js';
 import { registerPauseMetric } from './pause-metrics.js';
 import { OperatorBudgets } from './operator-budgets.js';
+import { SharedStatisticsPasses } from '../sync/statistics/shared-passes.js';
+import { STATISTICS_DEFAULTS } from '../sync/statistics/statistics-keeper.js';
 import { startFeedsReload } from './feeds-reload/start-reload.js';
 import { VERSION } from '../version.js';
 import { healthListenError } from './health-port-error.js';
@@ -107,7 +109,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     const pauses = new FeedPauseBoard(() => readFeedPauses(database.db), Math.min(500, config.LEASE_RETRY_MS / 2), clock.now);
     // OPERATOR_MAX_RPS: one budget per operator host, shared by every feed of this process
     const budgets = new OperatorBudgets(config.OPERATOR_MAX_RPS, clock);
-    const context = { config, mode, database, leaseUrl: sessions?.sessionUrl, log, clock, pauses, budgets };
+    // the schema's tables are analyzed by one pass of the process at a time, whichever feed's leader runs it
+    const statisticsPasses = new SharedStatisticsPasses(STATISTICS_DEFAULTS.intervalMs, clock);
+    const context = { config, mode, database, leaseUrl: sessions?.sessionUrl, log, clock, pauses, budgets, statisticsPasses };
     const names = feeds.map((f) => f.name);
     await claimFeeds(context, names, feeds.length);
     const leases = openFeedLeases(context, names, closers);

@@ -15,6 +15,7 @@ import { type Leadership, SyncWorker } from './leadership/leader-loop.js';
 import type { WorkerState } from './state/worker-state.js';
 import { RetentionCleaner, type RetentionSettings } from './retention/cleaner.js';
 import { StatisticsKeeper, type StatisticsSettings } from './statistics/statistics-keeper.js';
+import type { SharedStatisticsPasses } from './statistics/shared-passes.js';
 
 export interface WorkerSettings {
   feed: string;
@@ -58,6 +59,8 @@ export interface ComposeWorkerOptions {
   clock?: { now(): number };
   sleep?: LoopSleep;
   random?: () => number;
+  /** the process's statistics passes, shared by its feeds' leaders (shared-passes.ts); default: this worker's own */
+  statisticsPasses?: SharedStatisticsPasses;
   /**
    * Reads the feed's recorded sources (API version migration, feed_sources) each term: without this the
    * worker reads `client` on the feed's checkpoint and nothing else (the embedded sandbox).
@@ -151,7 +154,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
         ]
       : [];
   const statistics = settings.statistics;
-  // ANALYZE of the tables a drain or an import changed, on the leader only (a second feed's leader finds them analyzed)
+  // ANALYZE of the tables a drain or an import changed, on the leader only; the process's leaders share one pass at a time
   const createStatisticsKeeper = () =>
     statistics
       ? [
@@ -162,6 +165,7 @@ export function composeWorker(options: ComposeWorkerOptions): SyncWorker {
             sleep,
             log: log.child({ component: 'statistics' }),
             onAnalyzed: (analyzed) => state.tableAnalyzed(analyzed.table, analyzed.rowsChanged, analyzed.durationMs),
+            shared: options.statisticsPasses,
           }),
         ]
       : [];

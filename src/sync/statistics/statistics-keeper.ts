@@ -6,6 +6,7 @@ import { StoppableLoop } from '../../lib/stoppable-loop.js';
 import type { Logger } from '../../log/log.js';
 import { summarizeFailure } from '../state/failure-summary.js';
 import { nextStatisticsDelay, tablesDue } from './decisions.js';
+import type { SharedStatisticsPasses } from './shared-passes.js';
 import { analyzeTable, readTableActivity } from './table-activity.js';
 
 /** How often the statistics task looks at the tables. */
@@ -34,6 +35,8 @@ export interface StatisticsKeeperDeps {
   log: Logger;
   /** after each ANALYZE: the metrics */
   onAnalyzed?: ((analyzed: TableAnalyzed) => void) | undefined;
+  /** the process's one pass at a time for all its feed leaders (shared-passes.ts); none: this keeper's own passes */
+  shared?: SharedStatisticsPasses | undefined;
 }
 
 const RETRY_MS = 5_000;
@@ -54,10 +57,13 @@ export class StatisticsKeeper extends StoppableLoop {
   /** One pass now: the tables analyzed, most changed first; stops between tables when asked to. */
   passOnce(): Promise<TableAnalyzed[]> {
     return inSpan('intake_sync.leader statistics', { root: true, attributes: { 'intake_sync.task': 'statistics' } }, async (span) => {
-      const analyzed = await this.pass();
-      // as the retention span says it: a stop between tables leaves the rest for the next leader's pass
+      const shared = this.deps.shared;
+      const ran = shared ? await shared.run(() => this.pass()) : await this.pass();
+      const analyzed = ran ?? [];
+      // as the retention span says it: a stop between tables leaves the rest for the next leader's pass;
+      // skipped: another leader of this process runs the pass, or ran it within the interval
       setAttributes(span, {
-        'intake_sync.task.outcome': this.stopping ? 'partial' : 'complete',
+        'intake_sync.task.outcome': ran === undefined ? 'skipped' : this.stopping ? 'partial' : 'complete',
         'intake_sync.statistics.tables_analyzed': analyzed.length,
       });
       return analyzed;
