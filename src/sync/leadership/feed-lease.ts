@@ -6,10 +6,4 @@ export interface FeedLease {
   stillHeld(): Promise<boolean>;
   /** Gives it up; safe to call when not held or when the connection is gone. */
   release(): Promise<void>;
-  /**
-   * ms until the next lease check common to every feed of this lease's lock session, when checks
-   * come every `everyMs` (lease-check-tick.ts). A lease without it (one feed on a session of its own):
-   * its worker waits `everyMs` from its own last call.
-   */
-  untilNextCheck?(everyMs: number): number;
 }

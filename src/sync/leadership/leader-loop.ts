@@ -185,7 +185,7 @@ export class SyncWorker {
       state.becameStandby();
       log.warn({ error: summarizeFailure(error) }, 'could not reach the database to take the feed lease; retrying');
     }
-    await this.deps.sleep(this.untilLeaseCheck(), this.stopSignal.signal);
+    await this.deps.sleep(this.deps.leaseRetryMs, this.stopSignal.signal);
     return false;
   }
 
@@ -205,7 +205,7 @@ export class SyncWorker {
     const watch = new AbortController();
     const watching = (async () => {
       while (!watch.signal.aborted && !term.lost) {
-        await this.deps.sleep(this.untilLeaseCheck(), watch.signal);
+        await this.deps.sleep(this.deps.leaseRetryMs, watch.signal);
         if (watch.signal.aborted || term.lost) return;
         if (!(await this.deps.lease.stillHeld())) {
           term.stepDown('lost the feed lease (its connection was closed): stepping down');
@@ -243,15 +243,6 @@ export class SyncWorker {
     await this.deps.lease.release();
   }
 
-  /**
-   * How long a standby waits before its next attempt, and a leader before its next check: until the
-   * lock session's common tick when it has one (lease-check-tick.ts), so the process's feeds share
-   * one round of lease statements per interval; else the retry interval from now.
-   */
-  private untilLeaseCheck(): number {
-    return this.deps.lease.untilNextCheck?.(this.deps.leaseRetryMs) ?? this.deps.leaseRetryMs;
-  }
-
   private async pauseNow(): Promise<{ reason: string } | null> {
     return this.deps.pauseOf ? await this.deps.pauseOf().catch(() => null) : null;
   }
@@ -268,7 +259,7 @@ export class SyncWorker {
     state.becameStandby();
     log.info({ reason: pause.reason }, 'the feed is paused (feeds pause): holding its lease, polling nothing');
     while (!this.stopping) {
-      await this.deps.sleep(this.untilLeaseCheck(), this.stopSignal.signal);
+      await this.deps.sleep(this.deps.leaseRetryMs, this.stopSignal.signal);
       if (this.stopping) break;
       if (!(await lease.stillHeld())) {
         log.warn('lost the feed lease while paused');

@@ -11,7 +11,6 @@ import { ownLeaseApplicationName } from './lease-holder-name.js';
 import { feedsOfColumn, leaseSql, MAX_FEEDS_PER_STATEMENT } from './lease-sql.js';
 import { LeaseCalls, type LeaseRound, type LeaseRoundResult } from './lease-batch.js';
 import { leasesToYield } from './lease-share.js';
-import { untilLeaseCheck } from './lease-check-tick.js';
 
 export interface LeaseSessionOptions {
   /** every feed this process is configured for: the share is counted over all of them */
@@ -28,10 +27,6 @@ export interface LeaseSessionOptions {
    * they are then answered by one round of statements. Tests pass an explicit promise.
    */
   gather?: (() => Promise<void>) | undefined;
-  /** the clock of the lease checks' ticks (untilNextCheck); default Date.now */
-  now?: (() => number) | undefined;
-  /** where in each interval this session's lease checks fall, ms; default random, so replicas' rounds do not coincide */
-  checkPhaseMs?: number | undefined;
 }
 
 /**
@@ -80,8 +75,6 @@ export class LeaseSession {
   private queue: Promise<unknown> = Promise.resolve();
   /** the feed workers' calls, answered together (lease-batch.ts) */
   private readonly calls: LeaseCalls;
-  /** this session's lease checks fall at this point of each interval (lease-check-tick.ts) */
-  private readonly checkPhaseMs: number;
 
   constructor(
     private readonly url: string,
@@ -91,8 +84,6 @@ export class LeaseSession {
     storeNames(schema);
     this.feeds = checkedFeeds(options.feeds);
     this.sql = leaseSql(schema, randomUUID(), Math.max(1, Math.round(options.idleTtlMs)));
-    // any whole ms: the tick takes it modulo the interval
-    this.checkPhaseMs = options.checkPhaseMs ?? Math.floor(Math.random() * 3_600_000);
     this.calls = new LeaseCalls({
       run: (round) => this.serial(() => this.round(round)),
       maxFeedsPerKind: MAX_FEEDS_PER_STATEMENT,
@@ -115,8 +106,6 @@ export class LeaseSession {
       tryAcquire: () => this.calls.tryAcquire(feed),
       stillHeld: () => this.calls.stillHeld(feed),
       release: () => this.calls.release(feed),
-      // every worker of the process waits for the same tick, so their checks and takes are one round per interval
-      untilNextCheck: (everyMs) => untilLeaseCheck((this.options.now ?? Date.now)(), everyMs, this.checkPhaseMs),
     };
   }
 

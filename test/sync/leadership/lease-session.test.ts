@@ -123,19 +123,3 @@ describe.skipIf(!hasPostgres)(`lease session of many feeds (${NEEDS_POSTGRES})`,
     expect(await holders()).toEqual([]);
   });
 });
-
-describe('lease session ticks', () => {
-  it("every feed's lease names the session's one tick: its phase on its clock, whatever the feed", () => {
-    let now = 10_500;
-    const s = new LeaseSession('postgres://nobody@127.0.0.1:1/none', 'intake_sync', {
-      feeds: ['a', 'b'],
-      idleTtlMs: 15_000,
-      now: () => now,
-      checkPhaseMs: 700,
-    });
-    expect(s.lease('a').untilNextCheck?.(2_000)).toBe(200);
-    expect(s.lease('b').untilNextCheck?.(2_000)).toBe(200);
-    now = 10_700;
-    expect(s.lease('b').untilNextCheck?.(2_000)).toBe(2_000);
-  });
-});
