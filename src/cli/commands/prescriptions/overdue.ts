@@ -1,20 +1,10 @@
 import type { Command } from 'commander';
-import { sql } from 'drizzle-orm';
 import { loadConfig } from '../../../config/config.js';
-import { queryRows } from '../../../db/connection.js';
 import { FEED_NAME_PATTERN, FEED_NAME_RULE } from '../../../db/feed-name.js';
-import { namesOf } from '../../../db/store-names.js';
 import { CliUsageError } from '../../context/errors.js';
 import { printJson, printTable } from '../../context/output.js';
 import { withStore } from '../../context/store-context.js';
-
-interface OverdueRow extends Record<string, unknown> {
-  feed: string;
-  external_id: string;
-  stage: string;
-  since: Date | string;
-  overdue_by_seconds: string | number;
-}
+import { overdueLongestFirst } from '../../../store-api/overdue/overdue-prescriptions.js';
 
 /** Stored text shown on a terminal: control characters as \\uXXXX, so an identifier cannot move the cursor. */
 export function escapeControl(text: string): string {
@@ -40,14 +30,8 @@ export function registerPrescriptionOverdueCommand(prescriptions: Command): void
     .action(async (options: { feed?: string; json?: boolean }) => {
       if (options.feed !== undefined && !FEED_NAME_PATTERN.test(options.feed)) throw new CliUsageError(`--feed: ${FEED_NAME_RULE}`);
       const config = loadConfig();
-      const rows = await withStore(config, ({ db }) =>
-        queryRows<OverdueRow>(
-          db,
-          sql`select feed, external_id, stage, since, extract(epoch from overdue_by)::bigint as overdue_by_seconds
-              from ${namesOf(db).overduePrescriptions} where ${options.feed ?? null}::text is null or feed = ${options.feed ?? null}::text
-              order by overdue_by desc, feed, external_id`,
-        ),
-      );
+      // the same call as the Node API's overdue(): one reading of overdue_prescriptions, longest overdue first
+      const rows = await withStore(config, ({ db }) => overdueLongestFirst(db, options.feed ?? null));
       const out = rows.map((r) => ({
         feed: r.feed,
         external_id: r.external_id,
