@@ -1,39 +1,27 @@
-import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intakeSyncApi } from '../../../src/api/intake-sync-api.js';
 import { Registry } from 'prom-client';
-import { grantsScript } from '../../../src/db/grants-script.js';
 import { overdueSource, registerOverdueMetric } from '../../../src/ops/metrics-overdue.js';
-import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { writeFeedDeadlines } from '../../../src/store-api/overdue/feed-deadlines.js';
 import { DEFAULT_STAGE_DEADLINES, feedStageDeadlines } from '../../../src/config/overdue-deadlines.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
-import { roleTagStatement } from '../../support/test-run.js';
+import { NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 
 // intake_sync.overdue_prescriptions with real roles: every stage, a per-feed override, `off`, a
 // cancellation, a prescription that moves on, and each clinic's app role seeing its own feed only.
 // Stage start times are written relative to the database's now(), the view's clock.
 
 const reachable = await postgresReachable();
-const suffix = randomBytes(3).toString('hex');
-const APP_A = `od_clinic_a_${suffix}`;
-const APP_B = `od_clinic_b_${suffix}`;
-const FEED_A = 'clinic-a';
-const FEED_B = 'clinic-b';
 const HOUR = 3_600_000;
 
 describe.skipIf(!reachable)(`overdue_prescriptions (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`, () => {
+  let clinics: TwoClinics;
   let tdb: TestDatabase;
   let owner: postgres.Sql;
-  const sessions: postgres.Sql[] = [];
-  function as(role: string): postgres.Sql {
-    const url = new URL(tdb.url ?? '');
-    url.username = role;
-    const sql = postgres(url.toString(), { max: 1, onnotice: () => {}, fetch_types: false });
-    sessions.push(sql);
-    return sql;
-  }
+  let APP_A: string;
+  let APP_B: string;
+  const as = (role: string): postgres.Sql => clinics.as(role);
 
   /** A prescription at `status` (rank) since `hoursAgo`. */
   async function prescription(feed: string, externalId: string, status: string | null, rank: number, hoursAgo: number | null) {
@@ -53,14 +41,9 @@ describe.skipIf(!reachable)(`overdue_prescriptions (${reachable ? 'real PostgreS
   }
 
   beforeAll(async () => {
-    tdb = await createTestDatabase('overdue');
-    await registerFeeds(tdb.database.db, [FEED_A, FEED_B], null);
-    owner = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
-    await owner.unsafe(`create role "${APP_A}" login; create role "${APP_B}" login;`);
-    await owner.unsafe(roleTagStatement(APP_A));
-    await owner.unsafe(roleTagStatement(APP_B));
-    await owner.unsafe(grantsScript('app', 'intake_sync', APP_A, { kind: 'feeds', feeds: [FEED_A] }).join('\n'));
-    await owner.unsafe(grantsScript('app', 'intake_sync', APP_B, { kind: 'feeds', feeds: [FEED_B] }).join('\n'));
+    clinics = await twoClinics('overdue', { appForClinicB: true });
+    ({ tdb, owner, appRole: APP_A } = clinics);
+    APP_B = clinics.appRoleB ?? '';
     // clinic-b: `sent` after 4h instead of 2h, `dispensed` off
     await writeFeedDeadlines(tdb.database.db, [
       { feed: FEED_A, deadlines: DEFAULT_STAGE_DEADLINES },
@@ -69,10 +52,7 @@ describe.skipIf(!reachable)(`overdue_prescriptions (${reachable ? 'real PostgreS
   }, 120_000);
 
   afterAll(async () => {
-    for (const s of sessions) await s.end();
-    await owner?.unsafe(`drop owned by "${APP_A}"; drop owned by "${APP_B}"; drop role "${APP_A}"; drop role "${APP_B}";`);
-    await owner?.end();
-    await tdb?.drop();
+    await clinics?.close();
   });
 
   it('lists each stage past its deadline, from the stage clock, and nothing before it', async () => {

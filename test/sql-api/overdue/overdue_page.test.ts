@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantsScript } from '../../../src/db/grants-script.js';
-import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { writeFeedDeadlines } from '../../../src/store-api/overdue/feed-deadlines.js';
 import { DEFAULT_STAGE_DEADLINES, feedStageDeadlines } from '../../../src/config/overdue-deadlines.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
-import { roleTagStatement } from '../../support/test-run.js';
+import { NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { FEED_A, FEED_B, type TwoClinics, twoClinics } from '../../support/sql-api/two-clinics.js';
 
 // overdue_page and overdue_counts (the console's Overdue page and the Feeds page's counts, issue 34 §6)
 // with real roles: the same rows as overdue_prescriptions, oldest first and cut at max_rows; counts
@@ -14,26 +11,17 @@ import { roleTagStatement } from '../../support/test-run.js';
 // clinic's app role seeing its own feed only; bad arguments named.
 
 const reachable = await postgresReachable();
-const suffix = randomBytes(3).toString('hex');
-const APP_A = `odp_clinic_a_${suffix}`;
-const APP_B = `odp_clinic_b_${suffix}`;
-const FEED_A = 'clinic-a';
-const FEED_B = 'clinic-b';
 const HOUR = 3_600_000;
 
 type Row = { feed: string; external_id: string; stage: string; since: Date };
 
 describe.skipIf(!reachable)(`overdue_page, overdue_counts (${reachable ? 'real PostgreSQL' : NEEDS_POSTGRES})`, () => {
+  let clinics: TwoClinics;
   let tdb: TestDatabase;
   let owner: postgres.Sql;
-  const sessions: postgres.Sql[] = [];
-  function as(role: string): postgres.Sql {
-    const url = new URL(tdb.url ?? '');
-    url.username = role;
-    const sql = postgres(url.toString(), { max: 1, onnotice: () => {}, fetch_types: false });
-    sessions.push(sql);
-    return sql;
-  }
+  let APP_A: string;
+  let APP_B: string;
+  const as = (role: string): postgres.Sql => clinics.as(role);
   const key = (r: Row) => `${r.feed}/${r.external_id}/${r.stage}`;
   const page = (sql: postgres.Sql, feed: string | null, stage: string | null, max: number) =>
     sql<Row[]>`select feed, external_id, stage, since from intake_sync.overdue_page(${feed}, ${stage}, ${max})`;
@@ -45,14 +33,9 @@ describe.skipIf(!reachable)(`overdue_page, overdue_counts (${reachable ? 'real P
     );
 
   beforeAll(async () => {
-    tdb = await createTestDatabase('overdue_page');
-    await registerFeeds(tdb.database.db, [FEED_A, FEED_B], null);
-    owner = postgres(tdb.url ?? '', { max: 1, onnotice: () => {} });
-    await owner.unsafe(`create role "${APP_A}" login; create role "${APP_B}" login;`);
-    await owner.unsafe(roleTagStatement(APP_A));
-    await owner.unsafe(roleTagStatement(APP_B));
-    await owner.unsafe(grantsScript('app', 'intake_sync', APP_A, { kind: 'feeds', feeds: [FEED_A] }).join('\n'));
-    await owner.unsafe(grantsScript('app', 'intake_sync', APP_B, { kind: 'feeds', feeds: [FEED_B] }).join('\n'));
+    clinics = await twoClinics('overdue_page', { appForClinicB: true });
+    ({ tdb, owner, appRole: APP_A } = clinics);
+    APP_B = clinics.appRoleB ?? '';
     // clinic-b: dispensed off
     await writeFeedDeadlines(tdb.database.db, [
       { feed: FEED_A, deadlines: DEFAULT_STAGE_DEADLINES },
@@ -84,10 +67,7 @@ describe.skipIf(!reachable)(`overdue_page, overdue_counts (${reachable ? 'real P
   }, 120_000);
 
   afterAll(async () => {
-    for (const s of sessions) await s.end();
-    await owner?.unsafe(`drop owned by "${APP_A}"; drop owned by "${APP_B}"; drop role "${APP_A}"; drop role "${APP_B}";`);
-    await owner?.end();
-    await tdb?.drop();
+    await clinics?.close();
   });
 
   it("pages the view's rows oldest first, cut at max_rows, of a feed and a stage when given", async () => {
