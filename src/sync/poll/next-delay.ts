@@ -7,8 +7,11 @@ export type DelayReason =
   | { readonly kind: 'caught-up' }
   /** a page came back at the same iterator with nothing new, yet not done */
   | { readonly kind: 'no-progress'; readonly streak: number }
-  /** fetch, apply or checkpoint load failed `consecutiveFailures` times in a row */
-  | { readonly kind: 'failure'; readonly consecutiveFailures: number }
+  /**
+   * fetch, apply or checkpoint load failed `consecutiveFailures` times in a row; `retryAfterMs`: the
+   * operator's Retry-After on the failed response (a 429 or 503 the client stopped retrying)
+   */
+  | { readonly kind: 'failure'; readonly consecutiveFailures: number; readonly retryAfterMs?: number | undefined }
   /** the checkpoint moved under us `streak` times in a row (reset or another worker) */
   | { readonly kind: 'conflict'; readonly streak: number };
 
@@ -47,7 +50,8 @@ export function defaultDelayPolicy(pollIntervalMs: number, failureCapMs = 60_000
  *   it), the wait is measured from that poll's start, as the loop counts it (it takes the time since
  *   off), and the slot is the first one at least the jitter's share of the interval after that start:
  *   one poll per slot, whether the poll ended before its slot or after it. Without it, from `nowMs`;
- * - failure: full-jitter exponential backoff (the client's), never under the floor;
+ * - failure: full-jitter exponential backoff (the client's), never under the floor, and never sooner
+ *   than a Retry-After the failed response carried (the client had stopped retrying it);
  * - no progress: the jittered poll interval doubled per repeat, capped — the
  *   operator claims more is coming but gave nothing, so treat it like caught up, only slower;
  * - conflict: the first reload is immediate (a reset is normal); repeats back off like failures.
@@ -73,7 +77,8 @@ export function nextDelay(
       return Math.round(Math.min(policy.noProgressCapMs, grown));
     }
     case 'failure':
-      return failureDelay(reason.consecutiveFailures, policy, random);
+      // a 429 the client stopped retrying (out of retries or time) still says when to come back
+      return Math.max(failureDelay(reason.consecutiveFailures, policy, random), reason.retryAfterMs ?? 0);
     case 'conflict':
       return reason.streak <= 1 ? 0 : failureDelay(reason.streak - 1, policy, random);
   }

@@ -1,6 +1,7 @@
 import { EventsNotFoundError } from '../../intake/errors/events-not-found-error.js';
 import { LockWaitTimeoutError } from '../../db/errors/lock-wait-timeout-error.js';
 import { UnauthorizedError } from '../../intake/errors/unauthorized-error.js';
+import { UpstreamError } from '../../intake/errors/upstream-error.js';
 import { CheckpointConflictError } from '../apply/errors/checkpoint-conflict-error.js';
 import { describeCursorProblem } from '../state/cursor-problem.js';
 import { upstreamFailureReason } from '../state/failure-reason.js';
@@ -72,7 +73,8 @@ export class OutcomePolicy {
         if (untilCaughtUp && failures >= (this.deps.drainMaxFailures ?? Infinity)) {
           throw new DrainIncompleteError(`gave up after ${failures} consecutive failures; last: ${summary}`, { cause: outcome.error });
         }
-        return { kind: 'wait', reason: { kind: 'failure', consecutiveFailures: failures } };
+        const retryAfterMs = outcome.error instanceof UpstreamError ? outcome.error.retryAfterMs : undefined;
+        return { kind: 'wait', reason: { kind: 'failure', consecutiveFailures: failures, retryAfterMs } };
       }
       case 'fatal': {
         const summary = summarizeFailure(outcome.error);

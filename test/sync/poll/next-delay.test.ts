@@ -19,6 +19,19 @@ describe('nextDelay', () => {
     { name: 'third failure: up to 4x base', reason: { kind: 'failure', consecutiveFailures: 3 }, random: 0.5, expected: 1_000 },
     { name: 'many failures: capped', reason: { kind: 'failure', consecutiveFailures: 30 }, random: 0.5, expected: 4_000 },
     { name: 'failure with zero jitter: floor', reason: { kind: 'failure', consecutiveFailures: 5 }, random: 0, expected: 100 },
+    // a 429 the client stopped retrying: its Retry-After holds over a shorter backoff, never a longer one
+    {
+      name: 'failure with Retry-After: never sooner',
+      reason: { kind: 'failure', consecutiveFailures: 1, retryAfterMs: 1_000 },
+      random: 0.5,
+      expected: 1_000,
+    },
+    {
+      name: 'failure with a shorter Retry-After: the backoff',
+      reason: { kind: 'failure', consecutiveFailures: 30, retryAfterMs: 1_000 },
+      random: 0.5,
+      expected: 4_000,
+    },
     { name: 'no progress once: the poll interval', reason: { kind: 'no-progress', streak: 1 }, random: 0, expected: 1_000 },
     { name: 'no progress 3 times: doubled twice', reason: { kind: 'no-progress', streak: 3 }, random: 0, expected: 4_000 },
     { name: 'no progress forever: capped', reason: { kind: 'no-progress', streak: 20 }, random: 0.5, expected: 5_000 },
