@@ -33,18 +33,33 @@ async function stagePlan(call: string): Promise<string> {
   return found.join('\n');
 }
 
-function expectWalksInOrder(plan: string): void {
-  // each branch: Limit over an index scan of its range, in its order
+/**
+ * The plan without its branches that cannot run. PostgreSQL 18 plans these calls with their values
+ * (custom plans): the branches of the other stages show as a `Result` with `One-Time Filter: false`,
+ * under the Sort it marks `Disabled`, and never execute. Generic plans (14-17 here) test the stage at
+ * run time instead (`One-Time Filter: ($2 = 'sent')`).
+ */
+function withoutPrunedBranches(plan: string): string {
+  return plan.replace(
+    /\n\s+->  Limit[^\n]*\n\s+->  Sort[^\n]*\n\s+Disabled: true\n\s+Sort Key[^\n]*\n\s+->  Result[^\n]*\n\s+One-Time Filter: false/g,
+    '',
+  );
+}
+
+function expectWalksInOrder(given: string): void {
+  const plan = withoutPrunedBranches(given);
+  // each branch: Limit over an index scan of its range, in its order (behind the stage's run-time test
+  // in a generic plan)
   expect(plan).toMatch(
-    /Limit[^\n]*\n\s+->  Result[^\n]*\n\s+One-Time Filter[^\n]*\n\s+->  Index (Only )?Scan using prescriptions_overdue_idx/,
+    /Limit[^\n]*\n(\s+->  Result[^\n]*\n\s+One-Time Filter[^\n]*\n)?\s+->  Index (Only )?Scan using prescriptions_overdue_idx/,
   );
   expect(plan).toMatch(
-    /Limit[^\n]*\n\s+->  Result[^\n]*\n\s+One-Time Filter: \(\$2 = 'sent'::text\)\n\s+->  Index (Only )?Scan using outbox_awaiting_answer_idx/,
+    /Limit[^\n]*\n(\s+->  Result[^\n]*\n\s+One-Time Filter: \(\$2 = 'sent'::text\)\n)?\s+->  Index (Only )?Scan using outbox_awaiting_answer_idx on outbox o [^\n]*\n\s+Index Cond: [^\n]*kind = 'send'/,
   );
   // a cancellation counts from its first delivery: one probe of its prescription's outbox rows per row
   // read, never a walk of the feed's awaiting cancellations per row (6.8 s at 3,000 with no statistics)
   expect(plan).toMatch(
-    /Nested Loop Anti Join[^\n]*\n\s+->  Index Scan using outbox_awaiting_answer_idx on outbox o_1[^\n]*\n[^\n]*\n\s+->  Index Scan using outbox_feed_external_id_idx on outbox e/,
+    /Nested Loop Anti Join[^\n]*\n\s+->  Index Scan using outbox_awaiting_answer_idx on outbox o(_1)? [^\n]*\n[^\n]*\n\s+->  Index Scan using outbox_feed_external_id_idx on outbox e/,
   );
   expect(plan).not.toMatch(/Sort|Bitmap|Seq Scan on (prescriptions|outbox)\b|Hash|Join Filter/);
 }
