@@ -31,7 +31,7 @@ if (Object.entries(process.env).some(([key, value]) => key.startsWith('OTEL_') &
     process.exit(reportCliError(error));
   }
 }
-const { registerCommands } = await import('./commands.js');
+const { groupsFor, registerCommands } = await import('./commands.js');
 const { TracedCommand } = await import('./traced-command.js');
 const { VERSION } = await import('../version.js');
 
@@ -43,7 +43,8 @@ const program = new TracedCommand()
   // a usage error is one line, as every other error, pointing at the help instead of printing it
   .configureOutput({ outputError: (text, write) => write(usageLine(text)) });
 
-registerCommands(program);
+// only the group of the command asked for loads (commands.ts)
+await registerCommands(program, groupsFor(process.argv.slice(2)));
 
 try {
   await program.parseAsync(process.argv);

@@ -10,7 +10,7 @@ import { REPO } from '../support/docs/markdown.js';
 // top-level command. A new option cannot ship without its line in the reference.
 
 const program = new Command().name('intake-sync');
-registerCommands(program);
+await registerCommands(program);
 
 const reference = readFileSync(join(REPO, 'docs/commands.md'), 'utf8');
 const readme = readFileSync(join(REPO, 'README.md'), 'utf8');

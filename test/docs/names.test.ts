@@ -14,7 +14,7 @@ import { codeFragments, REPO, userDocs } from '../support/docs/markdown.js';
 // cannot describe a command or a function that is not there.
 
 const program = new Command().name('intake-sync');
-registerCommands(program);
+await registerCommands(program);
 
 /** Where `intake-sync` starts a command line: at the start, after $, npx, env assignments, a pipe or $(. */
 const COMMAND_START = /(?:^|[|;&(]|\$|\bnpx|\bsudo)\s*$|^\s*(?:\$\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)+$/;
