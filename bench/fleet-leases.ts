@@ -88,3 +88,27 @@ export async function waitForLeaseSession(sql: postgres.Sql, replica: Replica, t
     await sleep(SAMPLE_MS);
   }
 }
+
+/**
+ * Reads the leadership into `tracker` every SAMPLE_MS until `until` settles (a replica starting:
+ * the others count it as a member, and give feeds up for it, before it has started), then resolves
+ * as `until` does.
+ */
+export async function sampleUntil<T>(
+  sql: postgres.Sql,
+  replicas: readonly Replica[],
+  feeds: readonly string[],
+  tracker: LeaderlessTracker,
+  until: Promise<T>,
+): Promise<T> {
+  let settled = false;
+  const done = until.finally(() => {
+    settled = true;
+  });
+  while (!settled) {
+    const leadership = await readLeadership(sql, replicas, feeds);
+    tracker.sample(performance.now(), leadership.leaderless);
+    await Promise.race([done.catch(() => undefined), sleep(SAMPLE_MS)]);
+  }
+  return done;
+}

@@ -15,7 +15,7 @@ import { type BenchDatabase, createBenchDatabase, DEFAULT_SERVER_URL } from './d
 import { parseFleetArgs, type FleetArgs } from './fleet-args.js';
 import { backloggedFeeds, measureBacklog } from './fleet-backlog.js';
 import { measureFleetIdle } from './fleet-idle.js';
-import { readLeadership, waitForFullShare, waitForLeaseSession } from './fleet-leases.js';
+import { readLeadership, sampleUntil, waitForFullShare, waitForLeaseSession } from './fleet-leases.js';
 import { type FleetFeed, type Replica, type ReplicaOptions, startReplica } from './fleet-replica.js';
 import { LeaderlessTracker } from './fleet-share.js';
 import { describeMachine } from './machine.js';
@@ -104,9 +104,15 @@ async function idleJoinAndKill(
   const idle = await measureFleetIdle(sql, replicas, args.feeds, args.idleSeconds);
   const loadAfterIdle = load();
 
+  // a feed the others give up for the new replica has no leader until it is taken: how long, at most
+  const joinTracker = new LeaderlessTracker();
   const joinedAt = performance.now();
-  replicas.push(await start());
-  const joined = await waitForFullShare(sql, replicas, names, joinedAt, SHARE_TIMEOUT_MS);
+  joinTracker.sample(joinedAt, []);
+  const joiner = start();
+  const joined = await sampleUntil(sql, replicas, names, joinTracker, joiner).then(async (replica) => {
+    replicas.push(replica);
+    return waitForFullShare(sql, replicas, names, joinedAt, SHARE_TIMEOUT_MS, joinTracker);
+  });
 
   // kill -9 the oldest replica: it leads a full share, and its sessions end with it
   const victim = replicas.shift() as Replica;
@@ -128,6 +134,8 @@ async function idleJoinAndKill(
         full_share_s: seconds(joined.ms),
         led_per_replica: joined.leadership.led,
         leaderless: joined.leadership.leaderless.length,
+        longest_leaderless_s: joinTracker.longestMs(performance.now()) / 1000,
+        bound_s: (args.leaseTtlMs + args.leaseRetryMs) / 1000,
       },
       kill: {
         replicas_after: replicaCount,

@@ -94,6 +94,48 @@ describe.skipIf(!hasPostgres)(`lease session of many feeds (${NEEDS_POSTGRES})`,
     expect(await holders()).toEqual([100, 100]);
   });
 
+  it('a replica at its share sends no take for the feeds it does not hold, and takes again once a member leaves', async () => {
+    const first = session();
+    const second = session();
+    expect((await takeAll(first)).every(Boolean)).toBe(true);
+    await takeAll(second);
+    await checkAll(first);
+    expect((await takeAll(second)).filter(Boolean)).toHaveLength(100);
+    // every standby and leader of the first asks at once: its leaders' check only, no take (it holds its share)
+    const atShare = await statementsOf(() => takeAll(first));
+    expect(atShare.value).toEqual(FEEDS.map((_, i) => i < 100));
+    expect(atShare.statements).toBe(1);
+    // the second leaves: the first's next check counts one member, and its next take round takes the rest
+    await sessions.splice(sessions.indexOf(second), 1)[0]?.close();
+    expect((await checkAll(first)).filter(Boolean)).toHaveLength(100);
+    const after = await statementsOf(() => takeAll(first));
+    expect(after.value.every(Boolean)).toBe(true);
+    expect(after.statements).toBe(2);
+    expect(await holders()).toEqual([200]);
+  });
+
+  it('with no member count read within half a lease TTL, a replica at its share asks the database', async () => {
+    let now = 0;
+    const first = new LeaseSession(proxy.urlVia(test.url ?? ''), test.database.names.schema, {
+      feeds: FEEDS,
+      idleTtlMs: 60_000,
+      gather,
+      now: () => now,
+    });
+    sessions.push(first);
+    const second = session();
+    await takeAll(first);
+    await takeAll(second);
+    await checkAll(first);
+    await takeAll(second);
+    const fresh = await statementsOf(() => takeAll(first, FEEDS.slice(100)));
+    expect(fresh.statements).toBe(0);
+    now += 30_001;
+    const stale = await statementsOf(() => takeAll(first, FEEDS.slice(100)));
+    expect(stale.value.some(Boolean)).toBe(false);
+    expect(stale.statements).toBe(1);
+  });
+
   it('replicas taking overlapping feeds in opposite orders at once never deadlock, and each feed has one holder', async () => {
     const replicas = [session(), session(), session()];
     const reversed = [...FEEDS].reverse();
