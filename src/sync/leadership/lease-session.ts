@@ -10,7 +10,8 @@ import type { FeedLease } from './feed-lease.js';
 import { ownLeaseApplicationName } from './lease-holder-name.js';
 import { feedsOfColumn, leaseSql, MAX_FEEDS_PER_STATEMENT } from './lease-sql.js';
 import { LeaseCalls, type LeaseRound, type LeaseRoundResult } from './lease-batch.js';
-import { leasesToYield, mayTakeLease } from './lease-share.js';
+import { leasesToYield } from './lease-share.js';
+import { MemberCount } from './member-count.js';
 
 export interface LeaseSessionOptions {
   /** every feed this process is configured for: the share is counted over all of them */
@@ -77,8 +78,8 @@ export class LeaseSession {
   private queue: Promise<unknown> = Promise.resolve();
   /** the feed workers' calls, answered together (lease-batch.ts) */
   private readonly calls: LeaseCalls;
-  /** the replicas counted by this session's last answered check or take, and when */
-  private members: { count: number; atMs: number } | undefined;
+  /** the replicas this session's last check or take counted (fresh within half a lease TTL) */
+  private readonly members: MemberCount;
 
   constructor(
     private readonly url: string,
@@ -88,6 +89,7 @@ export class LeaseSession {
     storeNames(schema);
     this.feeds = checkedFeeds(options.feeds);
     this.sql = leaseSql(schema, randomUUID(), Math.max(1, Math.round(options.idleTtlMs)));
+    this.members = new MemberCount(options.idleTtlMs / 2, options.now);
     this.calls = new LeaseCalls({
       run: (round) => this.serial(() => this.round(round)),
       maxFeedsPerKind: MAX_FEEDS_PER_STATEMENT,
@@ -148,7 +150,8 @@ export class LeaseSession {
     const retakes = new Set(round.takes.filter((feed) => this.held.has(feed)));
     const held = await this.checkAll([...round.checks, ...retakes]);
     const wanted = round.takes.filter((feed) => !retakes.has(feed));
-    if (wanted.length === 0 || this.atShare()) return { held, taken: new Set() };
+    // at its share by the last count (member-count.ts): a take would take nothing
+    if (wanted.length === 0 || this.members.atShare(this.held.size, this.feeds.length)) return { held, taken: new Set() };
     // the session failed in this round: its leaders hear it now, and the takes retry on a new one next time
     if (client !== undefined && this.client !== client) return { held, taken: new Error('the lock session was lost') };
     try {
@@ -168,7 +171,7 @@ export class LeaseSession {
       );
       // a silent reconnect is a new session: its backend is not the one the leases name
       if (Number(row?.pid) !== this.backendPid) throw new Error('the lock session was replaced by a reconnect');
-      this.countedMembers(Number(row?.members));
+      this.members.record(Number(row?.members));
       const taken = new Set(feedsOfColumn(row?.taken));
       // in the order asked, so the feed given up first is the one taken last
       for (const feed of feeds) if (taken.has(feed)) this.held.add(feed);
@@ -196,7 +199,7 @@ export class LeaseSession {
         this.discard(client);
         return new Set();
       }
-      this.countedMembers(Number(row.members));
+      this.members.record(Number(row.members));
       const still = new Set(feedsOfColumn(row.held));
       for (const feed of mine) if (!still.has(feed)) this.held.delete(feed);
       // more than its share (a replica joined): the feeds taken last are given up, all of the excess at once
@@ -277,27 +280,7 @@ export class LeaseSession {
     this.client = undefined;
     this.backendPid = undefined;
     this.held.clear();
-    this.members = undefined;
-  }
-
-  private countedMembers(count: number): void {
-    if (Number.isInteger(count) && count >= 1) this.members = { count, atMs: (this.options.now ?? Date.now)() };
-  }
-
-  /**
-   * Whether this replica holds its share by a member count read within half a lease TTL: a take
-   * would then take nothing (its statement counts the same share), so none is sent. Without it the
-   * standby workers of a replica at its share asked every LEASE_RETRY_MS, each feed on its own
-   * phase, too far apart to share a round: 77-83 take statements a second on two of four idle
-   * replicas at 500 feeds (docs/performance.md). The count stays fresh through the leaders' checks,
-   * which every replica at its share sends (it leads at least one feed); a member that dies raises
-   * the share at the next check, so a dead replica's feeds are still taken within one lease check.
-   * An older count, or none, sends the take.
-   */
-  private atShare(): boolean {
-    const members = this.members;
-    if (members === undefined || (this.options.now ?? Date.now)() - members.atMs > this.options.idleTtlMs / 2) return false;
-    return !mayTakeLease(this.held.size, this.feeds.length, members.count);
+    this.members.forget();
   }
 
   private discard(client: postgres.Sql): void {
