@@ -34,7 +34,7 @@ declare -A VERSION=(
 
 # the tests that touch SQL: migrations, the SQL API, page apply, the change feed's ordering,
 # least privilege, the vendor database; and the fault scenarios that kill processes
-read -ra UNIT_TESTS <<<"${PG_MATRIX_UNIT_TESTS:-test/db test/sql-api test/sync/apply}"
+read -ra UNIT_TESTS <<<"${PG_MATRIX_UNIT_TESTS:-test/db test/sql-api test/sync/apply test/operations/ownership}"
 # files under those folders whose outcome does not depend on the server's version: the driver's
 # handling of terminated connections (postgres.js against any backend), the DATA_DIR file lock and
 # pure decisions; the main run covers them once

@@ -46,7 +46,7 @@ export const API_FUNCTIONS = [
 /**
  * Functions the daemon's and the operator commands' own statements call: the page apply's match
  * rule (with a triage-linked subscription first, 0014: the page statement inlines it), the rematch,
- * the audit trail (recordAudit, src/db/audit.ts: the commands that change state record who ran them)
+ * the audit trail (recordAudit, src/store-api/audit/audit-entries.ts: the commands that change state record who ran them)
  * and the retention cleaner's purges (0012_retention.sql: the role needs no DELETE on any table, and
  * only the owner's _purge_audit removes audit rows, never younger than its floor), and the statistics
  * task's ANALYZE (sql/api/statistics/_analyze_table.sql: only a table's owner may analyze it before PostgreSQL 17).

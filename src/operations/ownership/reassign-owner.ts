@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { recordAudit, osActor } from './audit.js';
-import { queryRows, type Database } from './connection.js';
-import { ReassignOwnerError } from './errors/reassign-owner-error.js';
-import { LEDGER_TABLE } from './migrate.js';
-import { quoteIdentifier } from './owner-role-name.js';
+import { osActor } from '../../db/audit.js';
+import { recordAudit } from '../../store-api/audit/audit-entries.js';
+import { queryRows, type Database } from '../../db/connection.js';
+import { ReassignOwnerError } from '../../db/errors/reassign-owner-error.js';
+import { LEDGER_TABLE } from '../../db/migrate.js';
+import { quoteIdentifier } from '../../db/owner-role-name.js';
 
 type Tx = Parameters<Parameters<Database['db']['transaction']>[0]>[0];
 

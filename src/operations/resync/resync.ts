@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
 import { jsonColumn } from '../../db/json-column.js';
-import { recordAudit } from '../../db/audit.js';
+import { recordAudit } from '../../store-api/audit/audit-entries.js';
 import { namesOf } from '../../db/store-names.js';
 import type { IntakeClient } from '../../intake/client.js';
 import { NotFoundError } from '../../intake/errors/not-found-error.js';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
-import { recordAudit } from '../../db/audit.js';
+import { recordAudit } from '../../store-api/audit/audit-entries.js';
 import { namesOf } from '../../db/store-names.js';
 import type { MigrationTarget } from './migration-target.js';
 import { sourceLockExclusive } from '../../sync/version-migration/source-lock.js';

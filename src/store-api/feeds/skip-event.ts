@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
-import { recordAudit } from '../../db/audit.js';
+import { recordAudit } from '../audit/audit-entries.js';
 import { namesOf } from '../../db/store-names.js';
 
 /** The one event `events skip` passes, as the operator's stream showed it (never its content). */

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import { recordAudit } from '../../db/audit.js';
+import { recordAudit } from '../../store-api/audit/audit-entries.js';
 import { queryRows, type Db } from '../../db/connection.js';
 import { namesOf } from '../../db/store-names.js';
 import type { PrescriptionIdentityInput } from '../../intake/identity.js';

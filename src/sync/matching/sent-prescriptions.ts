@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { recordAudit } from '../../db/audit.js';
+import { recordAudit } from '../../store-api/audit/audit-entries.js';
 import { queryRows, type Db } from '../../db/connection.js';
 import { DEFAULT_FEED } from '../../db/feed-name.js';
 import { namesOf, type StoreNames } from '../../db/store-names.js';

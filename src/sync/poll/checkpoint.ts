@@ -1,7 +1,7 @@
 import { namesOf, type StoreNames } from '../../db/store-names.js';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
-import { recordAudit } from '../../db/audit.js';
+import { recordAudit } from '../../store-api/audit/audit-entries.js';
 
 export interface Checkpoint {
   feed: string;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
-import { grantStatements } from '../../src/db/grants.js';
-import { runCli } from '../support/cli/run-cli.js';
-import { useLoginRoles } from '../support/login-roles.js';
-import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, urlAs, type EmptyDatabase } from '../support/db.js';
+import { grantStatements } from '../../../src/db/grants.js';
+import { runCli } from '../../support/cli/run-cli.js';
+import { useLoginRoles } from '../../support/login-roles.js';
+import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, urlAs, type EmptyDatabase } from '../../support/db.js';
 
 // Issue 27 §1: an install made as the superuser is handed to the owner role with
 // `migrate --reassign-to ROLE` (one transaction, audited), after which the owner migrates and the

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordAudit } from '../../src/db/audit.js';
-import { namesOf } from '../../src/db/store-names.js';
-import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../support/db.js';
-import { plainSql, type PlainSql } from '../support/sql-api/plain-sql.js';
-import { roleTagStatement } from '../support/test-run.js';
+import { recordAudit } from '../../../src/store-api/audit/audit-entries.js';
+import { namesOf } from '../../../src/db/store-names.js';
+import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../support/db.js';
+import { plainSql, type PlainSql } from '../../support/sql-api/plain-sql.js';
+import { roleTagStatement } from '../../support/test-run.js';
 
 let tdb: TestDatabase;
 let plain: PlainSql;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../../config/config.js';
-import { listAudit, type AuditFilter } from '../../../db/audit.js';
+import { listAudit, type AuditFilter } from '../../../store-api/audit/audit-entries.js';
 import { FEED_NAME_PATTERN, FEED_NAME_RULE } from '../../../db/feed-name.js';
 import { parseSince } from './since.js';
 import { CliUsageError } from '../../context/errors.js';

@@ -2,7 +2,7 @@ import type { Config } from '../../../config/config.js';
 import { openDatabase } from '../../../db/connection.js';
 import { ReassignOwnerError } from '../../../db/errors/reassign-owner-error.js';
 import { parseOwnerRoleName } from '../../../db/owner-role-name.js';
-import { reassignSchemaOwner } from '../../../db/reassign-owner.js';
+import { reassignSchemaOwner } from '../../../operations/ownership/reassign-owner.js';
 import { assertSupportedServer } from '../../../db/server-version.js';
 import { CliUsageError } from '../../context/errors.js';
 import { storeOptions } from '../../context/store-context.js';

@@ -4,7 +4,7 @@ import type { IntakeClient } from '../../../intake/client.js';
 import { prescriptionRequestSchema, type PrescriptionRequest, type PrescriptionResponse } from '../../../intake/prescription.js';
 import { loadConfig, type Config } from '../../../config/config.js';
 import type { FeedConfig } from '../../../config/feeds-file.js';
-import { recordAudit } from '../../../db/audit.js';
+import { recordAudit } from '../../../store-api/audit/audit-entries.js';
 import { DEFAULT_FEED } from '../../../db/feed-name.js';
 import { createLogger, type Logger } from '../../../log/log.js';
 import { markCancellationRequested, recordSentPrescription } from '../../../sync/matching/sent-prescriptions.js';

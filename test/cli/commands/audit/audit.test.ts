@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditFilterOf } from '../../../../src/cli/commands/audit/audit.js';
 import { parseSince } from '../../../../src/cli/commands/audit/since.js';
-import { recordAudit } from '../../../../src/db/audit.js';
+import { recordAudit } from '../../../../src/store-api/audit/audit-entries.js';
 import { createTestDatabase, NEEDS_POSTGRES, postgresReachable, type TestDatabase } from '../../../support/db.js';
 import { cliBudget, runCli } from '../../../support/cli/run-cli.js';
 
