@@ -4,15 +4,8 @@ import { recordAudit } from '../../store-api/audit/audit-entries.js';
 import { namesOf } from '../../db/store-names.js';
 import type { MigrationTarget } from './migration-target.js';
 import { sourceLockExclusive } from '../../sync/version-migration/source-lock.js';
-import {
-  addLateJoiners,
-  countAwaitingSend,
-  countMigrationStates,
-  FINISHED_MIGRATION_STATES,
-  isFinishedMigrationState,
-  loadMigrationRows,
-  selectPrescriptionsToMove,
-} from '../../sync/version-migration/migration-progress.js';
+import { addLateJoiners, FINISHED_MIGRATION_STATES, isFinishedMigrationState } from '../../sync/version-migration/migration-progress.js';
+import { countAwaitingSend, countMigrationStates, loadMigrationRows, selectPrescriptionsToMove } from './migration-rows.js';
 
 import type { MigrateOptions, MigrationSummary } from './migration-options.js';
 import { moveOne } from './subscription-move.js';

@@ -4,7 +4,8 @@ import { namesOf } from '../../db/store-names.js';
 import { NotFoundError } from '../../intake/errors/not-found-error.js';
 import { mayHaveBeenProcessed } from '../../intake/retry-policy.js';
 import type { MigrateOptions, MigrationSummary } from './migration-options.js';
-import { discoverOldSubscriptions, type MigrationRow, type MigrationState } from '../../sync/version-migration/migration-progress.js';
+import type { MigrationState } from '../../sync/version-migration/migration-progress.js';
+import { discoverOldSubscriptions, type MigrationRow } from './migration-rows.js';
 
 // One prescription's move to the target version: adopt or create its new subscription, cancel the
 // old one(s), and record each state it passes, so a rerun resumes where this one stopped.

@@ -1,6 +1,6 @@
 import { listFeedSources } from '../../../sync/version-migration/feed-sources.js';
 import { terminalSafe, terminalSafeJson } from '../../../lib/terminal-text.js';
-import { countMigrationStates } from '../../../sync/version-migration/migration-progress.js';
+import { countMigrationStates } from '../../../operations/version-migration/migration-rows.js';
 import type { QuarantineReason } from '../../../store-api/triage/vocabulary.js';
 import { checkpointFacts, eventCount, prescriptionsByStatus, recordedStop } from '../../../store-api/feeds/feed-store-facts.js';
 import { openFindingsByReason } from '../../../store-api/triage/open-findings-by-reason.js';
