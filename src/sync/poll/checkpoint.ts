@@ -67,12 +67,6 @@ export async function loadCheckpoint(db: Db, feed: string): Promise<Checkpoint> 
   return toCheckpoint(row);
 }
 
-/** The feed's position without creating its row (a dry run writes nothing): the beginning when it has none. */
-export async function peekCheckpoint(db: Db, feed: string): Promise<{ iterator: string | null; version: number }> {
-  const [row] = await queryRows<CheckpointRow>(db, selectRow(namesOf(db), feed));
-  return row ? { iterator: row.iterator, version: Number(row.version) } : { iterator: null, version: 0 };
-}
-
 /**
  * Stamps the checkpoint's updated_at, leaving iterator and version as they are: a caught-up worker's
  * proof of life for the retention check (see checkpointNeedsTouch). No row changes when the version
@@ -134,25 +128,4 @@ export async function latestCheckpointReset(db: Db, feed: string): Promise<Omit<
         where feed = ${feed}::text order by id desc limit 1`,
   );
   return row ? { from: row.from_iterator, to: row.to_iterator, by: row.reset_by, at: new Date(row.reset_at as string | Date) } : null;
-}
-
-/** The feed's reset audit trail, oldest first. */
-export async function listCheckpointResets(db: Db, feed: string): Promise<CheckpointReset[]> {
-  const rows = await queryRows<{
-    feed: string;
-    from_iterator: string | null;
-    to_iterator: string | null;
-    reset_by: string;
-    reset_at: unknown;
-  }>(
-    db,
-    sql`select feed, from_iterator, to_iterator, reset_by, reset_at from ${namesOf(db).checkpointResets} where feed = ${feed}::text order by id`,
-  );
-  return rows.map((r) => ({
-    feed: r.feed,
-    from: r.from_iterator,
-    to: r.to_iterator,
-    by: r.reset_by,
-    at: new Date(r.reset_at as string | Date),
-  }));
 }
