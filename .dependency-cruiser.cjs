@@ -34,7 +34,7 @@ const WORKER_CODE_THE_CLI_RUNS = [
   'apply/classify-event\\.ts',
   // registration and rematch, which the outbox's delivery runs too (a sent prescription registers its identity and
   // rematches its held events), with the identity key, the status ranks and the match lock's budget they share
-  'matching/(local-prescriptions|sent-prescriptions|rematch|lock-budget|status-rank|identity-key|identity-row)\\.ts',
+  'matching/(local-prescriptions|sent-prescriptions|rematch|lock-budget|match-lock|status-rank|identity-key|identity-row)\\.ts',
   // the feed's sources the worker polls, their progress and the source lock the outbox's claim takes
   'version-migration/(feed-sources|migration-progress|source-plan|source-lock)\\.ts',
   // the lease and the pauses every replica's worker honours: `feeds pause|resume|list` and status's lease holder

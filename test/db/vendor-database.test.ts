@@ -12,7 +12,7 @@ import { resetCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { composeWorker, type WorkerSettings } from '../../src/sync/compose-worker.js';
 import { listLocalPrescriptions, registerLocalPrescriptions } from '../../src/sync/matching/local-prescriptions.js';
 import { listQuarantine } from '../../src/store-api/triage/quarantine-list.js';
-import { rematch } from '../../src/sync/matching/rematch.js';
+import { rematch } from '../../src/operations/matching/rematch-held.js';
 import { WorkerState } from '../../src/sync/state/worker-state.js';
 import { catalogSnapshot } from '../support/catalog-snapshot.js';
 import { createEmptyDatabase, NEEDS_POSTGRES, postgresReachable, type EmptyDatabase } from '../support/db.js';

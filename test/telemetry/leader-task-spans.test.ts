@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openDatabase, type Database, type Db } from '../../src/db/connection.js';
 import { createLogger } from '../../src/log/log.js';
 import { applyPage } from '../../src/sync/apply/apply-page.js';
-import { rematch } from '../../src/sync/matching/rematch.js';
+import { rematch } from '../../src/operations/matching/rematch-held.js';
 import { loadCheckpoint } from '../../src/sync/poll/checkpoint.js';
 import { RetentionCleaner } from '../../src/sync/retention/cleaner.js';
 import { StatisticsKeeper } from '../../src/sync/statistics/statistics-keeper.js';

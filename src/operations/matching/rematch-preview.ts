@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/connection.js';
 import { namesOf } from '../../db/store-names.js';
-import { addRematch, nextHeldKeys, REMATCH_BATCH_KEYS, type RematchResult } from '../../sync/matching/rematch.js';
+import { addRematch, type RematchResult } from '../../sync/matching/rematch.js';
+import { nextHeldKeys, REMATCH_BATCH_KEYS } from './rematch-held.js';
 
 /** A held event a rematch would apply, and to which local prescription: identifiers only. */
 export interface WouldMatch {

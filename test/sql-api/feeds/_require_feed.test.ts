@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { samplePrescription } from '../../../src/sandbox/fixtures.js';
 import { applyPage } from '../../../src/sync/apply/apply-page.js';
 import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
-import { rematch } from '../../../src/sync/matching/rematch.js';
+import { rematch } from '../../../src/operations/matching/rematch-held.js';
 import { registerFeeds } from '../../../src/db/feed-registry.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 import { event, identity, truncateStore } from '../../support/sync/fixtures.js';

@@ -5,7 +5,7 @@ import { namesOf } from '../../../src/db/store-names.js';
 import { applyPageSql } from '../../../src/sync/apply/page-statement.js';
 import { preparePage } from '../../../src/sync/apply/prepare-page.js';
 import { pageRowsJson } from '../../../src/sync/apply/page-rows-json.js';
-import { nextHeldKeysSql } from '../../../src/sync/matching/rematch.js';
+import { nextHeldKeysSql } from '../../../src/operations/matching/rematch-held.js';
 import { registrationUpsertSql } from '../../../src/sync/matching/registration-upsert-sql.js';
 import { postgresReachable } from '../../support/db.js';
 import { expectIndexDriven, nestedPlans, planOf, statisticsRows, usePlanDatabase } from '../../support/sql-api/plans.js';

@@ -7,7 +7,7 @@ import { loadCheckpoint } from '../../../src/sync/poll/checkpoint.js';
 import { registerLocalPrescriptions, type LocalPrescriptionInput } from '../../../src/sync/matching/local-prescriptions.js';
 import { MatchLockBudgetError } from '../../../src/sync/matching/errors/match-lock-budget-error.js';
 import { identityKey } from '../../../src/sync/matching/identity-key.js';
-import { rematch } from '../../../src/sync/matching/rematch.js';
+import { rematch } from '../../../src/operations/matching/rematch-held.js';
 import { createTestDatabase, postgresReachable, type TestDatabase } from '../../support/db.js';
 import { event, identity, truncateStore } from '../../support/sync/fixtures.js';
 

@@ -9,7 +9,8 @@ import { TriageRefusedError } from '../../../store-api/triage/errors/triage-refu
 import { listQuarantine } from '../../../store-api/triage/quarantine-list.js';
 import { QUARANTINE_REASONS, type QuarantineReason } from '../../../store-api/triage/vocabulary.js';
 import { previewRematch } from '../../../operations/matching/rematch-preview.js';
-import { rematch, type RematchBatch, type RematchResult } from '../../../sync/matching/rematch.js';
+import type { RematchResult } from '../../../sync/matching/rematch.js';
+import { rematch, type RematchBatch } from '../../../operations/matching/rematch-held.js';
 import { dismissQuarantined, resolveQuarantined, showQuarantined } from '../../../store-api/triage/finding-actions.js';
 import { CliUsageError } from '../../context/errors.js';
 import { commandFeed, withFeedOption } from '../../context/feed-context.js';

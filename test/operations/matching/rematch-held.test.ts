@@ -10,7 +10,7 @@ import {
 } from '../../../src/sync/matching/local-prescriptions.js';
 import { recordSentPrescription } from '../../../src/sync/matching/sent-prescriptions.js';
 import { listQuarantine } from '../../../src/store-api/triage/quarantine-list.js';
-import { rematch, type RematchBatch } from '../../../src/sync/matching/rematch.js';
+import { rematch, type RematchBatch } from '../../../src/operations/matching/rematch-held.js';
 import { previewRematch } from '../../../src/operations/matching/rematch-preview.js';
 import type { PrescriptionRequest } from '../../../src/intake/prescription.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
