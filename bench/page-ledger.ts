@@ -10,6 +10,8 @@
 //   --filler N    untouched prescriptions in the feed (default 100000)
 //   --history N   also run the product with N events of history seeded in SQL (repeatable)
 //   --only TEXT   only variants whose name contains TEXT (plus the product and the minimal page)
+//   --drain N     also drain N sandbox events with the daemon's worker once per round (bench/page-drain.ts),
+//                 reported against the minimal page of the same rounds
 //   --keep        keep the scratch databases
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -18,10 +20,11 @@ import postgres from 'postgres';
 import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases } from './database.js';
 import { PAGE_EVENTS, seedPageFixture } from './page-fixture.js';
 import { seedHistory } from './page-history.js';
+import { preparePageDrain, type PageDrain } from './page-drain.js';
 import { printLedger, type LedgerRow } from './page-report.js';
-import { installMinimalPage } from './page-minimal.js';
-import { installPageRunner, storeVariantStatements } from './page-statements.js';
-import { FULL, pageVariants, statementsOf, type PageVariant } from './page-variants.js';
+import { installMinimalPage, MINIMAL_RUNNER } from './page-minimal.js';
+import { installPageRunner, runnerOf, storeVariantStatements } from './page-statements.js';
+import { FULL, PLANNED_PER_PAGE, pageVariants, statementsOf, type PageVariant } from './page-variants.js';
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(name);
@@ -43,6 +46,8 @@ const histories = process.argv.flatMap((arg, i) => {
 });
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
 const keep = process.argv.includes('--keep');
+const drainEvents = option('--drain', 0);
+if (drainEvents > 0 && drainEvents < 1_000) throw new Error('--drain: at least 1000 events (0: no drain)');
 
 interface Copy {
   variant: PageVariant;
@@ -60,8 +65,10 @@ async function runRound(copy: Copy, round: number): Promise<void> {
   const started = performance.now();
   const call =
     copy.variant.runs === 'minimal'
-      ? `call public.bench_minimal_run(${from}, ${to})`
-      : `call public.bench_page_run('${statementsOf(copy.variant).replaceAll("'", "''")}', ${from}, ${to})`;
+      ? `call ${MINIMAL_RUNNER}(${from}, ${to})`
+      : copy.variant.planning === 'per page'
+        ? `call public.bench_page_run('${statementsOf(copy.variant).replaceAll("'", "''")}', ${from}, ${to})`
+        : `call ${runnerOf(statementsOf(copy.variant))}(${from}, ${to})`;
   await copy.sql.unsafe(call).simple();
   copy.ms.push((performance.now() - started) / pagesPerRound);
   const [after] = await copy.sql<Array<{ lsn: string; bytes: string }>>`
@@ -94,6 +101,8 @@ async function main(): Promise<void> {
   const load = [loadavg()[0] ?? 0];
   const copies: Copy[] = [];
   const opened: Array<Awaited<ReturnType<typeof createBenchDatabase>>> = [];
+  const drains: number[] = [];
+  let drain: PageDrain | undefined;
   try {
     const seedStarted = performance.now();
     await template.sql`create extension if not exists pg_walinspect`;
@@ -101,8 +110,10 @@ async function main(): Promise<void> {
     await installPageRunner(template.sql);
     await installMinimalPage(template.sql);
     const { variants: all, readByThePage } = await pageVariants(template.sql);
-    for (const v of all) if (v.runs === 'product') await storeVariantStatements(template.sql, v.name, v.rewrite);
-    const variants = all.filter((v) => only === undefined || v.runs === 'minimal' || v.name === FULL || v.name.includes(only));
+    for (const v of all) if (v.runs === 'product' && !v.planning) await storeVariantStatements(template.sql, v.name, v.rewrite);
+    const variants = all.filter(
+      (v) => only === undefined || v.runs === 'minimal' || v.name === FULL || v.name === PLANNED_PER_PAGE || v.name.includes(only),
+    );
     for (const events of histories) {
       variants.push({
         name: `product, ${events} events of history`,
@@ -127,6 +138,7 @@ async function main(): Promise<void> {
       await sql`checkpoint`;
       copies.push({ variant, url: db.url, sql, ms: [], wal: [], ownWal: [] });
     }
+    if (drainEvents > 0) drain = await preparePageDrain(serverUrl, tag, drainEvents, filler);
     for (const copy of copies) await runRound(copy, 0);
     for (const copy of copies) copy.ms.splice(0), copy.wal.splice(0), copy.ownWal.splice(0);
     for (let round = 1; round <= rounds; round++) {
@@ -135,6 +147,7 @@ async function main(): Promise<void> {
         const copy = copies[(k + round) % copies.length];
         if (copy) await runRound(copy, round);
       }
+      if (drain) drains.push(await drain.run(round));
       load.push(loadavg()[0] ?? 0);
       console.log(`round ${round}/${rounds} done, load ${loadavg()[0]?.toFixed(2)}`);
     }
@@ -142,9 +155,10 @@ async function main(): Promise<void> {
     for (const copy of copies)
       rows.push({ name: copy.variant.name, ms: copy.ms, wal: copy.wal, ownWal: copy.ownWal, hot: await hotShare(copy) });
     for (const copy of copies) await copy.sql.end({ timeout: 5 });
-    printLedger(rows, { rounds, pagesPerRound, filler, prescriptions, load, readByThePage });
+    printLedger(rows, { rounds, pagesPerRound, filler, prescriptions, load, readByThePage, drains, drainEvents });
   } finally {
     for (const copy of copies) await copy.sql.end({ timeout: 5 }).catch(() => {});
+    await drain?.close(keep);
     for (const db of opened) await db.close(keep).catch(() => {});
     await template.close(keep);
   }

@@ -1,5 +1,9 @@
 import type postgres from 'postgres';
 import { PAGE_FEED } from './page-fixture.js';
+import { cachedPlanRunner } from './page-statements.js';
+
+/** The minimal page's runner: its statement as static SQL, planned as the product's is (cachedPlanRunner). */
+export const MINIMAL_RUNNER = 'public.bench_minimal_run';
 
 /**
  * The minimal page (issue 37): an honest best at the page's durable promises, written from scratch in
@@ -94,27 +98,14 @@ checkpoint as (
 select (select version from checkpoint) as version, (select count(*) from stamp) as stamped
 `;
 
-/** Creates schema `minimal` (a copy of the prescriptions the pages match) and its procedure. */
+/** Creates schema `minimal` (a copy of the prescriptions the pages match) and its runner (MINIMAL_RUNNER). */
 export async function installMinimalPage(sql: postgres.Sql): Promise<void> {
   await sql.unsafe(DDL);
   await sql`insert into public.bench_statements values ('minimal page', 'select 1', ${MINIMAL_PAGE})`;
-  await sql.unsafe(`
-    create or replace procedure public.bench_minimal_run(p_from int, p_to int)
-    language plpgsql as $$
-    declare
-      page_sql text;
-      expected bigint;
-      moved bigint;
-      stamped bigint;
-      body json;
-    begin
-      select s.page into page_sql from public.bench_statements s where s.variant = 'minimal page';
-      for i in p_from..p_to loop
-        select version into expected from minimal.checkpoints where feed = '${PAGE_FEED}';
-        select events into body from public.bench_pages where n = i;
-        execute page_sql into moved, stamped using body, expected, 'page_' || i;
-        if moved is null then raise exception 'minimal page %: the checkpoint moved', i; end if;
-        commit;
-      end loop;
-    end $$`);
+  await sql.unsafe(
+    cachedPlanRunner(MINIMAL_RUNNER, {
+      versionOf: `select version from minimal.checkpoints where feed = '${PAGE_FEED}'`,
+      page: MINIMAL_PAGE,
+    }),
+  );
 }

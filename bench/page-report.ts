@@ -17,6 +17,9 @@ export interface LedgerContext {
   prescriptions: number;
   load: number[];
   readByThePage: string[];
+  /** the daemon's drain of each round, events/s (empty: no --drain) */
+  drains: number[];
+  drainEvents: number;
 }
 
 // rounds with no figure (NaN: the WAL was recycled before it was read) are left out
@@ -56,6 +59,14 @@ export function printLedger(rows: LedgerRow[], context: LedgerContext): void {
     console.log(
       `\nproduct ceiling ${(250_000 / fullMs).toFixed(0)} events/s, minimal page ${(250_000 / minimalMs).toFixed(0)} events/s: ` +
         `ceiling/minimal = ${(minimalMs / fullMs).toFixed(2)}x (target >= 0.75x); WAL ${(fullWal / median(minimal.ownWal)).toFixed(2)}x the minimal page's`,
+    );
+  }
+  if (minimal && context.drains.length > 0) {
+    const drain = median(context.drains);
+    const minimalRate = 250_000 / median(minimal.ms);
+    console.log(
+      `drain of ${context.drainEvents} events by the daemon's worker ${drain.toFixed(0)} events/s (median; per round ${context.drains.map((d) => d.toFixed(0)).join('/')}): ` +
+        `drain/minimal = ${(drain / minimalRate).toFixed(2)}x (target >= 0.6x)`,
     );
   }
   console.log(`read by the page itself, not switched off: ${context.readByThePage.join(', ')}`);

@@ -13,6 +13,8 @@ export interface PageVariant {
   rewrite?: (page: string) => string;
   /** events of history seeded in SQL before the first page (bench/page-history.ts) */
   history?: number;
+  /** 'per page': run by EXECUTE, planned anew for every page (bench_page_run); else a cached plan, as the daemon runs it */
+  planning?: 'per page';
 }
 
 /** The bench_statements row a variant runs: the shipped statements unless it rewrote them. */
@@ -28,6 +30,7 @@ const READ_BY_THE_PAGE = new Set([
 
 export const FULL = 'product page (all on)';
 export const MINIMAL = 'minimal page';
+export const PLANNED_PER_PAGE = 'product page, planned per page';
 
 /**
  * The ledger's variants, read from the template's catalog so a new index or trigger joins the ledger
@@ -54,7 +57,7 @@ export async function pageVariants(sql: postgres.Sql): Promise<{ variants: PageV
     prescriptions: 'intake_sync.prescriptions',
     ...(rewrite ? { rewrite } : {}),
   });
-  const variants: PageVariant[] = [product(FULL, [])];
+  const variants: PageVariant[] = [product(FULL, []), { ...product(PLANNED_PER_PAGE, []), planning: 'per page' }];
   const readByThePage: string[] = [];
   for (const { name } of indexes) {
     const bare = name.replace(/^intake_sync\./, '');
