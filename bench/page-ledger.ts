@@ -12,6 +12,8 @@
 //   --only TEXT   only variants whose name contains TEXT (plus the product and the minimal page)
 //   --drain N     also drain N sandbox events with the daemon's worker once per round (bench/page-drain.ts),
 //                 reported against the minimal page of the same rounds
+//   --migration-probe  after the rounds, the upgrade steps that lock events, each beside a committing
+//                 feed, on the largest history copy (bench/migration-stall.ts)
 //   --keep        keep the scratch databases
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -20,6 +22,7 @@ import postgres from 'postgres';
 import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases } from './database.js';
 import { PAGE_EVENTS, seedPageFixture } from './page-fixture.js';
 import { seedHistory } from './page-history.js';
+import { migrationStalls, printStalls } from './migration-stall.js';
 import { preparePageDrain, type PageDrain } from './page-drain.js';
 import { printLedger, type LedgerRow } from './page-report.js';
 import { installMinimalPage, MINIMAL_RUNNER } from './page-minimal.js';
@@ -47,6 +50,7 @@ const histories = process.argv.flatMap((arg, i) => {
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
 const keep = process.argv.includes('--keep');
 const drainEvents = option('--drain', 0);
+const migrationProbe = process.argv.includes('--migration-probe');
 if (drainEvents > 0 && drainEvents < 1_000) throw new Error('--drain: at least 1000 events (0: no drain)');
 
 interface Copy {
@@ -155,7 +159,13 @@ async function main(): Promise<void> {
     for (const copy of copies)
       rows.push({ name: copy.variant.name, ms: copy.ms, wal: copy.wal, ownWal: copy.ownWal, hot: await hotShare(copy) });
     for (const copy of copies) await copy.sql.end({ timeout: 5 });
+    // the largest history copy, or the product's own: its pages are done, so the probe has it alone
+    const probed = [...copies]
+      .sort((a, b) => (b.variant.history ?? 0) - (a.variant.history ?? 0))
+      .find((c) => c.variant.name === FULL || c.variant.history !== undefined);
+    const stalls = migrationProbe && probed ? await migrationStalls(probed.url) : [];
     printLedger(rows, { rounds, pagesPerRound, filler, prescriptions, load, readByThePage, drains, drainEvents });
+    if (probed && stalls.length > 0) printStalls(stalls, probed.variant.history ?? 0);
   } finally {
     for (const copy of copies) await copy.sql.end({ timeout: 5 }).catch(() => {});
     await drain?.close(keep);
