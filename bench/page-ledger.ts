@@ -16,6 +16,7 @@
 //                 feed, on the largest history copy (bench/migration-stall.ts)
 //   --keep        keep the scratch databases
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
@@ -58,6 +59,9 @@ interface Copy {
   url: string;
   sql: postgres.Sql;
   ms: number[];
+  /** the copy's backend process, whose CPU time each round reads (backendCpuMs) */
+  pid: number;
+  cpu: number[];
   wal: number[];
   ownWal: number[];
 }
@@ -66,6 +70,7 @@ async function runRound(copy: Copy, round: number): Promise<void> {
   const from = round * pagesPerRound + 1;
   const to = from + pagesPerRound - 1;
   const [before] = await copy.sql<Array<{ lsn: string }>>`select pg_current_wal_lsn()::text as lsn`;
+  const cpuBefore = await backendCpuMs(copy.pid);
   const started = performance.now();
   const call =
     copy.variant.runs === 'minimal'
@@ -75,6 +80,7 @@ async function runRound(copy: Copy, round: number): Promise<void> {
         : `call ${runnerOf(statementsOf(copy.variant))}(${from}, ${to})`;
   await copy.sql.unsafe(call).simple();
   copy.ms.push((performance.now() - started) / pagesPerRound);
+  copy.cpu.push(((await backendCpuMs(copy.pid)) - cpuBefore) / pagesPerRound);
   const [after] = await copy.sql<Array<{ lsn: string; bytes: string }>>`
     select pg_current_wal_lsn()::text as lsn, pg_wal_lsn_diff(pg_current_wal_lsn(), ${before?.lsn ?? '0/0'}::pg_lsn)::text as bytes`;
   copy.wal.push(Number(after?.bytes) / pagesPerRound);
@@ -84,6 +90,20 @@ async function runRound(copy: Copy, round: number): Promise<void> {
     select coalesce(sum(record_length), 0)::text as own from pg_get_wal_records_info(${before?.lsn ?? '0/0'}::pg_lsn, ${after?.lsn ?? '0/0'}::pg_lsn)
     where block_ref like '%/' || (select oid from pg_database where datname = current_database()) || '/%'`.catch(() => [{ own: 'NaN' }]);
   copy.ownWal.push(Number(own[0]?.own) / pagesPerRound);
+}
+
+/**
+ * The CPU time the backend has run, in ms (/proc/<pid>/schedstat, nanoseconds on a CPU): unlike the wall
+ * clock, other processes on a loaded machine do not add to it, so a round's CPU per page compares
+ * variants where its ms cannot. NaN where the server is not on this machine.
+ */
+async function backendCpuMs(pid: number): Promise<number> {
+  try {
+    const text = await readFile(`/proc/${pid}/schedstat`, 'utf8');
+    return Number(text.split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function hotShare(copy: Copy): Promise<number | null> {
@@ -140,11 +160,12 @@ async function main(): Promise<void> {
       for (const statement of variant.setup) await sql.unsafe(statement);
       if (variant.history !== undefined) await seedHistory(sql, variant.history);
       await sql`checkpoint`;
-      copies.push({ variant, url: db.url, sql, ms: [], wal: [], ownWal: [] });
+      const [backend] = await sql<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
+      copies.push({ variant, url: db.url, sql, ms: [], pid: backend?.pid ?? 0, cpu: [], wal: [], ownWal: [] });
     }
     if (drainEvents > 0) drain = await preparePageDrain(serverUrl, tag, drainEvents, filler);
     for (const copy of copies) await runRound(copy, 0);
-    for (const copy of copies) copy.ms.splice(0), copy.wal.splice(0), copy.ownWal.splice(0);
+    for (const copy of copies) copy.ms.splice(0), copy.cpu.splice(0), copy.wal.splice(0), copy.ownWal.splice(0);
     for (let round = 1; round <= rounds; round++) {
       // rotated each round: no variant always runs first, or right after the same neighbour
       for (let k = 0; k < copies.length; k++) {
@@ -157,7 +178,7 @@ async function main(): Promise<void> {
     }
     const rows: LedgerRow[] = [];
     for (const copy of copies)
-      rows.push({ name: copy.variant.name, ms: copy.ms, wal: copy.wal, ownWal: copy.ownWal, hot: await hotShare(copy) });
+      rows.push({ name: copy.variant.name, ms: copy.ms, cpu: copy.cpu, wal: copy.wal, ownWal: copy.ownWal, hot: await hotShare(copy) });
     for (const copy of copies) await copy.sql.end({ timeout: 5 });
     // the largest history copy, or the product's own: its pages are done, so the probe has it alone
     const probed = [...copies]

@@ -4,6 +4,8 @@ import { FULL, MINIMAL } from './page-variants.js';
 export interface LedgerRow {
   name: string;
   ms: number[];
+  /** the backend's CPU time per page of each round (NaN: the server is on another machine) */
+  cpu: number[];
   wal: number[];
   /** WAL of the records that touch the variant's own database (pg_walinspect), per page */
   ownWal: number[];
@@ -35,14 +37,15 @@ export function printLedger(rows: LedgerRow[], context: LedgerContext): void {
   const minimal = rows.find((r) => r.name === MINIMAL);
   const fullMs = full ? median(full.ms) : Number.NaN;
   const fullWal = full ? median(full.ownWal) : Number.NaN;
+  const fullCpu = full ? median(full.cpu) : Number.NaN;
   console.log(
     `\n${context.rounds} rounds x ${context.pagesPerRound} pages of 250 events per variant, ${context.prescriptions} prescriptions moved, ` +
       `${context.filler} untouched; load average ${context.load.map((l) => l.toFixed(2)).join(' -> ')}\n`,
   );
   console.log(
-    '| variant | ms/page (median) | vs product | WAL kB/page, own blocks (median) | vs product | cluster WAL kB/page (min) | HOT updates |',
+    '| variant | ms/page (median) | vs product | backend CPU ms/page (median) | vs product | WAL kB/page, own blocks (median) | vs product | cluster WAL kB/page (min) | HOT updates |',
   );
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     const ms = median(row.ms);
     const wal = median(row.ownWal);
@@ -50,8 +53,10 @@ export function printLedger(rows: LedgerRow[], context: LedgerContext): void {
     const hot = row.hot === null ? '-' : `${(row.hot * 100).toFixed(0)}%`;
     const dMs = row === full ? '' : `${(((ms - fullMs) / fullMs) * 100).toFixed(0)}%`;
     const dWal = row === full ? '' : `${(((wal - fullWal) / fullWal) * 100).toFixed(0)}%`;
+    const cpu = median(row.cpu);
+    const dCpu = row === full ? '' : `${(((cpu - fullCpu) / fullCpu) * 100).toFixed(0)}%`;
     console.log(
-      `| ${row.name} | ${ms.toFixed(2)} | ${dMs} | ${(wal / 1024).toFixed(1)} | ${dWal} | ${(cluster / 1024).toFixed(1)} | ${hot} |`,
+      `| ${row.name} | ${ms.toFixed(2)} | ${dMs} | ${cpu.toFixed(2)} | ${dCpu} | ${(wal / 1024).toFixed(1)} | ${dWal} | ${(cluster / 1024).toFixed(1)} | ${hot} |`,
     );
   }
   if (full && minimal) {
@@ -59,6 +64,9 @@ export function printLedger(rows: LedgerRow[], context: LedgerContext): void {
     console.log(
       `\nproduct ceiling ${(250_000 / fullMs).toFixed(0)} events/s, minimal page ${(250_000 / minimalMs).toFixed(0)} events/s: ` +
         `ceiling/minimal = ${(minimalMs / fullMs).toFixed(2)}x (target >= 0.75x); WAL ${(fullWal / median(minimal.ownWal)).toFixed(2)}x the minimal page's`,
+    );
+    console.log(
+      `on the backend's CPU: product ${fullCpu.toFixed(2)} ms/page, minimal page ${median(minimal.cpu).toFixed(2)} ms/page: ${(median(minimal.cpu) / fullCpu).toFixed(2)}x`,
     );
   }
   if (minimal && context.drains.length > 0) {
@@ -71,4 +79,5 @@ export function printLedger(rows: LedgerRow[], context: LedgerContext): void {
   }
   console.log(`read by the page itself, not switched off: ${context.readByThePage.join(', ')}`);
   console.log(`per round ms/page: ${rows.map((r) => `${r.name}: ${r.ms.map((m) => m.toFixed(1)).join('/')}`).join('; ')}`);
+  console.log(`per round CPU ms/page: ${rows.map((r) => `${r.name}: ${r.cpu.map((m) => m.toFixed(1)).join('/')}`).join('; ')}`);
 }
