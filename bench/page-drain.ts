@@ -14,8 +14,8 @@ const FEED = 'drain';
  * the same run on the same machine load (issue 37's drain target is drain / minimal page >= 0.6x).
  */
 export interface PageDrain {
-  /** One drain into a fresh copy; its events per second. */
-  run(round: number): Promise<number>;
+  /** One drain into a fresh copy: its events per second and the worker's peak RSS. */
+  run(round: number): Promise<{ eventsPerS: number; peakRssMb: number }>;
   close(keep: boolean): Promise<void>;
 }
 
@@ -50,7 +50,7 @@ export async function preparePageDrain(serverUrl: string, tag: string, events: n
       try {
         await copy.sql`checkpoint`;
         const drain = await runDrain(compiled.entry, simulator, copy.url, FEED);
-        return drain.events_per_s;
+        return { eventsPerS: drain.events_per_s, peakRssMb: drain.peak_rss_mb };
       } finally {
         await copy.close(false);
       }

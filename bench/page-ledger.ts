@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   const load = [loadavg()[0] ?? 0];
   const copies: Copy[] = [];
   const opened: Array<Awaited<ReturnType<typeof createBenchDatabase>>> = [];
-  const drains: number[] = [];
+  const drains: Array<{ eventsPerS: number; peakRssMb: number }> = [];
   let drain: PageDrain | undefined;
   try {
     const seedStarted = performance.now();

@@ -19,8 +19,8 @@ export interface LedgerContext {
   prescriptions: number;
   load: number[];
   readByThePage: string[];
-  /** the daemon's drain of each round, events/s (empty: no --drain) */
-  drains: number[];
+  /** the daemon's drain of each round (empty: no --drain) */
+  drains: Array<{ eventsPerS: number; peakRssMb: number }>;
   drainEvents: number;
 }
 
@@ -70,11 +70,12 @@ export function printLedger(rows: LedgerRow[], context: LedgerContext): void {
     );
   }
   if (minimal && context.drains.length > 0) {
-    const drain = median(context.drains);
+    const rates = context.drains.map((d) => d.eventsPerS);
+    const drain = median(rates);
     const minimalRate = 250_000 / median(minimal.ms);
     console.log(
-      `drain of ${context.drainEvents} events by the daemon's worker ${drain.toFixed(0)} events/s (median; per round ${context.drains.map((d) => d.toFixed(0)).join('/')}): ` +
-        `drain/minimal = ${(drain / minimalRate).toFixed(2)}x (target >= 0.6x)`,
+      `drain of ${context.drainEvents} events by the daemon's worker ${drain.toFixed(0)} events/s (median; per round ${rates.map((d) => d.toFixed(0)).join('/')}): ` +
+        `drain/minimal = ${(drain / minimalRate).toFixed(2)}x (target >= 0.6x); worker peak RSS ${Math.max(...context.drains.map((d) => d.peakRssMb)).toFixed(1)} MB`,
     );
   }
   console.log(`read by the page itself, not switched off: ${context.readByThePage.join(', ')}`);
