@@ -40,7 +40,8 @@ async function buildEventsIndexes(sql: postgres.Sql, indexes: EventsIndex[]): Pr
  * Seeds `events` events of history into the page's feed directly in SQL, shaped like a year of a
  * retained install: received over the last 360 days in order, 99% matched to the untouched filler
  * prescriptions, 1% held (no prescription); bodies kept for the last 30 days only (the default
- * RETAIN_EVENT_BODIES strips older ones), each a 200-byte raw body and an empty payload. Then prints the
+ * RETAIN_EVENT_BODIES strips older ones), each a 200-byte raw body and an empty payload. Ids and
+ * subscription ids are hex digests under the pages' own prefixes, so they interleave with the pages' keys. Then prints the
  * size of each events index, the history's cost on disk. From BULK_FROM events the indexes are dropped
  * first and built after the inserts.
  */
@@ -56,14 +57,17 @@ export async function seedHistory(sql: postgres.Sql, events: number, bulkFrom = 
     await sql`
       insert into intake_sync.events (id, feed, name, occurred_at, subscription_id, api_version, payload, raw, identity_key,
         erx_message_id, status_rank, prescription_id, received_at)
-      select 'hist_' || g, ${PAGE_FEED}, 'accepted', at, 'sub_h_' || (g % 50000), '2024-12-10',
+      select k.id, ${PAGE_FEED}, 'accepted', at, k.subscription, '2024-12-10',
         case when fresh then '{}'::jsonb end,
-        case when fresh then json_build_object('id', 'hist_' || g, 'name', 'accepted', 'pad', repeat('x', 120)) end,
+        case when fresh then json_build_object('id', k.id, 'name', 'accepted', 'pad', repeat('x', 120)) end,
         case when held and fresh then 'held' || g end, null, 1,
         case when held then null else ${low}::bigint + g % ${span}::bigint end, at
       from generate_series(${from}::bigint, ${to}::bigint) g,
         lateral (select now() - interval '360 days' + (g::float8 / ${events}::float8) * interval '360 days' as at) t,
-        lateral (select g % 100 = 0 as held, t.at > now() - interval '30 days' as fresh) f`;
+        lateral (select g % 100 = 0 as held, t.at > now() - interval '30 days' as fresh) f,
+        -- hex keys: they sort among the pages' evt_<n> and sub_<n>, so a page's inserts land all over the
+        -- primary key and (subscription_id, feed) as an operator's unordered ids do, not in a corner of their own
+        lateral (select 'evt_' || md5('h' || g) as id, 'sub_' || left(md5('s' || (g % 50000)), 12) as subscription) k`;
   }
   if (dropped.length > 0) {
     const built = performance.now();
