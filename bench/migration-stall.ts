@@ -40,7 +40,7 @@ export async function measureStall(url: string, step: string, work: (sql: postgr
     let done = false;
     let n = 0;
     const probing = (async () => {
-      // two probes before and after the step, so a step that ends at once still shows the feed moving
+      // two more probes once the step has ended, so a step that ends at once still shows the feed moving
       let after = 0;
       while (after < 2) {
         const prescription = free[n % free.length];

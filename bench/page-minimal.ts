@@ -101,7 +101,6 @@ select (select version from checkpoint) as version, (select count(*) from stamp)
 /** Creates schema `minimal` (a copy of the prescriptions the pages match) and its runner (MINIMAL_RUNNER). */
 export async function installMinimalPage(sql: postgres.Sql): Promise<void> {
   await sql.unsafe(DDL);
-  await sql`insert into public.bench_statements values ('minimal page', 'select 1', ${MINIMAL_PAGE})`;
   await sql.unsafe(
     cachedPlanRunner(MINIMAL_RUNNER, {
       versionOf: `select version from minimal.checkpoints where feed = '${PAGE_FEED}'`,

@@ -85,8 +85,8 @@ export const runnerOf = (variant: string): string => `public.bench_run_${createH
 /**
  * A procedure applying pages from..to with the page statement written into it as static SQL, so plpgsql
  * prepares it once and the plan cache chooses custom or generic plans as it does for the daemon, which
- * prepares the page statement once per connection (page-transaction.ts). EXECUTE plans every page: about
- * 3 ms of the product's statement, so the ceiling read the planner's cost as the page's. The statement's
+ * prepares the page statement once per connection (page-transaction.ts). EXECUTE plans every page: 10% of
+ * the product's CPU per page on a quiet machine, which the ceiling read as the page's own cost. The statement's
  * $1 (the events json), $2 (the expected version) and $3 (the next iterator) become variables.
  */
 export function cachedPlanRunner(name: string, o: { versionOf: string; lock?: string; page: string }): string {

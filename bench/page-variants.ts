@@ -17,8 +17,8 @@ export interface PageVariant {
   planning?: 'per page';
 }
 
-/** The bench_statements row a variant runs: the shipped statements unless it rewrote them. */
-export const statementsOf = (v: PageVariant): string => (v.rewrite || v.runs === 'minimal' ? v.name : FULL);
+/** The bench_statements row a product variant runs: the shipped statements unless it rewrote them. */
+export const statementsOf = (v: PageVariant): string => (v.rewrite ? v.name : FULL);
 
 // what the page itself reads: switching these off measures a plan the product never runs
 const READ_BY_THE_PAGE = new Set([
