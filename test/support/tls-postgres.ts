@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './faults/free-port.js';
 
 /**
  * A PostgreSQL cluster of its own for the TLS tests: ssl=on with a server certificate signed by a
@@ -54,17 +54,6 @@ function asOwner(command: string, args: string[]): void {
   const user = process.getuid?.() === 0 ? clusterUser() : undefined;
   if (user) execFileSync('runuser', ['-u', user, '--', command, ...args], { stdio: 'pipe' });
   else execFileSync(command, args, { stdio: 'pipe' });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function openssl(args: string[], cwd: string): void {

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../faults/free-port.js';
 
 /**
  * A throwaway PostgreSQL cluster that asks for passwords (scram-sha-256 for every connection), from
@@ -26,15 +26,6 @@ function binDir(): string | undefined {
     .filter((d) => existsSync(join(root, d, 'bin', 'initdb')))
     .sort((a, b) => Number(b) - Number(a));
   return majors[0] && join(root, majors[0], 'bin');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** Why the password server cannot run here, or undefined when it can. */
