@@ -11,7 +11,7 @@ import { openScenario } from '../support/faults/scenario-kit.js';
 import { readCheckpoint, snapshotStore } from '../support/faults/store.js';
 import { recordSkip, runScenario } from '../support/faults/trials.js';
 import { waitFor } from '../support/wait-for.js';
-import { startWorker, stopWorker, waitUntilLive, type WorkerSetup } from '../support/faults/worker.js';
+import { exitReport, startWorker, stopWorker, waitUntilLive, type WorkerSetup } from '../support/faults/worker.js';
 import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 
 const SCENARIO = '2. upstream 5xx/HTML, 429 Retry-After, timeouts, resets, truncated and wrong-shape pages';
@@ -91,7 +91,7 @@ describe.skipIf(!available)('2. upstream faults', () => {
         );
         const metrics = (await worker.health('/metrics')).body;
         await stopWorker(worker);
-        expect((await worker.child.exited).code).toBe(0);
+        expect((await worker.child.exited).code, exitReport(worker)).toBe(0);
         const report = await sampler.stop();
 
         const requests = proxy.requests.filter(isEventList);

@@ -11,7 +11,7 @@ import { openScenario, type ScenarioDatabase } from '../support/faults/scenario-
 import { readCheckpoint, snapshotStore } from '../support/faults/store.js';
 import { recordSkip, runScenario } from '../support/faults/trials.js';
 import { waitFor } from '../support/wait-for.js';
-import { assertRunning, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from '../support/faults/worker.js';
+import { assertRunning, exitReport, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from '../support/faults/worker.js';
 import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 
 const SCENARIO = '3. Postgres goes away mid-drain (backends terminated, connections refused)';
@@ -76,7 +76,7 @@ describe.skipIf(!available)('3. Postgres goes away', () => {
 
         await waitForDrain(db, Object.keys(expected.events).length, worker);
         await stopWorker(worker);
-        expect((await worker.child.exited).code).toBe(0);
+        expect((await worker.child.exited).code, exitReport(worker)).toBe(0);
         const report = await sampler.stop();
         const divergence = compareSnapshots(expected, await snapshotStore(db.sql));
         trial.set({

@@ -12,7 +12,7 @@ import { openScenario } from '../support/faults/scenario-kit.js';
 import { readCheckpoint, snapshotStore } from '../support/faults/store.js';
 import { recordSkip, runScenario } from '../support/faults/trials.js';
 import { waitFor } from '../support/wait-for.js';
-import { startWorker, stopWorker, waitUntilLive, type WorkerSetup } from '../support/faults/worker.js';
+import { exitReport, startWorker, stopWorker, waitUntilLive, type WorkerSetup } from '../support/faults/worker.js';
 import { prepareDrain, startCheckpointSampler } from '../support/drain-prelude.js';
 
 const SCENARIO = '6. 401 mid-run (credential revoked), then a restart with the rotated secret';
@@ -69,7 +69,7 @@ describe.skipIf(!available)(SCENARIO, () => {
         const eventsWhenStopped = (await db.sql<{ n: number }[]>`select count(*)::int as n from intake_sync.events`)[0]?.n ?? 0;
         expect(eventsWhenStopped).toBeLessThan(Object.keys(expected.events).length);
         await stopWorker(worker);
-        expect((await worker.child.exited).code).toBe(0);
+        expect((await worker.child.exited).code, exitReport(worker)).toBe(0);
 
         // rotation: same key, new secret; a restarted worker with it finishes exact
         const rotated = `secret-${randomBytes(18).toString('hex')}`;

@@ -29,7 +29,11 @@ export function workerEnv(setup: WorkerSetup, healthPort: number): Record<string
     LOG_LEVEL: 'debug',
     POLL_INTERVAL_MS: '200',
     HTTP_TIMEOUT_MS: '3000',
-    SHUTDOWN_GRACE_MS: '5000',
+    // the product's default is 10 s. A PostgreSQL matrix leg runs its scenarios while another leg's suite
+    // creates a database per file on the same disk: their checkpoints stalled the lease release and the
+    // pool's close here past a 5 s grace (a forced exit, code 1, on PostgreSQL 14 in CI). A hung shutdown
+    // still fails: it exits 1 at the grace, before stopWorker's SIGKILL
+    SHUTDOWN_GRACE_MS: '15000',
     // a restarted worker takes the lease at once; a standby notices a free lease quickly
     LEASE_RETRY_MS: '250',
     // bounded backoff kept short so faulty runs finish in seconds, not minutes
@@ -85,12 +89,17 @@ export function assertRunning(worker: WorkerProcess): void {
 }
 
 /** SIGTERMs a worker and waits for it to exit; SIGKILL past the deadline. */
-export async function stopWorker(worker: WorkerProcess, timeoutMs = 15_000): Promise<void> {
+export async function stopWorker(worker: WorkerProcess, timeoutMs = 25_000): Promise<void> {
   worker.child.signal('SIGCONT');
   worker.child.signal('SIGTERM');
   const timer = setTimeout(() => worker.child.signal('SIGKILL'), timeoutMs);
   await worker.child.exited;
   clearTimeout(timer);
+}
+
+/** What a worker said last: the message of an exit code that was not 0 (the scenarios scan the same output for PHI). */
+export function exitReport(worker: WorkerProcess): string {
+  return `${worker.label} exited; stdout tail: ${worker.child.stdout().slice(-3000)}; stderr tail: ${worker.child.stderr().slice(-1500)}`;
 }
 
 /** `intake-sync run --once`: drains until done and exits. */
