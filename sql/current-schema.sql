@@ -2353,9 +2353,11 @@ END $$;
 CREATE FUNCTION intake_sync.record_status_changes() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
 DECLARE
   appended bigint;
+  -- the setting's trace id, or null when it is unset or not a valid version-00 traceparent
+  trace text := pg_catalog.substr(CASE WHEN pg_catalog.current_setting('intake_sync.traceparent', true) ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' AND pg_catalog.substr(pg_catalog.current_setting('intake_sync.traceparent', true), 4, 32) <> '00000000000000000000000000000000' AND pg_catalog.substr(pg_catalog.current_setting('intake_sync.traceparent', true), 37, 16) <> '0000000000000000' THEN pg_catalog.current_setting('intake_sync.traceparent', true) END, 4, 32);
 BEGIN
   WITH changed AS (
     SELECT n.id, n.feed, n.external_id, o.status AS previous_status, n.status, n.status_event_id, n.status_occurred_at
@@ -2368,8 +2370,8 @@ BEGIN
     FROM (SELECT DISTINCT c.feed FROM changed c) f
   )
   INSERT INTO "intake_sync"."status_changes"
-    (prescription_id, feed, external_id, previous_status, new_status, event_id, occurred_at, feed_serial)
-  SELECT c.id, c.feed, c.external_id, c.previous_status, c.status, c.status_event_id, c.status_occurred_at, pg_catalog.nextval(s.seq)
+    (prescription_id, feed, external_id, previous_status, new_status, event_id, occurred_at, feed_serial, trace_id)
+  SELECT c.id, c.feed, c.external_id, c.previous_status, c.status, c.status_event_id, c.status_occurred_at, pg_catalog.nextval(s.seq), trace
   FROM changed c JOIN serials s ON s.feed = c.feed
   ORDER BY c.id;
   GET DIAGNOSTICS appended = ROW_COUNT;
@@ -2384,7 +2386,7 @@ BEGIN
     END IF;
   END IF;
   RETURN NULL;
-END $$;
+END $_$;
 
 --
 -- Name: register_prescription(text, jsonb, text); Type: FUNCTION; Schema: intake_sync
