@@ -29,9 +29,9 @@ export function workerEnv(setup: WorkerSetup, healthPort: number): Record<string
     LOG_LEVEL: 'debug',
     POLL_INTERVAL_MS: '200',
     HTTP_TIMEOUT_MS: '3000',
-    // the product's default is 10 s. A PostgreSQL matrix leg runs its scenarios while another leg's suite
-    // creates a database per file on the same disk: their checkpoints stalled the lease release and the
-    // pool's close here past a 5 s grace (a forced exit, code 1, on PostgreSQL 14 in CI). A hung shutdown
+    // the product's default is 10 s. With 5 s, scenario 3 once exited 1 in CI on PostgreSQL 14, 5 s later
+    // than the same run on 18: most likely the grace ran out while the shutdown's statements (lease
+    // release, the pool's close) waited on a disk another matrix leg's suite kept busy. A hung shutdown
     // still fails: it exits 1 at the grace, before stopWorker's SIGKILL
     SHUTDOWN_GRACE_MS: '15000',
     // a restarted worker takes the lease at once; a standby notices a free lease quickly
@@ -97,7 +97,10 @@ export async function stopWorker(worker: WorkerProcess, timeoutMs = 25_000): Pro
   clearTimeout(timer);
 }
 
-/** What a worker said last: the message of an exit code that was not 0 (the scenarios scan the same output for PHI). */
+/**
+ * What a worker said last, for the message of an exit code that was not 0 (a grace that ran out, an
+ * error). The scenarios' data is synthetic, and the same output is scanned for leaks when the run passes.
+ */
 export function exitReport(worker: WorkerProcess): string {
   return `${worker.label} exited; stdout tail: ${worker.child.stdout().slice(-3000)}; stderr tail: ${worker.child.stderr().slice(-1500)}`;
 }
