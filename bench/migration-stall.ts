@@ -141,8 +141,8 @@ export async function migrationStalls(url: string): Promise<StallReport[]> {
 }
 
 /** The table docs/performance.md takes. */
-export function printStalls(reports: StallReport[], events: number): void {
-  console.log(`\nupgrade steps beside a committing feed, ${events} events of history\n`);
+export function printStalls(reports: StallReport[], events: number, changes = 0): void {
+  console.log(`\nupgrade steps beside a committing feed, ${events} events and ${changes} change rows of history\n`);
   console.log('| step | took, s | probes | probe p50, ms | longest probe (the feed stood still), ms |');
   console.log('|---|---:|---:|---:|---:|');
   for (const r of reports) {

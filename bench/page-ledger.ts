@@ -14,6 +14,9 @@
 //                 reported against the minimal page of the same rounds
 //   --migration-probe  after the rounds, the upgrade steps that lock events, each beside a committing
 //                 feed, on the largest history copy (bench/migration-stall.ts)
+//   --change-history N  with --migration-probe: first seed N rows of change history into that copy and
+//                 measure the steps that lock status_changes (0031, 0033; bench/change-history.ts)
+//   --renumber    with --change-history: 0032's renumbering of every change row too (minutes at 10M+)
 //   --keep        keep the scratch databases
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -23,7 +26,8 @@ import postgres from 'postgres';
 import { createBenchDatabase, DEFAULT_SERVER_URL, dropUndroppedDatabases } from './database.js';
 import { PAGE_EVENTS, seedPageFixture } from './page-fixture.js';
 import { seedHistory } from './page-history.js';
-import { migrationStalls, printStalls } from './migration-stall.js';
+import { migrationStalls, printStalls, type StallReport } from './migration-stall.js';
+import { changeHistoryStalls, seedChangeHistory } from './change-history.js';
 import { preparePageDrain, type PageDrain } from './page-drain.js';
 import { printLedger, type LedgerRow } from './page-report.js';
 import { installMinimalPage, MINIMAL_RUNNER } from './page-minimal.js';
@@ -52,6 +56,10 @@ const only = process.argv.includes('--only') ? (process.argv[process.argv.indexO
 const keep = process.argv.includes('--keep');
 const drainEvents = option('--drain', 0);
 const migrationProbe = process.argv.includes('--migration-probe');
+const changeHistory = option('--change-history', 0);
+const renumber = process.argv.includes('--renumber');
+if (changeHistory > 0 && !migrationProbe) throw new Error('--change-history: only with --migration-probe');
+if (renumber && changeHistory === 0) throw new Error('--renumber: only with --change-history N');
 if (drainEvents > 0 && drainEvents < 1_000) throw new Error('--drain: at least 1000 events (0: no drain)');
 
 interface Copy {
@@ -184,9 +192,19 @@ async function main(): Promise<void> {
     const probed = [...copies]
       .sort((a, b) => (b.variant.history ?? 0) - (a.variant.history ?? 0))
       .find((c) => c.variant.name === FULL || c.variant.history !== undefined);
-    const stalls = migrationProbe && probed ? await migrationStalls(probed.url) : [];
+    const stalls: StallReport[] = [];
+    if (migrationProbe && probed && changeHistory > 0) {
+      const seeder = postgres(probed.url, { max: 1, onnotice: () => {} });
+      try {
+        await seedChangeHistory(seeder, changeHistory);
+      } finally {
+        await seeder.end({ timeout: 5 });
+      }
+      stalls.push(...(await changeHistoryStalls(probed.url, { renumber })));
+    }
+    if (migrationProbe && probed) stalls.push(...(await migrationStalls(probed.url)));
     printLedger(rows, { rounds, pagesPerRound, filler, prescriptions, load, readByThePage, drains, drainEvents });
-    if (probed && stalls.length > 0) printStalls(stalls, probed.variant.history ?? 0);
+    if (probed && stalls.length > 0) printStalls(stalls, probed.variant.history ?? 0, changeHistory);
   } finally {
     for (const copy of copies) await copy.sql.end({ timeout: 5 }).catch(() => {});
     await drain?.close(keep);
