@@ -2,28 +2,9 @@ import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
 import { PAGE_FEED } from './page-fixture.js';
 import { measureStall, type StallReport } from './migration-stall.js';
+import { buildIndexes, dropIndexes } from './page-history.js';
 
 const BATCH = 1_000_000;
-
-interface TableIndex {
-  name: string;
-  definition: string;
-  constraint: string | null;
-}
-
-/** Drops every index of status_changes (the primary key included) and returns how to build each again. */
-async function dropChangeIndexes(sql: postgres.Sql): Promise<TableIndex[]> {
-  const indexes = await sql<TableIndex[]>`
-    select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition,
-      case when c.oid is not null then pg_get_constraintdef(c.oid) end as constraint
-    from pg_index i left join pg_constraint c on c.conindid = i.indexrelid and c.conrelid = i.indrelid
-    where i.indrelid = 'intake_sync.status_changes'::regclass order by 1`;
-  for (const index of indexes) {
-    const bare = index.name.replace(/^intake_sync\./, '');
-    await sql.unsafe(index.constraint ? `alter table intake_sync.status_changes drop constraint ${bare}` : `drop index ${index.name}`);
-  }
-  return indexes;
-}
 
 /**
  * Seeds `changes` rows of change history into status_changes directly in SQL (a large install's change
@@ -41,7 +22,7 @@ export async function seedChangeHistory(sql: postgres.Sql, changes: number): Pro
   const [serial] = await sql<Array<{ next: string }>>`
     select coalesce(max(feed_serial), 0)::text as next from intake_sync.status_changes where feed = ${PAGE_FEED}`;
   const firstSerial = Number(serial?.next ?? 0);
-  const dropped = await dropChangeIndexes(sql);
+  const dropped = await dropIndexes(sql, 'status_changes');
   // the row trigger numbers rows inserted without a number; these carry theirs
   for (let from = 0; from < changes; from += BATCH) {
     const to = Math.min(changes, from + BATCH) - 1;
@@ -58,14 +39,7 @@ export async function seedChangeHistory(sql: postgres.Sql, changes: number): Pro
   // the feed's own numbering goes on after the seeded rows, as it would have
   await sql`select pg_catalog.setval(intake_sync._feed_serial_sequence('changes', ${PAGE_FEED}), ${firstSerial + changes}::bigint)`;
   const built = performance.now();
-  await sql`set maintenance_work_mem = '1GB'`;
-  for (const index of dropped) {
-    const bare = index.name.replace(/^intake_sync\./, '');
-    await sql.unsafe(
-      index.constraint ? `alter table intake_sync.status_changes add constraint ${bare} ${index.constraint}` : index.definition,
-    );
-  }
-  await sql`reset maintenance_work_mem`;
+  await buildIndexes(sql, 'status_changes', dropped);
   await sql`checkpoint`;
   const sizes = await sql<Array<{ name: string; mb: string }>>`
     select indexrelid::regclass::text as name, round(pg_relation_size(indexrelid) / 1048576.0, 1)::text as mb

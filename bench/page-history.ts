@@ -7,31 +7,33 @@ const BATCH = 1_000_000;
 // (parallel workers): at 10M, inserting into the live indexes took 589 s, most of it reading index leaves
 const BULK_FROM = 5_000_000;
 
-interface EventsIndex {
+export interface TableIndex {
   name: string;
   definition: string;
   constraint: string | null;
 }
 
-/** Drops every index of events (the primary key included) and returns how to build each again. */
-async function dropEventsIndexes(sql: postgres.Sql): Promise<EventsIndex[]> {
-  const indexes = await sql<EventsIndex[]>`
+/** Drops every index of `table` (the primary key included) and returns how to build each again. */
+export async function dropIndexes(sql: postgres.Sql, table: 'events' | 'status_changes'): Promise<TableIndex[]> {
+  const relation = `intake_sync.${table}`;
+  const indexes = await sql<TableIndex[]>`
     select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition,
       case when c.oid is not null then pg_get_constraintdef(c.oid) end as constraint
     from pg_index i left join pg_constraint c on c.conindid = i.indexrelid and c.conrelid = i.indrelid
-    where i.indrelid = 'intake_sync.events'::regclass order by 1`;
+    where i.indrelid = ${relation}::regclass order by 1`;
   for (const index of indexes) {
     const bare = index.name.replace(/^intake_sync\./, '');
-    await sql.unsafe(index.constraint ? `alter table intake_sync.events drop constraint ${bare}` : `drop index ${index.name}`);
+    await sql.unsafe(index.constraint ? `alter table ${relation} drop constraint ${bare}` : `drop index ${index.name}`);
   }
   return indexes;
 }
 
-async function buildEventsIndexes(sql: postgres.Sql, indexes: EventsIndex[]): Promise<void> {
+/** Builds what dropIndexes dropped, each index by one sort. */
+export async function buildIndexes(sql: postgres.Sql, table: 'events' | 'status_changes', indexes: TableIndex[]): Promise<void> {
   await sql`set maintenance_work_mem = '1GB'`;
   for (const index of indexes) {
     const bare = index.name.replace(/^intake_sync\./, '');
-    await sql.unsafe(index.constraint ? `alter table intake_sync.events add constraint ${bare} ${index.constraint}` : index.definition);
+    await sql.unsafe(index.constraint ? `alter table intake_sync.${table} add constraint ${bare} ${index.constraint}` : index.definition);
   }
   await sql`reset maintenance_work_mem`;
 }
@@ -51,7 +53,7 @@ export async function seedHistory(sql: postgres.Sql, events: number, bulkFrom = 
     select min(id)::text as low, max(id)::text as high from intake_sync.prescriptions where external_id like 'filler-%'`;
   const low = Number(range?.low ?? 1);
   const span = Math.max(1, Number(range?.high ?? 1) - low + 1);
-  const dropped = events >= bulkFrom ? await dropEventsIndexes(sql) : [];
+  const dropped = events >= bulkFrom ? await dropIndexes(sql, 'events') : [];
   for (let from = 0; from < events; from += BATCH) {
     const to = Math.min(events, from + BATCH) - 1;
     await sql`
@@ -71,7 +73,7 @@ export async function seedHistory(sql: postgres.Sql, events: number, bulkFrom = 
   }
   if (dropped.length > 0) {
     const built = performance.now();
-    await buildEventsIndexes(sql, dropped);
+    await buildIndexes(sql, 'events', dropped);
     console.log(
       `history: ${dropped.length} events indexes built in ${((performance.now() - built) / 1000).toFixed(0)} s (bulk seed: built by sort, so packed tighter than grown ones)`,
     );
