@@ -24,24 +24,17 @@ started=$SECONDS
 id="docsci_$$_$RANDOM"
 work=$(mktemp -d "${TMPDIR:-/tmp}/run-docs.XXXXXX")
 clone="$work/intake-sync"
-# two free ports, distinct, from below the kernel's ephemeral range: a port the kernel hands out for
-# listen(0) is free only until the next outgoing connection takes it as its local port, and the steps
-# open hundreds (npm, psql, the daemon's own pool) before the daemon binds HEALTH_PORT. Asked one after
-# the other from that range, the second was once the first again, and the daemon met the simulator.
+# two free ports, distinct, picked as the tests pick theirs (test/support/faults/free-port.ts): below
+# the kernel's ephemeral range, where no outgoing connection (npm, psql, the daemon's own pool) takes
+# one before the daemon binds HEALTH_PORT. Asked of the kernel one after the other, the second was once
+# the first again, and the daemon met the simulator.
 free_ports() {
-  node -e "
-    const net = require('net');
-    const [ephemeralLow] = require('fs').readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\\s+/).map(Number);
-    const low = 10000, high = Math.max(low + 1000, (ephemeralLow || 32768) - 1);
-    const held = [];
-    const tryNext = (attempt) => {
-      if (held.length === 2) { console.log(held.map((s) => s.address().port).join(' ')); for (const s of held) s.close(); return; }
-      if (attempt > 200) { console.error('no free port in ' + low + '-' + high); process.exit(1); }
-      const s = net.createServer();
-      s.once('error', () => tryNext(attempt + 1));
-      s.listen(low + Math.floor(Math.random() * (high - low)), '0.0.0.0', () => { held.push(s); tryNext(attempt + 1); });
-    };
-    tryNext(0);"
+  node --import tsx --input-type=module -e "
+    import { freePort } from '$repo/test/support/faults/free-port.ts';
+    const first = await freePort();
+    let second = await freePort();
+    while (second === first) second = await freePort();
+    console.log(first, second);"
 }
 read -r sandbox_port health_port < <(free_ports)
 [[ -n "$sandbox_port" && -n "$health_port" && "$sandbox_port" != "$health_port" ]] || { echo "run-docs: no two free ports"; rm -rf "$work"; exit 1; }

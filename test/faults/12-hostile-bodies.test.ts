@@ -11,7 +11,7 @@ import type { ScenarioDatabase } from '../support/faults/scenario-kit.js';
 import { readCheckpoint, snapshotStore } from '../support/faults/store.js';
 import { recordSkip, runScenario } from '../support/faults/trials.js';
 import { waitFor } from '../support/wait-for.js';
-import { runCommand, runOnce, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from '../support/faults/worker.js';
+import { exitReport, runCommand, runOnce, startWorker, stopWorker, waitUntilLive, type WorkerProcess } from '../support/faults/worker.js';
 
 // Issue 17 part 1 through real sockets and a real worker process: a hostile operator (a raw TCP server,
 // test/support/faults/hostile-upstream.ts) sends pages mixing good events with hostile ones, bodies far
@@ -247,7 +247,7 @@ describe.skipIf(!available)('12. hostile bodies', () => {
           probeErrors: 'retry',
         });
         await stopWorker(worker);
-        expect((await worker.child.exited).code, worker.child.stderr().slice(-800)).toBe(0);
+        expect((await worker.child.exited).code, exitReport(worker)).toBe(0);
 
         const served = kit.upstream.requests.filter((r) => r.answer !== 'page');
         expect(served).toHaveLength(hostileAnswers);
@@ -322,7 +322,7 @@ describe.skipIf(!available)('12. hostile bodies', () => {
           probeErrors: 'retry',
         });
         await stopWorker(worker);
-        expect((await worker.child.exited).code, worker.child.stderr().slice(-800)).toBe(0);
+        expect((await worker.child.exited).code, exitReport(worker)).toBe(0);
 
         const quarantined = await db.sql<
           { quarantine_key: string; reason: string }[]
