@@ -1,7 +1,9 @@
 // `npm run bench:page` (issue 37): the cost ledger of the page. The product's page statement alone (no
 // client: a procedure runs the lock statement, the page statement and COMMIT per page), once as shipped,
-// once with each index and trigger of the page path switched off in turn, once without the payload copy,
-// and a minimal page doing the same durable work (bench/page-minimal.ts), each in its own copy of one
+// once with each index and trigger of the page path switched off in turn, then in groups and all at once
+// (the floor: what the statement itself costs; page-variants.ts), once with the overdue index replaced by
+// a stage table (bench/overdue-stage-sketch.ts), and a minimal page doing the same durable work
+// (bench/page-minimal.ts), each in its own copy of one
 // seeded scratch database, interleaved round by round so a loaded machine slows them alike. Reports
 // ms/page (median of rounds), WAL bytes/page (pg_current_wal_lsn diff, lowest round: the counter is the
 // cluster's, other sessions only add to it; and the median of the records that touch the copy's own blocks,
@@ -9,7 +11,8 @@
 //   --rounds N    rounds (default 3)            --pages N     pages per variant per round (default 20)
 //   --filler N    untouched prescriptions in the feed (default 100000)
 //   --history N   also run the product with N events of history seeded in SQL (repeatable)
-//   --only TEXT   only variants whose name contains TEXT (plus the product and the minimal page)
+//   --only TEXT   only variants whose name contains TEXT (plus the product and the minimal page);
+//                 `switchable`: the groups and the floor, `stage`: the stage table sketch
 //   --drain N     also drain N sandbox events with the daemon's worker once per round (bench/page-drain.ts),
 //                 reported against the minimal page of the same rounds
 //   --migration-probe  after the rounds, the upgrade steps that lock events, each beside a committing

@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import { OVERDUE_STAGE_SKETCH, overdueStageSketchSetup } from './overdue-stage-sketch.js';
 
 /** One configuration of the page path the ledger measures: what is switched off, and how. */
 export interface PageVariant {
@@ -31,6 +32,9 @@ const READ_BY_THE_PAGE = new Set([
 export const FULL = 'product page (all on)';
 export const MINIMAL = 'minimal page';
 export const PLANNED_PER_PAGE = 'product page, planned per page';
+/** every variant that switches off a group of objects at once is named from here (`--only switchable`) */
+const GROUP = 'product page, every switchable';
+export const ALL_OFF = `${GROUP} object off`;
 
 /**
  * The ledger's variants, read from the template's catalog so a new index or trigger joins the ledger
@@ -59,6 +63,7 @@ export async function pageVariants(sql: postgres.Sql): Promise<{ variants: PageV
   });
   const variants: PageVariant[] = [product(FULL, []), { ...product(PLANNED_PER_PAGE, []), planning: 'per page' }];
   const readByThePage: string[] = [];
+  const switchedOff: string[] = [];
   for (const { name } of indexes) {
     const bare = name.replace(/^intake_sync\./, '');
     if (READ_BY_THE_PAGE.has(bare)) {
@@ -69,10 +74,34 @@ export async function pageVariants(sql: postgres.Sql): Promise<{ variants: PageV
     const relation = bare.startsWith('events') ? 'intake_sync.events' : 'intake_sync.prescriptions';
     const drop = constraint.length > 0 ? `alter table ${relation} drop constraint ${bare}` : `drop index ${name}`;
     variants.push(product(`- index ${bare}`, [drop]));
+    switchedOff.push(drop);
   }
   for (const { name, relation } of triggers) {
-    variants.push(product(`- trigger ${name}`, [`alter table ${relation} disable trigger ${name}`]));
+    const disable = `alter table ${relation} disable trigger ${name}`;
+    variants.push(product(`- trigger ${name}`, [disable]));
+    switchedOff.push(disable);
   }
+  for (const group of switchableGroups(switchedOff)) variants.push(product(group.name, group.setup));
+  variants.push(product(OVERDUE_STAGE_SKETCH, overdueStageSketchSetup));
   variants.push({ name: MINIMAL, setup: [], runs: 'minimal', prescriptions: 'minimal.prescriptions' });
   return { variants, readByThePage };
+}
+
+/**
+ * The objects in groups, from the statements that switch each off (`drop index`, `alter table .. drop
+ * constraint`, `alter table .. disable trigger`). One at a time they hide each other: a status update is
+ * HOT only once no index holds a column it changes, so a group shows what its objects cost together. The
+ * last, every one off at once (no change rows, no outbox answer, no commit stamp), is the floor: what the
+ * page statement itself costs, which no merge of the objects can go below.
+ */
+export function switchableGroups(switchedOff: string[]): Array<{ name: string; setup: string[] }> {
+  const isTrigger = (s: string): boolean => / disable trigger /.test(s);
+  const indexOf = (table: string) => (s: string) => !isTrigger(s) && new RegExp(`[. ]${table}_\\w+$`).test(s);
+  return [
+    { name: `${GROUP} indexes of events off`, setup: switchedOff.filter(indexOf('events')) },
+    { name: `${GROUP} indexes of prescriptions off`, setup: switchedOff.filter(indexOf('prescriptions')) },
+    { name: `${GROUP} indexes off`, setup: switchedOff.filter((s) => !isTrigger(s)) },
+    { name: `${GROUP} triggers off`, setup: switchedOff.filter(isTrigger) },
+    { name: ALL_OFF, setup: switchedOff },
+  ];
 }
