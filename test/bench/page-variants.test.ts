@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_OFF, switchableGroups } from '../../bench/page-variants.js';
+import { ALL_OFF, FLOOR_WITH_CHANGES, switchableGroups } from '../../bench/page-variants.js';
 
 describe('bench:page switchable groups', () => {
   const statements = [
@@ -21,9 +21,11 @@ describe('bench:page switchable groups', () => {
     expect(groups.get('product page, every switchable triggers off')).toEqual(statements.slice(4));
   });
 
-  it('ends with the floor: every object off at once', () => {
+  it('has the floor, every object off at once, and the floor with the change feed on again', () => {
     const all = switchableGroups(statements);
-    expect(all.at(-1)).toEqual({ name: ALL_OFF, setup: statements });
+    expect(all.find((g) => g.name === ALL_OFF)?.setup).toEqual(statements);
+    // the change rows' trigger and the commit stamp stay on; every other trigger and every index is off
+    expect(all.at(-1)).toEqual({ name: FLOOR_WITH_CHANGES, setup: [...statements.slice(0, 4), statements[6]] });
     for (const g of all) expect(g.name).toContain('switchable');
   });
 });
