@@ -88,6 +88,9 @@ export async function pageVariants(sql: postgres.Sql): Promise<{ variants: PageV
   return { variants, readByThePage };
 }
 
+/** The change feed's triggers on the page path: the change rows, their numbers per feed, the commit stamp. */
+const CHANGE_FEED_TRIGGERS = / disable trigger (prescriptions_status_changes|status_changes_feed_serial|change_commits_stamp)$/;
+
 /**
  * The objects in groups, from the statements that switch each off (`drop index`, `alter table .. drop
  * constraint`, `alter table .. disable trigger`). One at a time they hide each other: a status update is
@@ -100,15 +103,12 @@ export function switchableGroups(switchedOff: string[]): Array<{ name: string; s
   const isTrigger = (s: string): boolean => / disable trigger /.test(s);
   const indexOf = (table: string) => (s: string) => !isTrigger(s) && new RegExp(`[. ]${table}_\\w+$`).test(s);
   return [
-    { name: `${GROUP} indexes of events off`, setup: switchedOff.filter(indexOf('events')) },
-    { name: `${GROUP} indexes of prescriptions off`, setup: switchedOff.filter(indexOf('prescriptions')) },
-    { name: `${GROUP} indexes off`, setup: switchedOff.filter((s) => !isTrigger(s)) },
-    { name: `${GROUP} triggers off`, setup: switchedOff.filter(isTrigger) },
+    { name: `${GROUP} index of events off`, setup: switchedOff.filter(indexOf('events')) },
+    { name: `${GROUP} index of prescriptions off`, setup: switchedOff.filter(indexOf('prescriptions')) },
+    { name: `${GROUP} index off`, setup: switchedOff.filter((s) => !isTrigger(s)) },
+    { name: `${GROUP} trigger off`, setup: switchedOff.filter(isTrigger) },
     { name: ALL_OFF, setup: switchedOff },
     // the floor with the durable work the minimal page does too: the change rows, numbered, and the commit stamp
     { name: FLOOR_WITH_CHANGES, setup: switchedOff.filter((s) => !CHANGE_FEED_TRIGGERS.test(s)) },
   ];
 }
-
-/** The change feed's triggers on the page path: the change rows, their numbers per feed, the commit stamp. */
-const CHANGE_FEED_TRIGGERS = / disable trigger (prescriptions_status_changes|status_changes_feed_serial|change_commits_stamp)$/;

@@ -15,10 +15,10 @@ describe('bench:page switchable groups', () => {
   const groups = new Map(switchableGroups(statements).map((g) => [g.name, g.setup]));
 
   it('puts each index in its table group and every trigger in the trigger group', () => {
-    expect(groups.get('product page, every switchable indexes of events off')).toEqual(statements.slice(0, 2));
-    expect(groups.get('product page, every switchable indexes of prescriptions off')).toEqual(statements.slice(2, 4));
-    expect(groups.get('product page, every switchable indexes off')).toEqual(statements.slice(0, 4));
-    expect(groups.get('product page, every switchable triggers off')).toEqual(statements.slice(4));
+    expect(groups.get('product page, every switchable index of events off')).toEqual(statements.slice(0, 2));
+    expect(groups.get('product page, every switchable index of prescriptions off')).toEqual(statements.slice(2, 4));
+    expect(groups.get('product page, every switchable index off')).toEqual(statements.slice(0, 4));
+    expect(groups.get('product page, every switchable trigger off')).toEqual(statements.slice(4));
   });
 
   it('has the floor, every object off at once, and the floor with the change feed on again', () => {
