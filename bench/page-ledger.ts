@@ -3,8 +3,8 @@
 // once with each index and trigger of the page path switched off in turn, then in groups and all at once
 // (the floor: what the statement itself costs; page-variants.ts), once with the overdue index replaced by
 // a stage table (bench/overdue-stage-sketch.ts), and a minimal page doing the same durable work
-// (bench/page-minimal.ts), each in its own copy of one
-// seeded scratch database, interleaved round by round so a loaded machine slows them alike. Reports
+// (bench/page-minimal.ts), each in its own copy of one seeded scratch database, interleaved round by
+// round so a loaded machine slows them alike. Reports
 // ms/page (median of rounds), WAL bytes/page (pg_current_wal_lsn diff, lowest round: the counter is the
 // cluster's, other sessions only add to it; and the median of the records that touch the copy's own blocks,
 // read with pg_walinspect) and the HOT share of prescription updates. Options:

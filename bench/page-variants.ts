@@ -64,7 +64,7 @@ export async function pageVariants(sql: postgres.Sql): Promise<{ variants: PageV
   });
   const variants: PageVariant[] = [product(FULL, []), { ...product(PLANNED_PER_PAGE, []), planning: 'per page' }];
   const readByThePage: string[] = [];
-  const switchedOff: string[] = [];
+  const switchedOff: SwitchedOff[] = [];
   for (const { name } of indexes) {
     const bare = name.replace(/^intake_sync\./, '');
     if (READ_BY_THE_PAGE.has(bare)) {
@@ -75,12 +75,12 @@ export async function pageVariants(sql: postgres.Sql): Promise<{ variants: PageV
     const relation = bare.startsWith('events') ? 'intake_sync.events' : 'intake_sync.prescriptions';
     const drop = constraint.length > 0 ? `alter table ${relation} drop constraint ${bare}` : `drop index ${name}`;
     variants.push(product(`- index ${bare}`, [drop]));
-    switchedOff.push(drop);
+    switchedOff.push({ kind: 'index', table: relation.replace(/^intake_sync\./, ''), name: bare, statement: drop });
   }
   for (const { name, relation } of triggers) {
     const disable = `alter table ${relation} disable trigger ${name}`;
     variants.push(product(`- trigger ${name}`, [disable]));
-    switchedOff.push(disable);
+    switchedOff.push({ kind: 'trigger', table: relation.replace(/^intake_sync\./, ''), name, statement: disable });
   }
   for (const group of switchableGroups(switchedOff)) variants.push(product(group.name, group.setup));
   variants.push(product(OVERDUE_STAGE_SKETCH, overdueStageSketchSetup));
@@ -88,27 +88,35 @@ export async function pageVariants(sql: postgres.Sql): Promise<{ variants: PageV
   return { variants, readByThePage };
 }
 
+/** An index dropped or a trigger disabled by one variant's setup: what it is, and the statement that does it. */
+export interface SwitchedOff {
+  kind: 'index' | 'trigger';
+  /** its table, without the schema */
+  table: string;
+  name: string;
+  statement: string;
+}
+
 /** The change feed's triggers on the page path: the change rows, their numbers per feed, the commit stamp. */
-const CHANGE_FEED_TRIGGERS = / disable trigger (prescriptions_status_changes|status_changes_feed_serial|change_commits_stamp)$/;
+const CHANGE_FEED_TRIGGERS = new Set(['prescriptions_status_changes', 'status_changes_feed_serial', 'change_commits_stamp']);
 
 /**
- * The objects in groups, from the statements that switch each off (`drop index`, `alter table .. drop
- * constraint`, `alter table .. disable trigger`). One at a time they hide each other: a status update is
+ * The objects in groups, each group the statements that switch its objects off. One at a time they hide each other: a status update is
  * HOT only once no index holds a column it changes, so a group shows what its objects cost together. The
  * floor, every one off at once (no change rows, no outbox answer, no commit stamp), is what the page
  * statement itself costs, which no merge of the objects can go below; the last row adds back what the
  * minimal page writes too (the change rows and the commit stamp), so it compares with the minimal page.
  */
-export function switchableGroups(switchedOff: string[]): Array<{ name: string; setup: string[] }> {
-  const isTrigger = (s: string): boolean => / disable trigger /.test(s);
-  const indexOf = (table: string) => (s: string) => !isTrigger(s) && new RegExp(`[. ]${table}_\\w+$`).test(s);
+export function switchableGroups(switchedOff: SwitchedOff[]): Array<{ name: string; setup: string[] }> {
+  const setup = (keep: (o: SwitchedOff) => boolean): string[] => switchedOff.filter(keep).map((o) => o.statement);
+  const index = (o: SwitchedOff): boolean => o.kind === 'index';
   return [
-    { name: `${GROUP} index of events off`, setup: switchedOff.filter(indexOf('events')) },
-    { name: `${GROUP} index of prescriptions off`, setup: switchedOff.filter(indexOf('prescriptions')) },
-    { name: `${GROUP} index off`, setup: switchedOff.filter((s) => !isTrigger(s)) },
-    { name: `${GROUP} trigger off`, setup: switchedOff.filter(isTrigger) },
-    { name: ALL_OFF, setup: switchedOff },
+    { name: `${GROUP} index of events off`, setup: setup((o) => index(o) && o.table === 'events') },
+    { name: `${GROUP} index of prescriptions off`, setup: setup((o) => index(o) && o.table === 'prescriptions') },
+    { name: `${GROUP} index off`, setup: setup(index) },
+    { name: `${GROUP} trigger off`, setup: setup((o) => !index(o)) },
+    { name: ALL_OFF, setup: setup(() => true) },
     // the floor with the durable work the minimal page does too: the change rows, numbered, and the commit stamp
-    { name: FLOOR_WITH_CHANGES, setup: switchedOff.filter((s) => !CHANGE_FEED_TRIGGERS.test(s)) },
+    { name: FLOOR_WITH_CHANGES, setup: setup((o) => index(o) || !CHANGE_FEED_TRIGGERS.has(o.name)) },
   ];
 }
